@@ -1,0 +1,62 @@
+// The data-plane interface every benchmark moves bytes through. Implementations: MPI on host (or
+// CUDA-aware device) buffers, NCCL on device buffers. Every wait ends by the communicator's
+// timeout with a TimeoutError that names the operation and the peer: nothing waits forever.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace wb {
+
+// An operation in flight. `handle` is the backend's own (an MPI_Request, an event index).
+struct Request {
+  enum class Kind { kSend, kRecv };
+  std::uint64_t handle = 0;
+  Kind kind = Kind::kSend;
+  int peer = -1;
+  std::uint64_t bytes = 0;
+};
+
+std::string describe(const Request& request);  // "receive of 4194304 bytes from rank 1"
+
+class Communicator {
+ public:
+  explicit Communicator(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  virtual ~Communicator() = default;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual std::string backend() const = 0;  // the `backend` column: mpi, mpi-cuda, nccl
+
+  // Non-blocking point-to-point. Messages between one pair arrive in the order they were posted.
+  virtual Request isend(const void* buffer, std::uint64_t bytes, int peer) = 0;
+  virtual Request irecv(void* buffer, std::uint64_t bytes, int peer) = 0;
+  // Completes every request; throws TimeoutError after timeout() without progress.
+  virtual void wait_all(std::span<Request> requests) = 0;
+
+  // Operations posted between these start together. NCCL needs this to pair a rank's sends with
+  // its receives (otherwise two ranks sending to each other deadlock); MPI starts each at once.
+  virtual void begin_group() {}
+  virtual void end_group() {}
+
+  void wait(Request& request) { wait_all(std::span<Request>(&request, 1)); }
+  void send(const void* buffer, std::uint64_t bytes, int peer) {
+    Request r = isend(buffer, bytes, peer);
+    wait(r);
+  }
+  void recv(void* buffer, std::uint64_t bytes, int peer) {
+    Request r = irecv(buffer, bytes, peer);
+    wait(r);
+  }
+
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+ private:
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace wb

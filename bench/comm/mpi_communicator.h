@@ -1,0 +1,32 @@
+// Communicator over MPI. With host buffers it is the `mpi` backend; handed device pointers by a
+// CUDA-aware MPI it is `mpi-cuda` (the caller says which, it cannot tell from a pointer).
+#pragma once
+
+#include <mpi.h>
+
+#include "comm/communicator.h"
+
+namespace wb {
+
+class MpiCommunicator final : public Communicator {
+ public:
+  // Duplicates `parent`, so benchmark traffic never matches the harness's own messages, and sets
+  // MPI_ERRORS_RETURN so that failures become CallErrors with MPI's message.
+  MpiCommunicator(MPI_Comm parent, std::chrono::milliseconds timeout, std::string backend = "mpi");
+  ~MpiCommunicator() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string backend() const override { return backend_; }
+
+  Request isend(const void* buffer, std::uint64_t bytes, int peer) override;
+  Request irecv(void* buffer, std::uint64_t bytes, int peer) override;
+  void wait_all(std::span<Request> requests) override;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  std::string backend_;
+};
+
+}  // namespace wb

@@ -1,0 +1,56 @@
+#include "comm/mpi_control.h"
+
+#include <cstring>
+
+#include "comm/mpi_deadline_wait.h"
+#include "harness/checked_mpi.h"
+
+namespace wb {
+
+MpiControl::MpiControl(MPI_Comm parent, std::chrono::milliseconds timeout) : timeout_(timeout) {
+  WB_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
+  WB_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  WB_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  WB_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+}
+
+MpiControl::~MpiControl() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+double MpiControl::max(double value) {
+  double result = 0;
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("agreeing on the slowest rank's time"); });
+  return result;
+}
+
+std::uint64_t MpiControl::sum(std::uint64_t value) {
+  std::uint64_t result = 0;
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_UINT64_T, MPI_SUM, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("summing across ranks"); });
+  return result;
+}
+
+void MpiControl::barrier() {
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Ibarrier(comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("barrier"); });
+}
+
+std::vector<std::string> MpiControl::all_gather(const std::string& text) {
+  constexpr std::size_t kWidth = 256;  // host names and labels; longer text is cut
+  char mine[kWidth] = {};
+  std::memcpy(mine, text.data(), std::min(text.size(), kWidth - 1));
+  std::vector<char> all(kWidth * static_cast<std::size_t>(size_));
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Iallgather(mine, kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering host names"); });
+  std::vector<std::string> texts;
+  for (int r = 0; r < size_; ++r) texts.emplace_back(all.data() + static_cast<std::size_t>(r) * kWidth);
+  return texts;
+}
+
+}  // namespace wb

@@ -1,0 +1,39 @@
+// The harness's own traffic between ranks (agreeing on times, error counts, host names), kept on
+// a communicator of its own so it never mixes with benchmark messages. Every call has the same
+// deadline as the data plane.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+class MpiControl {
+ public:
+  MpiControl(MPI_Comm parent, std::chrono::milliseconds timeout);
+  ~MpiControl();
+  MpiControl(const MpiControl&) = delete;
+  MpiControl& operator=(const MpiControl&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+
+  double max(double value);
+  std::uint64_t sum(std::uint64_t value);
+  void barrier();
+  std::vector<std::string> all_gather(const std::string& text);  // index = rank
+
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace wb

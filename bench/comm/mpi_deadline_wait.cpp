@@ -1,0 +1,38 @@
+#include "comm/mpi_deadline_wait.h"
+
+#include <cstdio>
+
+#include "harness/checked_mpi.h"
+
+namespace wb {
+namespace {
+std::string& label_storage() {
+  static std::string label = "rank ?";
+  return label;
+}
+}  // namespace
+
+void set_rank_label(std::string label) { label_storage() = std::move(label); }
+const std::string& rank_label() { return label_storage(); }
+
+void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
+                            const std::function<std::string()>& what) {
+  using Clock = std::chrono::steady_clock;
+  // Reading the clock costs about as much as a poll; look at it every few hundred polls only.
+  constexpr unsigned kPollsPerClockRead = 256;
+  const auto deadline = Clock::now() + timeout;
+  for (unsigned polls = 1;; ++polls) {
+    int done = 0;
+    WB_MPI_CHECK(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                             MPI_STATUSES_IGNORE));
+    if (done) return;
+    if (polls % kPollsPerClockRead == 0 && Clock::now() > deadline) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout).count());
+      throw TimeoutError(rank_label() + ": " + what() + " did not complete within " + seconds +
+                         " s; the peer rank may have died, hung or be unreachable");
+    }
+  }
+}
+
+}  // namespace wb

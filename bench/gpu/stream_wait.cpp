@@ -1,0 +1,31 @@
+#include "gpu/stream_wait.h"
+
+#include <cstdio>
+#include <thread>
+
+#include "comm/mpi_deadline_wait.h"
+#include "gpu/checked_cuda.h"
+#include "harness/errors.h"
+
+namespace wb {
+
+void wait_stream_with_deadline(cudaStream_t stream, std::chrono::milliseconds timeout,
+                               const std::function<std::string()>& what,
+                               const std::function<void()>& on_timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  for (unsigned polls = 1;; ++polls) {
+    const cudaError_t rc = cudaStreamQuery(stream);
+    if (rc == cudaSuccess) return;
+    if (rc != cudaErrorNotReady) WB_CUDA_CHECK(rc);
+    if (polls % 256 == 0 && Clock::now() > deadline) {
+      if (on_timeout) on_timeout();
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout).count());
+      throw TimeoutError(rank_label() + ": " + what() + " did not complete within " + seconds +
+                         " s; a peer rank may have died or hung");
+    }
+  }
+}
+
+}  // namespace wb

@@ -1,0 +1,34 @@
+// A small command-line reader shared by the binaries: `--name value` and `--name=value`, flags
+// without a value, and pass-through of Google Benchmark's own `--benchmark_*` flags.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wb {
+
+class CommandLine {
+ public:
+  CommandLine(int argc, char** argv);
+
+  // The value of --name, removing it; throws UsageError when the value is missing.
+  std::optional<std::string> take(std::string_view name);
+  // Whether --name was given (without a value), removing it.
+  bool take_flag(std::string_view name);
+  // Throws UsageError naming the first argument nobody took (Google Benchmark's excepted).
+  void expect_all_taken() const;
+  // argv[0] followed by the --benchmark_* arguments, in their order.
+  std::vector<std::string> benchmark_arguments() const;
+  const std::vector<std::string>& original() const { return original_; }
+
+ private:
+  std::vector<std::string> original_;
+  std::vector<std::string> remaining_;  // without argv[0]
+};
+
+// Parses a number for option `name`; throws UsageError "--name: 'x' is not a number".
+double parse_positive_seconds(std::string_view name, const std::string& text);
+
+}  // namespace wb

@@ -1,0 +1,43 @@
+// Error types shared by every wirebench binary, and the exit codes they map to (DESIGN.md).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace wb {
+
+// Exit codes of every binary and of `wirebench run|report`.
+enum ExitCode : int {
+  kExitOk = 0,          // every row measured, no data errors
+  kExitFailed = 1,      // at least one data error (a wrong byte is a FAIL)
+  kExitInfrastructure = 2,  // could not measure: timeout, dead rank, library error
+  kExitUsage = 3,       // bad command line or bad input file
+};
+
+// Bad command-line argument: the message says which argument and why.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bad input file: the message names the file, the line and the problem.
+class InputError : public std::runtime_error {
+ public:
+  InputError(const std::string& file, long line, const std::string& problem)
+      : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+                           problem) {}
+};
+
+// A library call (MPI, CUDA, NCCL) returned an error.
+class CallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A multi-rank operation did not finish within its deadline.
+class TimeoutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace wb

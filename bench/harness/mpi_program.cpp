@@ -1,0 +1,68 @@
+#include "harness/mpi_program.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "comm/mpi_deadline_wait.h"
+#include "harness/errors.h"
+
+namespace wb {
+
+MpiProgram::MpiProgram(int& argc, char**& argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  host_.assign(name, static_cast<std::size_t>(length));
+  set_rank_label("rank " + std::to_string(rank_) + " on " + host_);
+}
+
+MpiProgram::~MpiProgram() {
+  if (!aborted_) MPI_Finalize();
+}
+
+bool MpiProgram::parse(const std::function<void()>& step) {
+  try {
+    step();
+    return true;
+  } catch (const UsageError& e) {
+    if (rank_ == 0) std::fprintf(stderr, "error: %s (exit code %d)\n", e.what(), kExitUsage);
+    return false;
+  }
+}
+
+int MpiProgram::run(const std::function<int()>& body,
+                    const std::function<void(const std::string&)>& on_failure) {
+  int code = kExitInfrastructure;
+  std::string message;
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    code = kExitUsage;
+    message = e.what();
+  } catch (const InputError& e) {
+    code = kExitUsage;
+    message = e.what();
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  std::fprintf(stderr, "error: %s: %s (exit code %d)\n", rank_label().c_str(), message.c_str(), code);
+  std::fflush(stderr);
+  if (on_failure) {
+    try {
+      on_failure(message);
+    } catch (const std::exception&) {
+      // recording the interruption is best effort; the abort below matters more
+    }
+  }
+  aborted_ = true;
+  MPI_Abort(MPI_COMM_WORLD, code);
+  return code;
+}
+
+}  // namespace wb

@@ -1,0 +1,44 @@
+// The frame of every multi-rank binary: MPI up and down, and every failure turned into a message
+// naming the rank and an exit code (DESIGN.md): bad usage 3, infrastructure 2.
+//
+//   int main(int argc, char** argv) {
+//     wb::MpiProgram program(argc, argv);
+//     Options options;
+//     if (!program.parse([&] { options = parse(argc, argv); })) return wb::kExitUsage;
+//     return program.run([&] { return measure(options); });
+//   }
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace wb {
+
+class MpiProgram {
+ public:
+  MpiProgram(int& argc, char**& argv);
+  ~MpiProgram();
+  MpiProgram(const MpiProgram&) = delete;
+  MpiProgram& operator=(const MpiProgram&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const std::string& host() const { return host_; }
+
+  // Runs a parse step that every rank performs identically, before any communication. A
+  // UsageError is printed once (by rank 0) and the function returns false: the caller exits 3.
+  bool parse(const std::function<void()>& step);
+
+  // Runs the program's body and returns its exit code. Any exception is printed with this rank's
+  // label, `on_failure` is given the message (to record what was interrupted), and the whole job
+  // is aborted with the exception's exit code, so that no rank is left waiting.
+  int run(const std::function<int()>& body,
+          const std::function<void(const std::string&)>& on_failure = {});
+
+ private:
+  int rank_ = 0, size_ = 1;
+  std::string host_;
+  bool aborted_ = false;
+};
+
+}  // namespace wb

@@ -1,0 +1,144 @@
+#include "harness/multi_rank_benchmarks.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/errors.h"
+#include "harness/results_csv_writer.h"
+#include "harness/results_reporter.h"
+#include "harness/statistics.h"
+
+namespace wb {
+namespace {
+
+std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::vector<std::string>& args) {
+  std::string format = "console";
+  for (const auto& arg : args)
+    if (arg.starts_with("--benchmark_format=")) format = arg.substr(std::string("--benchmark_format=").size());
+  if (format == "json") return std::make_unique<benchmark::JSONReporter>();
+  if (format == "console") return std::make_unique<benchmark::ConsoleReporter>();
+  // Google Benchmark's own CSV reporter is deprecated; results.csv is the CSV of every run.
+  throw UsageError("--benchmark_format: '" + format + "' is not console or json (CSV is always in results.csv)");
+}
+
+}  // namespace
+
+HarnessOptions take_harness_options(CommandLine& args) {
+  HarnessOptions options;
+  if (auto dir = args.take("run-dir")) options.run_dir = *dir;
+  if (auto seconds = args.take("timeout"))
+    options.timeout = std::chrono::milliseconds(
+        static_cast<long>(parse_positive_seconds("timeout", *seconds) * 1000.0));
+  if (auto warmup = args.take("warmup")) {
+    try {
+      std::size_t used = 0;
+      options.warmup_batches = std::stoi(*warmup, &used);
+      if (used != warmup->size() || options.warmup_batches < 0) throw std::invalid_argument(*warmup);
+    } catch (const std::exception&) {
+      throw UsageError("--warmup: '" + *warmup + "' is not a whole number of batches >= 0");
+    }
+  }
+  return options;
+}
+
+MultiRankBenchmarks::MultiRankBenchmarks(MpiControl& control, HarnessOptions options)
+    : control_(control), options_(std::move(options)) {}
+
+MultiRankBenchmarks::~MultiRankBenchmarks() = default;
+
+void MultiRankBenchmarks::add(CaseInfo info, BatchFactory make_batch) {
+  const std::string name = info.name;
+  if (cases_.count(name)) throw std::logic_error("benchmark registered twice: " + name);
+  order_.push_back(name);
+  factories_[name] = std::move(make_batch);
+  cases_.emplace(name, std::move(info));
+}
+
+void MultiRankBenchmarks::add_unmeasured(ResultRow row) { unmeasured_.push_back(std::move(row)); }
+
+int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
+  std::vector<std::string> gb_args = args.benchmark_arguments();
+  if (control_.is_root()) {
+    std::filesystem::create_directories(options_.run_dir);
+    writer_ = std::make_unique<ResultsCsvWriter>(options_.run_dir + "/results.csv");
+    write_run_metadata(options_.run_dir + "/meta.json", meta);
+    for (const auto& row : unmeasured_) writer_->write(row);
+  } else {
+    // Other ranks run the same benchmarks but print and write nothing.
+    std::erase_if(gb_args, [](const std::string& a) { return a.starts_with("--benchmark_out"); });
+    if (std::freopen("/dev/null", "w", stdout) == nullptr) throw CallError("cannot silence stdout");
+  }
+  control_.barrier();  // rank 0's files are in place (or it has aborted with the reason)
+
+  std::vector<char*> argv;
+  for (auto& a : gb_args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (argc > 1) throw UsageError(std::string("unknown Google Benchmark option ") + argv[1]);
+
+  for (const auto& name : order_) {
+    benchmark::RegisterBenchmark(name.c_str(), [this, name](benchmark::State& state) { measure(state, name); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+  if (control_.is_root()) {
+    ResultsReporter reporter(make_display_reporter(gb_args), cases_, *writer_);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    SilentReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
+  benchmark::Shutdown();
+  current_ = nullptr;
+  return total_errors_ > 0 ? kExitFailed : kExitOk;
+}
+
+void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& name) {
+  const CaseInfo& info = cases_.at(name);
+  current_ = &info;
+  std::unique_ptr<TimedBatch> batch = factories_.at(name)();
+  const std::uint64_t ops = batch->ops_per_batch();
+
+  for (int i = 0; i < options_.warmup_batches; ++i) {
+    batch->prepare(next_sample_++);
+    batch->run();
+    control_.max(0.0);  // keeps the ranks in step, as the timed loop does
+  }
+
+  std::vector<double> per_op_us;
+  std::uint64_t local_errors = 0;
+  while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(ops))) {
+    const std::uint64_t sample = next_sample_++;
+    batch->prepare(sample);
+    const double slowest_seconds = control_.max(batch->run());
+    local_errors += batch->verify(sample);
+    state.SetIterationTime(slowest_seconds);
+    per_op_us.push_back(slowest_seconds / static_cast<double>(ops) * 1e6);
+  }
+  const std::uint64_t errors = control_.sum(local_errors);
+  total_errors_ += errors;
+  if (per_op_us.empty()) return;
+
+  const Summary s = summarize(per_op_us);
+  const ResultRow row = measured_row(info, s.median, s.p05, s.p95, per_op_us.size() * ops, errors);
+  state.counters[counter::kMedianUs] = s.median;
+  state.counters[counter::kP05Us] = s.p05;
+  state.counters[counter::kP95Us] = s.p95;
+  state.counters[counter::kAlgbw] = row.algbw_GBps;
+  state.counters[counter::kBusbw] = row.busbw_GBps;
+  state.counters[counter::kErrors] = static_cast<double>(errors);
+  state.counters[counter::kOps] = static_cast<double>(row.iters);
+}
+
+void MultiRankBenchmarks::record_interruption(const std::string& reason) {
+  if (writer_ == nullptr || current_ == nullptr) return;
+  ResultRow row = current_->row;
+  row.status = RowStatus::kError;
+  row.reason = reason;
+  writer_->write(row);
+}
+
+}  // namespace wb

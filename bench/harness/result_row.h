@@ -1,0 +1,54 @@
+// One measured point in the common schema of every benchmark (DESIGN.md, "Results").
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace wb {
+
+// OK: measured. SKIP: not applicable here (reason says why). ERROR: could not be measured.
+enum class RowStatus { kOk, kSkip, kError };
+std::string_view to_string(RowStatus status);
+RowStatus parse_row_status(std::string_view text);  // throws std::invalid_argument
+
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+struct ResultRow {
+  std::string bench;       // binary family: net, coll, p2p, host, step
+  std::string case_name;   // what was measured inside the family: pingpong, stream_bw, ...
+  std::string backend;     // mpi, mpi-cuda, nccl
+  std::string link_class;  // nvlink, pcie, c2c, ib, roce, eth, shm, host
+  std::string src, dst;    // stable names: node3/rank1, node3/gpu5
+  std::string direction;   // uni, bidir
+  std::string op;          // send_recv, all_reduce, ...
+  std::string dtype;       // uint8, float32, ...
+  std::uint64_t bytes = 0; // message size as the op sees it
+  int ranks = 0, nodes = 0;
+  std::uint64_t iters = 0;  // timed operations behind the statistics
+  double time_us = kNotMeasured;  // median time of one operation, slowest rank
+  double time_us_p05 = kNotMeasured, time_us_p95 = kNotMeasured;
+  double algbw_GBps = kNotMeasured, busbw_GBps = kNotMeasured;  // 10^9 bytes/s
+  std::uint64_t errors = 0;  // wrong elements found by the data check
+  std::string extra;         // key=value;key=value details (batch, window, samples...)
+  RowStatus status = RowStatus::kOk;
+  std::string reason;        // why SKIP or ERROR
+};
+
+// Column names in file order. The first 20 are DESIGN.md's minimum set, in its order.
+inline constexpr std::array<std::string_view, 22> kResultColumns = {
+    "bench", "case",  "backend",     "link_class",  "src",        "dst",
+    "direction", "op", "dtype",      "bytes",       "ranks",      "nodes",
+    "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps",
+    "errors", "extra", "status",     "reason"};
+
+// Field texts in column order; numbers in shortest round-trip form, NaN as an empty field.
+std::array<std::string, kResultColumns.size()> to_fields(const ResultRow& row);
+
+// Algorithmic bandwidth in GB/s (10^9 bytes/s) for `bytes` moved in `time_us` microseconds.
+double bandwidth_GBps(double bytes, double time_us);
+
+}  // namespace wb

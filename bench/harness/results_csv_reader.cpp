@@ -1,0 +1,140 @@
+#include "harness/results_csv_reader.h"
+
+#include <libfccp/csv.h>
+
+#include <charconv>
+#include <fstream>
+#include <stdexcept>
+
+#include "harness/errors.h"
+
+namespace wb {
+namespace {
+
+using CsvReader = io::CSVReader<kResultColumns.size(), io::trim_chars<' ', '\t'>,
+                                io::double_quote_escape<',', '"'>>;
+
+template <typename T>
+T parse_number(const std::string& text, std::string_view column) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end)
+    throw std::invalid_argument("column " + std::string(column) + ": '" + text +
+                                "' is not a valid number");
+  return value;
+}
+
+double parse_optional_double(const std::string& text, std::string_view column) {
+  return text.empty() ? kNotMeasured : parse_number<double>(text, column);
+}
+
+// The writer ends every row with a line break; a file that does not end with one was cut.
+bool ends_mid_line(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in || in.tellg() <= 0) return false;
+  in.seekg(-1, std::ios::end);
+  return in.get() != '\n';
+}
+
+void read_header(CsvReader& reader, const std::string& path) {
+  try {
+    std::apply([&](auto... names) {
+      reader.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(names)...);
+    }, kResultColumns);
+  } catch (const io::error::header_missing&) {
+    throw InputError(path, 1, "file is empty: no header line");
+  } catch (const io::error::base& e) {
+    throw InputError(path, 1, std::string("bad header: ") + e.what());
+  }
+  // The last two columns (status, reason) came after the minimum schema and may be absent.
+  for (std::size_t i = 0; i + 2 < kResultColumns.size(); ++i)
+    if (!reader.has_column(std::string(kResultColumns[i])))
+      throw InputError(path, 1, "header lacks column '" + std::string(kResultColumns[i]) + "'");
+}
+
+ResultRow row_from_fields(const std::array<std::string, kResultColumns.size()>& f) {
+  ResultRow row;
+  row.bench = f[0];
+  row.case_name = f[1];
+  row.backend = f[2];
+  row.link_class = f[3];
+  row.src = f[4];
+  row.dst = f[5];
+  row.direction = f[6];
+  row.op = f[7];
+  row.dtype = f[8];
+  row.bytes = parse_number<std::uint64_t>(f[9], "bytes");
+  row.ranks = parse_number<int>(f[10], "ranks");
+  row.nodes = parse_number<int>(f[11], "nodes");
+  row.iters = parse_number<std::uint64_t>(f[12], "iters");
+  row.time_us = parse_optional_double(f[13], "time_us");
+  row.time_us_p05 = parse_optional_double(f[14], "time_us_p05");
+  row.time_us_p95 = parse_optional_double(f[15], "time_us_p95");
+  row.algbw_GBps = parse_optional_double(f[16], "algbw_GBps");
+  row.busbw_GBps = parse_optional_double(f[17], "busbw_GBps");
+  row.errors = parse_number<std::uint64_t>(f[18], "errors");
+  row.extra = f[19];
+  row.status = parse_row_status(f[20]);
+  row.reason = f[21];
+  return row;
+}
+
+std::string describe(const io::error::base& e) {
+  if (dynamic_cast<const io::error::too_few_columns*>(&e)) return "row has too few columns";
+  if (dynamic_cast<const io::error::too_many_columns*>(&e)) return "row has too many columns";
+  if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e))
+    return "quoted field is not closed";
+  return e.what();
+}
+
+}  // namespace
+
+ResultsFile read_results_csv(const std::string& path) {
+  if (!std::ifstream(path)) throw InputError(path, 0, "cannot open file");
+  const bool cut = ends_mid_line(path);
+  std::unique_ptr<CsvReader> reader;
+  try {
+    reader = std::make_unique<CsvReader>(path);
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, e.what());
+  }
+  read_header(*reader, path);
+
+  ResultsFile result;
+  std::array<std::string, kResultColumns.size()> fields;
+  while (true) {
+    std::string problem;
+    bool more = true;
+    try {
+      more = std::apply([&](auto&... f) { return reader->read_row(f...); }, fields);
+      if (!more) break;
+      result.rows.push_back(row_from_fields(fields));
+      result.row_lines.push_back(static_cast<long>(reader->get_file_line()));
+      fields = {};
+      continue;
+    } catch (const io::error::base& e) {
+      problem = describe(e);
+    } catch (const std::invalid_argument& e) {
+      problem = e.what();
+    }
+    fields = {};
+    result.problems.push_back(InputError(path, reader->get_file_line(), problem + "; row skipped").what());
+  }
+  if (cut) {
+    // The last line has no line break: the writer was stopped mid-row. Whatever it parsed to,
+    // it is not a complete row.
+    const long last_line = static_cast<long>(reader->get_file_line());
+    if (!result.rows.empty() && result.row_lines.back() == last_line) {
+      result.rows.pop_back();
+      result.row_lines.pop_back();
+    } else if (!result.problems.empty()) {
+      result.problems.pop_back();
+    }
+    result.problems.push_back(
+        InputError(path, last_line, "row is cut short (the file ends mid-line); row skipped").what());
+  }
+  return result;
+}
+
+}  // namespace wb

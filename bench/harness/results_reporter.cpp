@@ -1,0 +1,47 @@
+#include "harness/results_reporter.h"
+
+namespace wb {
+namespace {
+
+double counter_or_nan(const benchmark::BenchmarkReporter::Run& run, const char* name) {
+  const auto it = run.counters.find(name);
+  return it == run.counters.end() ? kNotMeasured : it->second.value;
+}
+
+}  // namespace
+
+ResultsReporter::ResultsReporter(std::unique_ptr<benchmark::BenchmarkReporter> display,
+                                 const std::map<std::string, CaseInfo>& cases, ResultsCsvWriter& writer)
+    : display_(std::move(display)), cases_(cases), writer_(writer) {}
+
+bool ResultsReporter::ReportContext(const Context& context) { return display_->ReportContext(context); }
+
+void ResultsReporter::Finalize() { display_->Finalize(); }
+
+void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
+  display_->ReportRuns(runs);
+  for (const Run& run : runs) {
+    if (run.run_type != Run::RT_Iteration) continue;  // mean/median/stddev of repetitions
+    const auto found = cases_.find(run.run_name.function_name);
+    if (found == cases_.end()) continue;
+    const CaseInfo& info = found->second;
+    ResultRow row;
+    if (run.error_occurred) {
+      row = info.row;
+      row.status = RowStatus::kError;
+      row.reason = run.error_message;
+    } else {
+      row = measured_row(info, counter_or_nan(run, counter::kMedianUs), counter_or_nan(run, counter::kP05Us),
+                         counter_or_nan(run, counter::kP95Us),
+                         static_cast<std::uint64_t>(counter_or_nan(run, counter::kOps)),
+                         static_cast<std::uint64_t>(counter_or_nan(run, counter::kErrors)));
+    }
+    if (run.repetitions > 1) {
+      row.extra += (row.extra.empty() ? "" : ";") + std::string("repetition=") +
+                   std::to_string(run.repetition_index);
+    }
+    writer_.write(row);
+  }
+}
+
+}  // namespace wb

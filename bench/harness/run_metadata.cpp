@@ -1,0 +1,93 @@
+#include "harness/run_metadata.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness/errors.h"
+
+namespace wb {
+namespace {
+
+constexpr int kMetaSchemaVersion = 1;
+constexpr std::string_view kRecordedPrefixes[] = {"NCCL_", "UCX_", "MPIR_", "MPICH_", "HYDRA_",
+                                                  "CUDA_VISIBLE_DEVICES", "WB_"};
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+nlohmann::json read_existing(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nlohmann::json::object();
+  try {
+    nlohmann::json existing = nlohmann::json::parse(in);
+    if (!existing.is_object()) throw InputError(path, 1, "meta.json is not a JSON object");
+    return existing;
+  } catch (const nlohmann::json::parse_error& e) {
+    // byte offset -> line, so the message points at the damage
+    std::ifstream again(path);
+    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+    const auto upto = std::min<std::size_t>(e.byte, text.size());
+    const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n');
+    throw InputError(path, line, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+bool is_recorded_variable(std::string_view name) {
+  return std::any_of(std::begin(kRecordedPrefixes), std::end(kRecordedPrefixes),
+                     [&](std::string_view prefix) { return name.starts_with(prefix); });
+}
+
+std::map<std::string, std::string> recorded_environment(const char* const* envp) {
+  std::map<std::string, std::string> recorded;
+  for (; envp != nullptr && *envp != nullptr; ++envp) {
+    const std::string_view entry(*envp);
+    const auto equals = entry.find('=');
+    if (equals == std::string_view::npos) continue;
+    const std::string_view name = entry.substr(0, equals);
+    if (is_recorded_variable(name)) recorded[std::string(name)] = std::string(entry.substr(equals + 1));
+  }
+  return recorded;
+}
+
+void write_run_metadata(const std::string& path, const RunMetadata& meta) {
+  nlohmann::json doc = read_existing(path);
+  doc["schema_version"] = kMetaSchemaVersion;
+  if (!doc.contains("created")) doc["created"] = utc_now_iso8601();
+  doc["updated"] = utc_now_iso8601();
+  doc["revision"] = meta.revision;
+
+  std::vector<std::string> hosts = doc.value("hosts", std::vector<std::string>{});
+  for (const auto& host : meta.hosts)
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  doc["hosts"] = hosts;
+
+  doc["versions"] = meta.versions;
+  doc["environment"] = meta.environment;
+  nlohmann::json command = {{"argv", meta.command_line}, {"ranks", meta.ranks},
+                            {"hosts", meta.hosts}, {"started", utc_now_iso8601()}};
+  if (!doc.contains("commands") || !doc["commands"].is_array()) doc["commands"] = nlohmann::json::array();
+  doc["commands"].push_back(command);
+
+  // Write beside and rename, so a reader never sees half a file.
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << doc.dump(2) << '\n';
+    if (!out) throw InputError(temporary, 0, "cannot write run metadata");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    throw InputError(path, 0, "cannot replace run metadata");
+}
+
+}  // namespace wb

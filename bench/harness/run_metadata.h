@@ -1,0 +1,33 @@
+// meta.json of a run directory: what ran, where, with which libraries and which environment, so a
+// result can be reproduced and two runs compared. Several binaries may write into one run
+// directory; each adds its command line and hosts to the same file.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct RunMetadata {
+  std::vector<std::string> hosts;                   // one per node, in rank order of first rank
+  int ranks = 1;
+  std::vector<std::string> command_line;            // argv as given
+  std::map<std::string, std::string> versions;      // mpi, cuda_runtime, cuda_driver, nccl, ...
+  std::map<std::string, std::string> environment;   // NCCL_*, UCX_*, MPIR_*, ...
+  std::string revision;                             // the project's git revision
+};
+
+// Variables whose names start with one of the recorded prefixes (NCCL_, UCX_, MPIR_, ...).
+std::map<std::string, std::string> recorded_environment(const char* const* envp);
+bool is_recorded_variable(std::string_view name);
+
+// Writes (or merges into) `path`: hosts are united, the command is appended to "commands",
+// versions and environment are replaced by the newest. Throws InputError if an existing file is
+// not valid JSON, naming the file and line.
+void write_run_metadata(const std::string& path, const RunMetadata& meta);
+
+// The project's revision as `git describe --always --dirty` gave it at build time.
+const char* project_revision();
+
+}  // namespace wb

@@ -1,0 +1,24 @@
+// One timed sample of a benchmark: a batch of operations run back to back. The harness calls
+// prepare (untimed: fill send buffers, poison receive buffers), run (timed), verify (untimed).
+// Every rank runs every batch, also ranks that are idle in it, so that all ranks agree.
+#pragma once
+
+#include <cstdint>
+
+namespace wb {
+
+class TimedBatch {
+ public:
+  virtual ~TimedBatch() = default;
+  // Operations one batch performs (a round trip counts two one-way messages).
+  virtual std::uint64_t ops_per_batch() const = 0;
+  // `sample` grows by one per call over the whole run, so each batch's data pattern differs.
+  virtual void prepare(std::uint64_t sample) = 0;
+  // Runs the batch. Returns the seconds this rank measured, or 0 when this rank's clock does not
+  // define the result (an idle rank, the echoing side of a ping-pong).
+  virtual double run() = 0;
+  // Wrong elements this rank received in the last batch.
+  virtual std::uint64_t verify(std::uint64_t sample) = 0;
+};
+
+}  // namespace wb

@@ -1,0 +1,148 @@
+#include "net/p2p_batches.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace wb {
+namespace {
+
+constexpr std::uint64_t kWindowBytes = 64ull << 20;
+constexpr std::size_t kMaxWindow = 64;
+constexpr std::size_t kMaxRounds = 100;
+constexpr std::uint64_t kBatchBytes = 16ull << 20;  // aim for this much traffic per batch
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+enum class Role { kInitiator, kResponder, kIdle };
+
+class P2pBatch final : public TimedBatch {
+ public:
+  P2pBatch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers, const P2pBatchConfig& config)
+      : comm_(comm), buffers_(std::move(buffers)), config_(config) {
+    if (comm.rank() == config.pair.initiator) role_ = Role::kInitiator;
+    else if (comm.rank() == config.pair.responder) role_ = Role::kResponder;
+    peer_ = role_ == Role::kInitiator ? config.pair.responder : config.pair.initiator;
+    requests_.reserve(2 * config.shape.window);
+  }
+
+  std::uint64_t ops_per_batch() const override { return wb::ops_per_batch(config_.pattern, config_.shape); }
+
+  void prepare(std::uint64_t sample) override {
+    if (role_ == Role::kIdle) return;
+    buffers_->fill_send(sample);
+    buffers_->poison_receive(sample);
+  }
+
+  double run() override {
+    if (role_ == Role::kIdle) return 0.0;
+    switch (config_.pattern) {
+      case P2pPattern::kPingPong: return ping_pong();
+      case P2pPattern::kStreamBandwidth: return stream();
+      case P2pPattern::kBidirectional: return bidirectional();
+    }
+    return 0.0;
+  }
+
+  std::uint64_t verify(std::uint64_t sample) override {
+    if (!receives_data()) return 0;
+    if (config_.corrupt_received && role_ == Role::kResponder) buffers_->corrupt_one_received_byte();
+    return buffers_->count_wrong_received(sample);
+  }
+
+ private:
+  // In a stream only the responder receives data (the initiator gets the empty acknowledgement).
+  bool receives_data() const {
+    if (role_ == Role::kIdle) return false;
+    return config_.pattern != P2pPattern::kStreamBandwidth || role_ == Role::kResponder;
+  }
+
+  // The responder echoes what it received, so the initiator's buffer proves both directions.
+  double ping_pong() {
+    const std::uint64_t n = buffers_->bytes();
+    void* received = buffers_->receive_slot(0);
+    const auto start = Clock::now();
+    for (std::size_t r = 0; r < config_.shape.rounds; ++r) {
+      if (role_ == Role::kInitiator) {
+        comm_.send(buffers_->send_buffer(), n, peer_);
+        comm_.recv(received, n, peer_);
+      } else {
+        comm_.recv(received, n, peer_);
+        comm_.send(received, n, peer_);
+      }
+    }
+    return role_ == Role::kInitiator ? seconds_since(start) : 0.0;
+  }
+
+  double stream() {
+    const std::uint64_t n = buffers_->bytes();
+    const auto start = Clock::now();
+    for (std::size_t r = 0; r < config_.shape.rounds; ++r) {
+      requests_.clear();
+      comm_.begin_group();
+      for (std::size_t w = 0; w < config_.shape.window; ++w)
+        requests_.push_back(role_ == Role::kInitiator ? comm_.isend(buffers_->send_buffer(), n, peer_)
+                                                      : comm_.irecv(buffers_->receive_slot(w), n, peer_));
+      comm_.end_group();
+      comm_.wait_all(requests_);
+      if (role_ == Role::kInitiator) comm_.recv(&ack_, 0, peer_);
+      else comm_.send(&ack_, 0, peer_);
+    }
+    return role_ == Role::kInitiator ? seconds_since(start) : 0.0;
+  }
+
+  double bidirectional() {
+    const std::uint64_t n = buffers_->bytes();
+    const auto start = Clock::now();
+    for (std::size_t r = 0; r < config_.shape.rounds; ++r) {
+      requests_.clear();
+      comm_.begin_group();
+      for (std::size_t w = 0; w < config_.shape.window; ++w)
+        requests_.push_back(comm_.irecv(buffers_->receive_slot(w), n, peer_));
+      for (std::size_t w = 0; w < config_.shape.window; ++w)
+        requests_.push_back(comm_.isend(buffers_->send_buffer(), n, peer_));
+      comm_.end_group();
+      comm_.wait_all(requests_);
+    }
+    return seconds_since(start);  // both sides time; the harness keeps the slower
+  }
+
+  Communicator& comm_;
+  std::unique_ptr<MessageBuffers> buffers_;
+  P2pBatchConfig config_;
+  Role role_ = Role::kIdle;
+  int peer_ = -1;
+  std::vector<Request> requests_;
+  char ack_ = 0;
+};
+
+}  // namespace
+
+BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes) {
+  const std::uint64_t message = std::max<std::uint64_t>(bytes, 1);
+  BatchShape shape;
+  if (pattern != P2pPattern::kPingPong)
+    shape.window = static_cast<std::size_t>(std::clamp<std::uint64_t>(kWindowBytes / message, 1, kMaxWindow));
+  const std::uint64_t per_round = message * shape.window;
+  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(kBatchBytes / per_round, 1, kMaxRounds));
+  return shape;
+}
+
+std::uint64_t ops_per_batch(P2pPattern pattern, const BatchShape& shape) {
+  const std::uint64_t per_round = pattern == P2pPattern::kPingPong ? 2 : shape.window;
+  return per_round * shape.rounds;
+}
+
+double bytes_per_op(P2pPattern pattern, std::uint64_t bytes) {
+  return pattern == P2pPattern::kBidirectional ? 2.0 * static_cast<double>(bytes) : static_cast<double>(bytes);
+}
+
+std::unique_ptr<TimedBatch> make_p2p_batch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers,
+                                           const P2pBatchConfig& config) {
+  return std::make_unique<P2pBatch>(comm, std::move(buffers), config);
+}
+
+}  // namespace wb

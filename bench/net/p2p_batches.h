@@ -1,0 +1,45 @@
+// The three point-to-point patterns of wb-net, as timed batches (see harness/timed_batch.h):
+//   PingPong          latency: a round trip counts as two operations, so time per operation is
+//                     half the round trip (as NetPIPE and osu_latency report it)
+//   StreamBandwidth   osu_bw: the initiator keeps a window of messages in flight, then waits for
+//                     a zero-byte acknowledgement; time per operation is per message
+//   Bidirectional     osu_bibw: both sides send a window to each other at once; an operation
+//                     moves one message each way
+// Only the pair's two ranks move data; every other rank runs the same batch doing nothing.
+#pragma once
+
+#include <memory>
+
+#include "comm/communicator.h"
+#include "harness/timed_batch.h"
+#include "net/message_buffers.h"
+#include "net/pair_plan.h"
+
+namespace wb {
+
+enum class P2pPattern { kPingPong, kStreamBandwidth, kBidirectional };
+
+struct BatchShape {
+  std::size_t window = 1;  // messages in flight (receive slots)
+  std::size_t rounds = 1;  // round trips or windows per batch
+};
+
+// Sizes each batch so that small messages are timed in groups (timer and synchronisation cost
+// vanish) and large ones do not take long: up to 64 messages in flight, up to 64 MiB per window.
+BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes);
+
+// Operations one batch of `shape` performs, and bytes one operation moves.
+std::uint64_t ops_per_batch(P2pPattern pattern, const BatchShape& shape);
+double bytes_per_op(P2pPattern pattern, std::uint64_t bytes);
+
+struct P2pBatchConfig {
+  P2pPattern pattern = P2pPattern::kPingPong;
+  RankPair pair{0, 1};
+  BatchShape shape;
+  bool corrupt_received = false;  // --inject-fault corrupt: proves the data check works
+};
+
+std::unique_ptr<TimedBatch> make_p2p_batch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers,
+                                           const P2pBatchConfig& config);
+
+}  // namespace wb

@@ -1,0 +1,208 @@
+// wb-net: point-to-point latency and bandwidth between MPI ranks, pair by pair, on host buffers
+// (MPI) and device buffers (CUDA-aware MPI, NCCL). See net_options.h for the command line.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "comm/mpi_communicator.h"
+#include "comm/mpi_control.h"
+#include "gpu/gpu_runtime_info.h"
+#include "harness/checked_mpi.h"
+#include "harness/errors.h"
+#include "harness/mpi_program.h"
+#include "harness/size_spec.h"
+#include "net/device_transport.h"
+#include "net/host_message_buffers.h"
+#include "net/link_class.h"
+#include "net/net_options.h"
+
+extern char** environ;
+
+namespace wb {
+namespace {
+
+struct PatternNames {
+  const char* test;       // in the benchmark name, as on the command line
+  const char* case_name;  // the `case` column
+  const char* direction;
+};
+
+PatternNames names_of(P2pPattern pattern) {
+  switch (pattern) {
+    case P2pPattern::kPingPong: return {"latency", "pingpong", "uni"};
+    case P2pPattern::kStreamBandwidth: return {"bw", "stream_bw", "uni"};
+    case P2pPattern::kBidirectional: return {"bibw", "bidir_bw", "bidir"};
+  }
+  return {"?", "?", "?"};
+}
+
+struct Placement {
+  std::vector<std::string> hosts;  // per rank
+  int nodes = 1;
+  std::string network_class;
+};
+
+ResultRow describe_pair(const std::string& backend, P2pPattern pattern, const RankPair& pair, const Placement& where) {
+  const PatternNames names = names_of(pattern);
+  ResultRow row;
+  row.bench = "net";
+  row.case_name = names.case_name;
+  row.backend = backend;
+  row.link_class = pair_link_class(where.hosts[pair.initiator], where.hosts[pair.responder], where.network_class);
+  row.src = where.hosts[pair.initiator] + "/rank" + std::to_string(pair.initiator);
+  row.dst = where.hosts[pair.responder] + "/rank" + std::to_string(pair.responder);
+  row.direction = names.direction;
+  row.op = "send_recv";
+  row.dtype = "uint8";
+  row.ranks = static_cast<int>(where.hosts.size());
+  row.nodes = where.nodes;
+  return row;
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(length));
+  return version.substr(0, version.find('\n'));
+}
+
+// Every rank must register the same benchmarks: a backend runs only where all ranks can run it.
+std::optional<std::string> agreed_unavailability(MpiControl& control, const std::string& backend) {
+  const auto mine = backend == "mpi" ? std::nullopt : device_transport_unavailable(backend);
+  const auto all = control.all_gather(mine.value_or(""));
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty()) return "rank " + std::to_string(r) + ": " + all[r];
+  return std::nullopt;
+}
+
+class NetRun {
+ public:
+  NetRun(MpiProgram& program, const NetOptions& options, const CommandLine& args)
+      : program_(program), options_(options), args_(args),
+        control_(MPI_COMM_WORLD, options.harness.timeout), harness_(control_, options.harness) {}
+
+  int run() {
+    where_.hosts = control_.all_gather(program_.host());
+    where_.nodes = static_cast<int>(std::set<std::string>(where_.hosts.begin(), where_.hosts.end()).size());
+    where_.network_class = options_.link_class.value_or(detect_network_link_class());
+    const auto pairs = plan_pairs(options_.pairs, program_.size());
+    for (const auto& backend : options_.backends) add_backend(backend, pairs);
+    const int code = harness_.run(args_, metadata());
+    if (control_.is_root())
+      std::fprintf(stderr, "wb-net: results in %s/results.csv%s\n", options_.harness.run_dir.c_str(),
+                   code == kExitFailed ? " (DATA ERRORS FOUND)" : "");
+    return code;
+  }
+
+  MultiRankBenchmarks& harness() { return harness_; }
+
+ private:
+  void add_backend(const std::string& backend, const std::vector<RankPair>& pairs) {
+    if (auto reason = agreed_unavailability(control_, backend)) {
+      for (P2pPattern pattern : options_.patterns)
+        for (const RankPair& pair : pairs) {
+          ResultRow row = describe_pair(backend, pattern, pair, where_);
+          row.status = RowStatus::kSkip;
+          row.reason = *reason;
+          harness_.add_unmeasured(row);
+        }
+      return;
+    }
+    Communicator* comm = nullptr;
+    std::function<std::unique_ptr<MessageBuffers>(std::size_t, std::size_t)> make_buffers;
+    if (backend == "mpi") {
+      communicators_.push_back(std::make_unique<MpiCommunicator>(MPI_COMM_WORLD, options_.harness.timeout));
+      make_buffers = [](std::size_t bytes, std::size_t slots) -> std::unique_ptr<MessageBuffers> {
+        return std::make_unique<HostMessageBuffers>(bytes, slots);
+      };
+    } else {
+      DeviceTransport transport = open_device_transport(backend, MPI_COMM_WORLD, options_.harness.timeout);
+      communicators_.push_back(std::move(transport.comm));
+      make_buffers = std::move(transport.make_buffers);
+    }
+    comm = communicators_.back().get();
+
+    for (P2pPattern pattern : options_.patterns)
+      for (const RankPair& pair : pairs)
+        for (std::uint64_t bytes : options_.sizes) {
+          if (bytes == 0 && pattern != P2pPattern::kPingPong) continue;  // no bandwidth in 0 bytes
+          add_case(*comm, make_buffers, backend, pattern, pair, bytes);
+        }
+  }
+
+  void add_case(Communicator& comm,
+                const std::function<std::unique_ptr<MessageBuffers>(std::size_t, std::size_t)>& make_buffers,
+                const std::string& backend, P2pPattern pattern, const RankPair& pair, std::uint64_t bytes) {
+    P2pBatchConfig config;
+    config.pattern = pattern;
+    config.pair = pair;
+    config.shape = batch_shape(pattern, bytes);
+    config.corrupt_received = options_.corrupt_received;
+
+    CaseInfo info;
+    info.row = describe_pair(backend, pattern, pair, where_);
+    info.row.bytes = bytes;
+    info.row.extra = "window=" + std::to_string(config.shape.window) + ";rounds=" + std::to_string(config.shape.rounds);
+    info.bytes_per_op = bytes_per_op(pattern, bytes);
+    info.busbw_factor = 1.0;  // point-to-point: bus bandwidth is the link's own
+    info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/rank" + std::to_string(pair.initiator) +
+                (pattern == P2pPattern::kBidirectional ? "<->rank" : "->rank") + std::to_string(pair.responder) +
+                "/" + format_size(bytes);
+    harness_.add(std::move(info), [&comm, make_buffers, config, bytes] {
+      return make_p2p_batch(comm, make_buffers(bytes, config.shape.window), config);
+    });
+  }
+
+  RunMetadata metadata() const {
+    RunMetadata meta;
+    std::vector<std::string> unique_hosts;
+    for (const auto& host : where_.hosts)
+      if (std::find(unique_hosts.begin(), unique_hosts.end(), host) == unique_hosts.end()) unique_hosts.push_back(host);
+    meta.hosts = unique_hosts;
+    meta.ranks = program_.size();
+    meta.command_line = args_.original();
+    meta.versions = gpu_library_versions();
+    meta.versions["mpi"] = mpi_library_version();
+    meta.environment = recorded_environment(environ);
+    meta.revision = project_revision();
+    return meta;
+  }
+
+  MpiProgram& program_;
+  const NetOptions& options_;
+  const CommandLine& args_;
+  MpiControl control_;
+  MultiRankBenchmarks harness_;
+  Placement where_;
+  std::vector<std::unique_ptr<Communicator>> communicators_;
+};
+
+}  // namespace
+}  // namespace wb
+
+int main(int argc, char** argv) {
+  wb::MpiProgram program(argc, argv);
+  wb::CommandLine args(argc, argv);
+  if (args.take_flag("help")) {
+    if (program.rank() == 0) std::fputs(wb::kNetUsage, stdout);
+    return wb::kExitOk;
+  }
+  wb::NetOptions options;
+  if (!program.parse([&] {
+        options = wb::parse_net_options(args);
+        wb::plan_pairs(options.pairs, program.size());  // fewer than 2 ranks is a usage error
+      }))
+    return wb::kExitUsage;
+  std::unique_ptr<wb::NetRun> run;
+  return program.run(
+      [&] {
+        run = std::make_unique<wb::NetRun>(program, options, args);
+        return run->run();
+      },
+      [&](const std::string& why) {
+        if (run) run->harness().record_interruption(why);
+      });
+}

@@ -1,0 +1,71 @@
+#include "harness/run_metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/errors.h"
+#include "test_files.h"
+
+namespace wb {
+namespace {
+
+using testing::TempDir;
+
+RunMetadata sample(const std::string& host, const std::string& first_arg) {
+  RunMetadata meta;
+  meta.hosts = {host};
+  meta.ranks = 2;
+  meta.command_line = {"wb-net", first_arg};
+  meta.versions = {{"mpi", "MPICH Version: 4.0.2"}};
+  meta.environment = {{"NCCL_ALGO", "Ring"}};
+  meta.revision = "abc123";
+  return meta;
+}
+
+TEST(RunMetadata, RecordsOnlyTheInterestingEnvironment) {
+  const char* env[] = {"NCCL_ALGO=Ring", "UCX_TLS=tcp,self", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring",
+                       "HOME=/root", "PATH=/usr/bin", "NCCL_DEBUG=", nullptr};
+  const auto recorded = recorded_environment(env);
+  EXPECT_EQ(recorded.size(), 4u);
+  EXPECT_EQ(recorded.at("NCCL_ALGO"), "Ring");
+  EXPECT_EQ(recorded.at("UCX_TLS"), "tcp,self");
+  EXPECT_EQ(recorded.at("NCCL_DEBUG"), "");
+  EXPECT_EQ(recorded.count("HOME"), 0u);
+}
+
+TEST(RunMetadata, WritesEveryFieldAndMergesASecondCommand) {
+  TempDir dir;
+  const std::string path = dir.file("meta.json");
+  write_run_metadata(path, sample("node1", "--sizes=8"));
+  write_run_metadata(path, sample("node2", "--pairs=all"));
+  const auto doc = nlohmann::json::parse(testing::read_text(path));
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["revision"], "abc123");
+  EXPECT_EQ(doc["hosts"], (nlohmann::json{"node1", "node2"}));
+  EXPECT_EQ(doc["versions"]["mpi"], "MPICH Version: 4.0.2");
+  EXPECT_EQ(doc["environment"]["NCCL_ALGO"], "Ring");
+  ASSERT_EQ(doc["commands"].size(), 2u);
+  EXPECT_EQ(doc["commands"][0]["argv"][1], "--sizes=8");
+  EXPECT_EQ(doc["commands"][1]["argv"][1], "--pairs=all");
+  EXPECT_TRUE(doc.contains("created"));
+}
+
+TEST(RunMetadata, DamagedFileIsNamedWithItsLine) {
+  TempDir dir;
+  const std::string path = dir.file("meta.json");
+  testing::write_text(path, "{\n  \"hosts\": [\n  oops\n}\n");
+  try {
+    write_run_metadata(path, sample("node1", "x"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3: not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunMetadata, RevisionIsKnown) {
+  EXPECT_STRNE(project_revision(), "");
+}
+
+}  // namespace
+}  // namespace wb
