@@ -51,7 +51,9 @@ int MpiProgram::run(const std::function<int()>& body,
   } catch (const std::exception& e) {
     message = e.what();
   }
-  std::fprintf(stderr, "error: %s: %s (exit code %d)\n", rank_label().c_str(), message.c_str(), code);
+  // Timeouts already say which rank they happened on.
+  const std::string where = message.starts_with(rank_label()) ? "" : rank_label() + ": ";
+  std::fprintf(stderr, "error: %s%s (exit code %d)\n", where.c_str(), message.c_str(), code);
   std::fflush(stderr);
   if (on_failure) {
     try {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 
 #include "harness/errors.h"
 #include "harness/results_csv_writer.h"
@@ -16,10 +17,18 @@ namespace {
 
 std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::vector<std::string>& args) {
   std::string format = "console";
-  for (const auto& arg : args)
+  bool color = isatty(STDOUT_FILENO) != 0;
+  for (const auto& arg : args) {
     if (arg.starts_with("--benchmark_format=")) format = arg.substr(std::string("--benchmark_format=").size());
+    if (arg.starts_with("--benchmark_color=")) {
+      const std::string value = arg.substr(std::string("--benchmark_color=").size());
+      color = value == "true" || value == "yes" || value == "1" || (value == "auto" && color);
+    }
+  }
   if (format == "json") return std::make_unique<benchmark::JSONReporter>();
-  if (format == "console") return std::make_unique<benchmark::ConsoleReporter>();
+  if (format == "console")
+    return std::make_unique<benchmark::ConsoleReporter>(color ? benchmark::ConsoleReporter::OO_ColorTabular
+                                                              : benchmark::ConsoleReporter::OO_Tabular);
   // Google Benchmark's own CSV reporter is deprecated; results.csv is the CSV of every run.
   throw UsageError("--benchmark_format: '" + format + "' is not console or json (CSV is always in results.csv)");
 }

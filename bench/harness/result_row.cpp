@@ -9,7 +9,8 @@ namespace {
 std::string number_text(double value) {
   if (std::isnan(value)) return {};
   char buffer[64];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  // 7 significant digits: finer than any timer or link this suite measures, and readable.
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 7);
   return ec == std::errc() ? std::string(buffer, end) : std::string();
 }
 

@@ -1,0 +1,53 @@
+"""Helpers for running the wirebench binaries under mpiexec from pytest.
+
+ctest sets WB_BIN_DIR (where the binaries are) and WB_MPIEXEC (the MPI launcher CMake found).
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+RESULT_COLUMNS = [
+    "bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes",
+    "ranks", "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps",
+    "errors", "extra", "status", "reason",
+]
+
+# Short measurements: these tests check behaviour, not speed.
+FAST = ["--benchmark_min_time=0.01", "--warmup=1"]
+
+
+def bin_dir() -> Path:
+    path = os.environ.get("WB_BIN_DIR")
+    if not path:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    return Path(path)
+
+
+def mpiexec() -> str:
+    return os.environ.get("WB_MPIEXEC") or shutil.which("mpiexec") or "mpiexec"
+
+
+def run_mpi(ranks, binary, args, timeout=300, launcher_args=()):
+    command = [mpiexec(), *launcher_args, "-n", str(ranks), str(bin_dir() / binary), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def read_results(path: Path):
+    """Rows of results.csv as dicts, after checking the file is complete and well formed."""
+    text = path.read_text()
+    assert text.endswith("\n"), "results.csv must end at a row boundary"
+    lines = text.splitlines()
+    assert lines[0].split(",") == RESULT_COLUMNS
+    rows = list(csv.DictReader(text.splitlines()))
+    for number, row in enumerate(rows, start=2):
+        assert None not in row and all(v is not None for v in row.values()), f"line {number} malformed"
+    return rows
+
+
+def read_meta(run_dir: Path):
+    return json.loads((run_dir / "meta.json").read_text())

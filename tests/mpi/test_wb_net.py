@@ -1,0 +1,213 @@
+"""wb-net under mpiexec with several ranks on this machine (ctest label: mpi)."""
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FAST, bin_dir, mpiexec, read_meta, read_results, run_mpi
+
+SIZES = "0,8,4K,1M"
+SIZE_LIST = [0, 8, 4096, 1 << 20]
+
+
+def measured(rows):
+    return [r for r in rows if r["status"] == "OK"]
+
+
+@pytest.mark.parametrize("ranks,pairs", [(2, "first"), (4, "ring"), (4, "all")])
+def test_rows_for_every_size_pair_and_test(tmp_path, ranks, pairs):
+    result = run_mpi(ranks, "wb-net", ["--sizes", SIZES, "--pairs", pairs, "--run-dir", str(tmp_path), *FAST])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    expected_pairs = {"first": 1, "ring": ranks if ranks > 2 else 1, "all": ranks * (ranks - 1) // 2}[pairs]
+    # latency at every size (0 included); bandwidth tests at every size but 0
+    assert len(rows) == expected_pairs * (len(SIZE_LIST) + 2 * (len(SIZE_LIST) - 1))
+    for row in rows:
+        assert row["status"] == "OK", row
+        assert row["errors"] == "0", row
+        assert int(row["ranks"]) == ranks and row["nodes"] == "1" and row["link_class"] == "shm"
+        assert float(row["time_us"]) > 0
+        assert float(row["time_us_p05"]) <= float(row["time_us"]) <= float(row["time_us_p95"])
+        assert int(row["iters"]) > 0
+        if int(row["bytes"]) > 0:
+            assert float(row["algbw_GBps"]) > 0
+            assert row["busbw_GBps"] == row["algbw_GBps"]  # point-to-point: factor 1
+            # algbw is bytes per operation over the median operation time, in 10^9 bytes/s
+            per_op = int(row["bytes"]) * (2 if row["direction"] == "bidir" else 1)
+            assert float(row["algbw_GBps"]) == pytest.approx(per_op / float(row["time_us"]) / 1e3, rel=1e-5)
+    for case in ("pingpong", "stream_bw", "bidir_bw"):
+        sizes = sorted({int(r["bytes"]) for r in rows if r["case"] == case})
+        assert sizes == (SIZE_LIST if case == "pingpong" else SIZE_LIST[1:])
+    pair_names = {(r["src"].split("/")[1], r["dst"].split("/")[1]) for r in rows}
+    assert len(pair_names) == expected_pairs
+    meta = read_meta(tmp_path)
+    assert meta["commands"][-1]["ranks"] == ranks
+    assert "MPICH" in meta["versions"]["mpi"] or meta["versions"]["mpi"]
+    assert meta["revision"]
+
+
+def test_results_are_valid_after_every_row(tmp_path):
+    """Snapshots taken while wb-net runs always hold whole rows only."""
+    command = [mpiexec(), "-n", "2", str(bin_dir() / "wb-net"), "--sizes", "1:64K:4", "--run-dir", str(tmp_path),
+               "--benchmark_min_time=0.02"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen = set()
+    results = tmp_path / "results.csv"
+    while process.poll() is None:
+        if results.exists() and results.stat().st_size > 0:
+            rows = read_results(results)
+            seen.add(len(rows))
+        time.sleep(0.05)
+    assert process.returncode == 0, process.stderr.read()
+    final = read_results(results)
+    assert len(seen) >= 3, f"too few snapshots to mean anything: {seen}"
+    assert max(seen) <= len(final)
+
+
+def test_google_benchmark_flags_keep_working(tmp_path):
+    out = tmp_path / "gb.json"
+    result = run_mpi(2, "wb-net", ["--sizes", "8,64K", "--run-dir", str(tmp_path),
+                                   "--benchmark_filter=latency", "--benchmark_repetitions=3",
+                                   f"--benchmark_out={out}", "--benchmark_out_format=json", *FAST])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert {r["case"] for r in rows} == {"pingpong"}
+    assert len(rows) == 2 * 3  # one row per size and repetition
+    assert sorted(r["extra"].split("repetition=")[1] for r in rows) == ["0", "0", "1", "1", "2", "2"]
+    doc = json.loads(out.read_text())
+    names = {b["name"] for b in doc["benchmarks"]}
+    assert "net/latency/mpi/rank0->rank1/8B/manual_time" in names
+    assert any(b.get("aggregate_name") == "median" for b in doc["benchmarks"])
+    # Console output comes once (rank 0 only).
+    assert result.stdout.count("net/latency/mpi/rank0->rank1/8B/manual_time ") == 3
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--sizes", "4q"], "unknown size unit 'q' in '4q'"),
+    (["--sizes=-8"], "negative size"),
+    (["--sizes"], "option --sizes needs a value"),
+    (["--pairs=most"], "'most' is not first, ring or all"),
+    (["--no-such-flag"], "unknown option --no-such-flag"),
+])
+def test_bad_arguments_exit_3_with_a_clear_message(tmp_path, args, message):
+    result = run_mpi(2, "wb-net", [*args, "--run-dir", str(tmp_path)], timeout=60)
+    assert result.returncode == 3, result.stderr
+    assert message in result.stderr
+    assert result.stderr.count("error:") == 1  # said once, not once per rank
+    assert not (tmp_path / "results.csv").exists()
+
+
+def test_one_rank_is_a_usage_error(tmp_path):
+    result = run_mpi(1, "wb-net", ["--run-dir", str(tmp_path)], timeout=60)
+    assert result.returncode == 3
+    assert "needs at least 2 ranks" in result.stderr
+
+
+def test_corrupted_data_is_counted_and_fails_the_run(tmp_path):
+    result = run_mpi(2, "wb-net", ["--sizes", "8,4K", "--tests", "latency,bw", "--inject-fault", "corrupt",
+                                   "--run-dir", str(tmp_path), *FAST])
+    assert result.returncode == 1, result.stderr
+    assert "DATA ERRORS" in result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert rows and all(int(r["errors"]) > 0 for r in rows)
+
+
+def test_device_backends_write_skip_rows_without_a_gpu(tmp_path):
+    result = run_mpi(2, "wb-net", ["--sizes", "8", "--backend", "all", "--run-dir", str(tmp_path), *FAST])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    by_backend = {}
+    for row in rows:
+        by_backend.setdefault(row["backend"], []).append(row)
+    assert set(by_backend) == {"mpi", "mpi-cuda", "nccl"}
+    assert all(r["status"] == "OK" for r in by_backend["mpi"])
+    for backend in ("mpi-cuda", "nccl"):
+        for row in by_backend[backend]:
+            if row["status"] == "SKIP":
+                assert row["reason"], row  # a SKIP always says why
+                assert row["time_us"] == ""  # and pretends no number
+            else:
+                assert row["status"] == "OK" and row["errors"] == "0"
+    if not Path("/dev/nvidia0").exists():
+        assert all(r["status"] == "SKIP" for b in ("mpi-cuda", "nccl") for r in by_backend[b])
+
+
+def _rank_pids(run_dir: Path):
+    """PIDs of the wb-net processes of this run, by MPI rank (read from their environment)."""
+    pids = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if not cmdline or not cmdline[0].endswith(b"wb-net") or str(run_dir).encode() not in cmdline:
+            continue
+        for entry in environ:
+            if entry.startswith(b"PMI_RANK="):
+                pids[int(entry.split(b"=")[1])] = int(proc.name)
+    return pids
+
+
+def _start_long_run(run_dir: Path, timeout_s: str):
+    command = [mpiexec(), "-n", "2", str(bin_dir() / "wb-net"), "--sizes", "1:1M",
+               "--run-dir", str(run_dir), "--timeout", timeout_s, "--benchmark_min_time=0.1"]
+    # The launcher reports a dead rank on stdout, our ranks on stderr: read both together.
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _signal_rank_after_rows(process, run_dir: Path, rank: int, rows_first: int, signal_number):
+    results = run_dir / "results.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if results.exists() and len(read_results(results)) >= rows_first:
+            break
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.05)
+    pids = _rank_pids(run_dir)
+    assert rank in pids, f"rank {rank} not found among {pids}"
+    os.kill(pids[rank], signal_number)
+    return len(read_results(results))
+
+
+def test_killed_rank_ends_the_job_and_keeps_finished_rows(tmp_path):
+    process = _start_long_run(tmp_path, "10")
+    rows_before = _signal_rank_after_rows(process, tmp_path, rank=1, rows_first=3, signal_number=signal.SIGKILL)
+    started = time.monotonic()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail("the job did not end within 30 s of a rank being killed")
+    output = process.stdout.read()
+    assert process.returncode != 0
+    assert time.monotonic() - started < 30
+    assert "Killed (signal 9)" in output, output
+    rows = read_results(tmp_path / "results.csv")
+    assert len(rows) >= rows_before >= 3
+    assert all(r["errors"] == "0" for r in rows if r["status"] == "OK")
+
+
+def test_hung_rank_times_out_with_a_message_and_an_error_row(tmp_path):
+    """A stopped rank is not noticed by the launcher: the survivor's deadline ends the job."""
+    process = _start_long_run(tmp_path, "3")
+    rows_before = _signal_rank_after_rows(process, tmp_path, rank=1, rows_first=3, signal_number=signal.SIGSTOP)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail("rank 0 did not give up within 60 s (its timeout is 3 s)")
+    output = process.stdout.read()
+    assert process.returncode == 2, output
+    assert "rank 0 on" in output and "did not complete within 3.0 s" in output, output
+    rows = read_results(tmp_path / "results.csv")
+    assert len(rows) >= rows_before + 1
+    interrupted = rows[-1]
+    assert interrupted["status"] == "ERROR"
+    assert "did not complete within 3.0 s" in interrupted["reason"]
