@@ -36,12 +36,7 @@ int checked_count(std::uint64_t bytes) {
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(MPI_Comm parent, std::chrono::milliseconds timeout, std::string backend)
-    : Communicator(timeout), backend_(std::move(backend)) {
-  WB_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
-  WB_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
-  WB_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-  WB_MPI_CHECK(MPI_Comm_size(comm_, &size_));
-}
+    : Communicator(timeout), comm_(duplicate_returning_errors(parent, rank_, size_)), backend_(std::move(backend)) {}
 
 MpiCommunicator::~MpiCommunicator() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);

@@ -24,8 +24,8 @@ class MpiCommunicator final : public Communicator {
   void wait_all(std::span<Request> requests) override;
 
  private:
+  int rank_ = 0, size_ = 1;  // before comm_: its initialiser fills them
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
   std::string backend_;
 };
 

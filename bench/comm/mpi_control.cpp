@@ -7,12 +7,8 @@
 
 namespace wb {
 
-MpiControl::MpiControl(MPI_Comm parent, std::chrono::milliseconds timeout) : timeout_(timeout) {
-  WB_MPI_CHECK(MPI_Comm_dup(parent, &comm_));
-  WB_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
-  WB_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-  WB_MPI_CHECK(MPI_Comm_size(comm_, &size_));
-}
+MpiControl::MpiControl(MPI_Comm parent, std::chrono::milliseconds timeout)
+    : comm_(duplicate_returning_errors(parent, rank_, size_)), timeout_(timeout) {}
 
 MpiControl::~MpiControl() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);

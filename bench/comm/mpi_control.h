@@ -31,8 +31,8 @@ class MpiControl {
   std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
+  int rank_ = 0, size_ = 1;  // before comm_: its initialiser fills them
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
   std::chrono::milliseconds timeout_;
 };
 

@@ -15,6 +15,21 @@ std::string& label_storage() {
 void set_rank_label(std::string label) { label_storage() = std::move(label); }
 const std::string& rank_label() { return label_storage(); }
 
+void throw_timeout(const std::string& what, std::chrono::milliseconds timeout, const std::string& hint) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout).count());
+  throw TimeoutError(rank_label() + ": " + what + " did not complete within " + seconds + " s; " + hint);
+}
+
+MPI_Comm duplicate_returning_errors(MPI_Comm parent, int& rank, int& size) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  WB_MPI_CHECK(MPI_Comm_dup(parent, &comm));
+  WB_MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+  WB_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  WB_MPI_CHECK(MPI_Comm_size(comm, &size));
+  return comm;
+}
+
 void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
                             const std::function<std::string()>& what) {
   using Clock = std::chrono::steady_clock;
@@ -26,12 +41,8 @@ void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::millis
     WB_MPI_CHECK(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
                              MPI_STATUSES_IGNORE));
     if (done) return;
-    if (polls % kPollsPerClockRead == 0 && Clock::now() > deadline) {
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout).count());
-      throw TimeoutError(rank_label() + ": " + what() + " did not complete within " + seconds +
-                         " s; the peer rank may have died, hung or be unreachable");
-    }
+    if (polls % kPollsPerClockRead == 0 && Clock::now() > deadline)
+      throw_timeout(what(), timeout, "the peer rank may have died, hung or be unreachable");
   }
 }
 

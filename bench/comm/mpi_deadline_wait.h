@@ -15,6 +15,14 @@ namespace wb {
 void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
                             const std::function<std::string()>& what);
 
+// The TimeoutError every deadline wait throws: "<rank label>: <what> did not complete within
+// 3.0 s; <hint>". Shared by the MPI and CUDA stream waits so the wording is one.
+[[noreturn]] void throw_timeout(const std::string& what, std::chrono::milliseconds timeout,
+                                const std::string& hint);
+
+// A private duplicate of `parent` that returns errors instead of aborting, with its rank and size.
+MPI_Comm duplicate_returning_errors(MPI_Comm parent, int& rank, int& size);
+
 // "rank 2 on node-b" for messages; set once MPI is up.
 void set_rank_label(std::string label);
 const std::string& rank_label();

@@ -20,10 +20,7 @@ void wait_stream_with_deadline(cudaStream_t stream, std::chrono::milliseconds ti
     if (rc != cudaErrorNotReady) WB_CUDA_CHECK(rc);
     if (polls % 256 == 0 && Clock::now() > deadline) {
       if (on_timeout) on_timeout();
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout).count());
-      throw TimeoutError(rank_label() + ": " + what() + " did not complete within " + seconds +
-                         " s; a peer rank may have died or hung");
+      throw_timeout(what(), timeout, "a peer rank may have died or hung");
     }
   }
 }

@@ -176,16 +176,20 @@ def _signal_rank_after_rows(process, run_dir: Path, rank: int, rows_first: int, 
     return len(read_results(results))
 
 
+def _wait_or_fail(process, seconds, why):
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(why)
+    return process.stdout.read()
+
+
 def test_killed_rank_ends_the_job_and_keeps_finished_rows(tmp_path):
     process = _start_long_run(tmp_path, "10")
     rows_before = _signal_rank_after_rows(process, tmp_path, rank=1, rows_first=3, signal_number=signal.SIGKILL)
     started = time.monotonic()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail("the job did not end within 30 s of a rank being killed")
-    output = process.stdout.read()
+    output = _wait_or_fail(process, 30, "the job did not end within 30 s of a rank being killed")
     assert process.returncode != 0
     assert time.monotonic() - started < 30
     assert "Killed (signal 9)" in output, output
@@ -198,12 +202,7 @@ def test_hung_rank_times_out_with_a_message_and_an_error_row(tmp_path):
     """A stopped rank is not noticed by the launcher: the survivor's deadline ends the job."""
     process = _start_long_run(tmp_path, "3")
     rows_before = _signal_rank_after_rows(process, tmp_path, rank=1, rows_first=3, signal_number=signal.SIGSTOP)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail("rank 0 did not give up within 60 s (its timeout is 3 s)")
-    output = process.stdout.read()
+    output = _wait_or_fail(process, 60, "rank 0 did not give up within 60 s (its timeout is 3 s)")
     assert process.returncode == 2, output
     assert "rank 0 on" in output and "did not complete within 3.0 s" in output, output
     rows = read_results(tmp_path / "results.csv")
