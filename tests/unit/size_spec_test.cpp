@@ -44,6 +44,12 @@ TEST(SizeSpec, ListsKeepTheirOrder) {
 }
 
 
+TEST(SizeSpec, RangeNearTheTopOfUint64StopsInsteadOfWrapping) {
+  // 2^63 doubled wraps to 0; the range must end at 2^63, not loop or wrap.
+  EXPECT_EQ(parse_size_spec("8589934592G:17179869183G"), (Sizes{1ull << 63}));
+  EXPECT_EQ(parse_size_spec("17179869183G:17179869183G:+1G"), (Sizes{17179869183ull << 30}));
+}
+
 TEST(SizeSpec, BadSpecsSayWhatIsWrong) {
   auto message_of = [](const char* spec) {
     try {
