@@ -102,6 +102,7 @@ ResultsFile read_results_csv(const std::string& path) {
   read_header(*reader, path);
 
   ResultsFile result;
+  long last_problem_line = 0;
   std::array<std::string, kResultColumns.size()> fields;
   while (true) {
     std::string problem;
@@ -119,7 +120,8 @@ ResultsFile read_results_csv(const std::string& path) {
       problem = e.what();
     }
     fields = {};
-    result.problems.push_back(InputError(path, reader->get_file_line(), problem + "; row skipped").what());
+    last_problem_line = static_cast<long>(reader->get_file_line());
+    result.problems.push_back(InputError(path, last_problem_line, problem + "; row skipped").what());
   }
   if (cut) {
     // The last line has no line break: the writer was stopped mid-row. Whatever it parsed to,
@@ -128,8 +130,8 @@ ResultsFile read_results_csv(const std::string& path) {
     if (!result.rows.empty() && result.row_lines.back() == last_line) {
       result.rows.pop_back();
       result.row_lines.pop_back();
-    } else if (!result.problems.empty()) {
-      result.problems.pop_back();
+    } else if (!result.problems.empty() && last_problem_line == last_line) {
+      result.problems.pop_back();  // said better below
     }
     result.problems.push_back(
         InputError(path, last_line, "row is cut short (the file ends mid-line); row skipped").what());

@@ -4,7 +4,7 @@
 
 Both measure half a round trip between 2 MPI ranks. NetPIPE reports, per size, the best of its
 trials (each trial averages many round trips); wb-net reports the median over its samples (each
-sample averages a batch of round trips) and the 5th percentile. Runs alternate (NetPIPE, wb-net,
+sample averages a batch of round trips). Runs alternate (NetPIPE, wb-net,
 bare, NetPIPE, ...) so that drift on a shared machine hits all alike; the figures are medians over
 the rounds, and the ratios are medians of the per-round ratios (neighbours in time share the
 machine's state). Usage: compare_netpipe.py WB_NET_BINARY [--rounds N] [--bind]
@@ -26,9 +26,8 @@ def netpipe(size: int, workdir: Path):
                     "-o", str(out)], check=True, capture_output=True, cwd=workdir)
     fields = out.read_text().split()
     # np.out: bytes, throughput in Mbps (10^6 bits/s), time in seconds (half round trip)
-    bytes_, mbps, seconds = int(fields[0]), float(fields[1]), float(fields[2])
-    assert bytes_ == size, out.read_text()
-    return seconds * 1e6, mbps / 8 / 1000  # us, GB/s
+    assert int(fields[0]) == size, out.read_text()
+    return float(fields[2]) * 1e6
 
 
 def bare_loop(binary: str, size: int):
@@ -43,7 +42,7 @@ def wb_net(binary: str, size: int, workdir: Path):
     subprocess.run(["mpiexec", *LAUNCHER, "-n", "2", binary, "--tests", "latency", "--sizes", str(size),
                     "--run-dir", str(run_dir), "--benchmark_min_time=0.5"], check=True, capture_output=True)
     row = list(csv.DictReader((run_dir / "results.csv").open()))[-1]
-    return float(row["time_us"]), float(row["time_us_p05"]), float(row["algbw_GBps"])
+    return float(row["time_us"])
 
 
 def main():
@@ -62,8 +61,8 @@ def main():
         for name, size in SIZES.items():
             np_us, bare_us, wb_us = [], [], []
             for _ in range(args.rounds):
-                np_us.append(netpipe(size, workdir)[0])
-                wb_us.append(wb_net(args.wb_net, size, workdir)[0])
+                np_us.append(netpipe(size, workdir))
+                wb_us.append(wb_net(args.wb_net, size, workdir))
                 bare_us.append(bare_loop(str(bare), size))
             vs_np = m([w / n for w, n in zip(wb_us, np_us)])
             vs_bare = m([w / b for w, b in zip(wb_us, bare_us)])

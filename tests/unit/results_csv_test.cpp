@@ -143,6 +143,20 @@ TEST(ResultsCsv, CutInsideTheLastFieldIsStillDetected) {
   EXPECT_NE(file.problems[0].find(":2: row is cut short"), std::string::npos) << file.problems[0];
 }
 
+TEST(ResultsCsv, ACutLastRowDoesNotHideAnEarlierProblem) {
+  TempDir dir;
+  const std::string path = dir.file("results.csv");
+  { ResultsCsvWriter writer(path); writer.write(sample_row()); }
+  std::string text = read_text(path) + "net,too,few\n" + csv_line(to_fields(sample_row()));
+  text.resize(text.size() - 10);  // the last (good) row is cut; line 3 was bad on its own
+  write_text(path, text);
+  const ResultsFile file = read_results_csv(path);
+  EXPECT_EQ(file.rows.size(), 1u);
+  ASSERT_EQ(file.problems.size(), 2u);
+  EXPECT_NE(file.problems[0].find(":3: row has too few columns"), std::string::npos) << file.problems[0];
+  EXPECT_NE(file.problems[1].find(":4: row is cut short"), std::string::npos) << file.problems[1];
+}
+
 TEST(ResultsCsv, BadRowsAreNamedByLineAndTheRestIsRead) {
   TempDir dir;
   const std::string path = dir.file("results.csv");
