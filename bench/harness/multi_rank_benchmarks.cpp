@@ -113,6 +113,7 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
 
   for (int i = 0; i < options_.warmup_batches; ++i) {
     batch->prepare(next_sample_++);
+    control_.barrier();
     batch->run();
     control_.max(0.0);  // keeps the ranks in step, as the timed loop does
   }
@@ -122,6 +123,9 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(ops))) {
     const std::uint64_t sample = next_sample_++;
     batch->prepare(sample);
+    // Every rank starts the timed batch only when all have prepared: otherwise one rank's clock
+    // would include waiting for a peer still filling or verifying its buffers.
+    control_.barrier();
     const double slowest_seconds = control_.max(batch->run());
     local_errors += batch->verify(sample);
     state.SetIterationTime(slowest_seconds);

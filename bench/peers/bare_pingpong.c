@@ -1,10 +1,18 @@
 /* The plainest MPI ping-pong: MPI_Send / MPI_Recv between ranks 0 and 1, timed on rank 0 with
- * MPI_Wtime over ITERS round trips after WARMUP untimed ones. Prints the half round trip in us.
+ * MPI_Wtime over ITERS round trips after ITERS/10 untimed ones. Prints "BYTES HALF_ROUND_TRIP_US".
  * A peer for wb-net's latency test: no harness, no checks, nothing between the calls.
- * Build: mpicc -O2 bare_pingpong.c -o bare_pingpong; run: mpiexec -n 2 ./bare_pingpong BYTES ITERS */
+ *
+ * LAYOUT "one": each rank sends from and receives into one buffer (as NetPIPE-style loops do).
+ * LAYOUT "two": rank 0 sends from one buffer and receives into another, as wb-net must so that its
+ * data check can tell an echo that never arrived. Buffers are written before timing, so no page
+ * is the kernel's shared zero page (reading that is faster than reading real memory).
+ *
+ * Build: mpicc -O2 bare_pingpong.c -o bare_pingpong
+ * Run:   mpiexec -n 2 ./bare_pingpong BYTES ITERS [one|two] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -12,8 +20,12 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const long bytes = argc > 1 ? atol(argv[1]) : 8;
   const long iters = argc > 2 ? atol(argv[2]) : 10000;
+  const int two_buffers = argc > 3 && strcmp(argv[3], "two") == 0;
   const long warmup = iters / 10 + 1;
-  char* buffer = calloc((size_t)bytes + 1, 1);
+  char* send_buffer = malloc((size_t)bytes + 1);
+  char* receive_buffer = two_buffers ? malloc((size_t)bytes + 1) : send_buffer;
+  memset(send_buffer, 0x5a, (size_t)bytes + 1);
+  memset(receive_buffer, 0xa5, (size_t)bytes + 1);
   double start = 0;
   for (long i = 0; i < warmup + iters; ++i) {
     if (i == warmup) {
@@ -21,15 +33,16 @@ int main(int argc, char** argv) {
       start = MPI_Wtime();
     }
     if (rank == 0) {
-      MPI_Send(buffer, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(send_buffer, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(receive_buffer, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
-      MPI_Recv(buffer, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      MPI_Recv(send_buffer, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(send_buffer, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     }
   }
   if (rank == 0) printf("%ld %.4f\n", bytes, (MPI_Wtime() - start) / (double)iters / 2 * 1e6);
-  free(buffer);
+  if (two_buffers) free(receive_buffer);
+  free(send_buffer);
   MPI_Finalize();
   return 0;
 }

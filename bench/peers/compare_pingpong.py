@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """wb-net's ping-pong against NetPIPE (NPmpich2) and a bare MPI_Send/MPI_Recv loop
-(bare_pingpong.c) on the same machine, in alternating runs.
+(bare_pingpong.c, with one buffer per rank and with wb-net's two-buffer layout) on the same
+machine, in alternating runs.
 
-Both measure half a round trip between 2 MPI ranks. NetPIPE reports, per size, the best of its
+All three measure half a round trip between 2 MPI ranks. NetPIPE reports, per size, the best of its
 trials (each trial averages many round trips); wb-net reports the median over its samples (each
 sample averages a batch of round trips). Runs alternate (NetPIPE, wb-net,
 bare, NetPIPE, ...) so that drift on a shared machine hits all alike; the figures are medians over
 the rounds, and the ratios are medians of the per-round ratios (neighbours in time share the
-machine's state). Usage: compare_netpipe.py WB_NET_BINARY [--rounds N] [--bind]
+machine's state). Usage: compare_pingpong.py WB_NET_BINARY [--rounds N] [--bind]
 """
 import argparse
 import csv
@@ -30,9 +31,9 @@ def netpipe(size: int, workdir: Path):
     return float(fields[2]) * 1e6
 
 
-def bare_loop(binary: str, size: int):
+def bare_loop(binary: str, size: int, layout: str):
     iters = 200000 if size < 65536 else 400
-    out = subprocess.run(["mpiexec", *LAUNCHER, "-n", "2", binary, str(size), str(iters)], check=True,
+    out = subprocess.run(["mpiexec", *LAUNCHER, "-n", "2", binary, str(size), str(iters), layout], check=True,
                          capture_output=True, text=True).stdout.split()
     return float(out[1])
 
@@ -59,20 +60,22 @@ def main():
         subprocess.run(["mpicc", "-O2", str(Path(__file__).with_name("bare_pingpong.c")), "-o", str(bare)], check=True)
         m = statistics.median
         for name, size in SIZES.items():
-            np_us, bare_us, wb_us = [], [], []
+            np_us, bare_us, bare2_us, wb_us = [], [], [], []
             for _ in range(args.rounds):
                 np_us.append(netpipe(size, workdir))
                 wb_us.append(wb_net(args.wb_net, size, workdir))
-                bare_us.append(bare_loop(str(bare), size))
-            vs_np = m([w / n for w, n in zip(wb_us, np_us)])
-            vs_bare = m([w / b for w, b in zip(wb_us, bare_us)])
+                bare_us.append(bare_loop(str(bare), size, "one"))
+                bare2_us.append(bare_loop(str(bare), size, "two"))
+            ratio = lambda ours, peer: m([w / p for w, p in zip(ours, peer)])
             print(f"{name} half round trip, medians over {args.rounds} alternating rounds"
                   f"{' (ranks bound to cores)' if args.bind else ''}: NetPIPE {m(np_us):.3f} us, bare loop "
-                  f"{m(bare_us):.3f} us, wb-net {m(wb_us):.3f} us; wb-net/NetPIPE {vs_np:.3f}, "
-                  f"wb-net/bare {vs_bare:.3f} (bandwidth ratios are the inverses)")
-            print(f"  NetPIPE us: {[round(x, 3) for x in np_us]}")
-            print(f"  bare    us: {[round(x, 3) for x in bare_us]}")
-            print(f"  wb-net  us: {[round(x, 3) for x in wb_us]}")
+                  f"{m(bare_us):.3f} us (one buffer) {m(bare2_us):.3f} us (two buffers), wb-net {m(wb_us):.3f} us; "
+                  f"wb-net/NetPIPE {ratio(wb_us, np_us):.3f}, wb-net/bare-one {ratio(wb_us, bare_us):.3f}, "
+                  f"wb-net/bare-two {ratio(wb_us, bare2_us):.3f} (bandwidth ratios are the inverses)")
+            print(f"  NetPIPE   us: {[round(x, 3) for x in np_us]}")
+            print(f"  bare-one  us: {[round(x, 3) for x in bare_us]}")
+            print(f"  bare-two  us: {[round(x, 3) for x in bare2_us]}")
+            print(f"  wb-net    us: {[round(x, 3) for x in wb_us]}")
 
 
 if __name__ == "__main__":
