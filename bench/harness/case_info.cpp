@@ -3,7 +3,7 @@
 namespace wb {
 
 ResultRow measured_row(const CaseInfo& info, double median_us, double p05_us, double p95_us,
-                       std::uint64_t ops, std::uint64_t errors) {
+                       std::uint64_t ops, std::optional<std::uint64_t> errors) {
   ResultRow row = info.row;
   row.iters = ops;
   row.time_us = median_us;

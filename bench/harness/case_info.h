@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/result_row.h"
@@ -18,6 +19,6 @@ struct CaseInfo {
 
 // The result row of a measured case from its per-operation time statistics.
 ResultRow measured_row(const CaseInfo& info, double median_us, double p05_us, double p95_us,
-                       std::uint64_t ops, std::uint64_t errors);
+                       std::uint64_t ops, std::optional<std::uint64_t> errors);
 
 }  // namespace wb

@@ -51,7 +51,7 @@ std::array<std::string, kResultColumns.size()> to_fields(const ResultRow& row) {
           number_text(row.time_us_p95),
           number_text(row.algbw_GBps),
           number_text(row.busbw_GBps),
-          std::to_string(row.errors),
+          row.errors ? std::to_string(*row.errors) : std::string(),
           row.extra,
           std::string(to_string(row.status)),
           row.reason};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,7 +33,8 @@ struct ResultRow {
   double time_us = kNotMeasured;  // median time of one operation, slowest rank
   double time_us_p05 = kNotMeasured, time_us_p95 = kNotMeasured;
   double algbw_GBps = kNotMeasured, busbw_GBps = kNotMeasured;  // 10^9 bytes/s
-  std::uint64_t errors = 0;  // wrong elements found by the data check
+  // Wrong elements found by the data check; empty when the data was not checked (--check 0).
+  std::optional<std::uint64_t> errors = 0;
   std::string extra;         // key=value;key=value details (batch, window, samples...)
   RowStatus status = RowStatus::kOk;
   std::string reason;        // why SKIP or ERROR

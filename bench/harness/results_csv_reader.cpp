@@ -73,7 +73,7 @@ ResultRow row_from_fields(const std::array<std::string, kResultColumns.size()>& 
   row.time_us_p95 = parse_optional_double(f[15], "time_us_p95");
   row.algbw_GBps = parse_optional_double(f[16], "algbw_GBps");
   row.busbw_GBps = parse_optional_double(f[17], "busbw_GBps");
-  row.errors = parse_number<std::uint64_t>(f[18], "errors");
+  row.errors = f[18].empty() ? std::nullopt : std::optional(parse_number<std::uint64_t>(f[18], "errors"));
   row.extra = f[19];
   row.status = parse_row_status(f[20]);
   row.reason = f[21];

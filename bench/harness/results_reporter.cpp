@@ -1,5 +1,7 @@
 #include "harness/results_reporter.h"
 
+#include <cmath>
+
 namespace wb {
 namespace {
 
@@ -31,10 +33,11 @@ void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
       row.status = RowStatus::kError;
       row.reason = run.error_message;
     } else {
+      const double errors = counter_or_nan(run, counter::kErrors);  // absent: data not checked
       row = measured_row(info, counter_or_nan(run, counter::kMedianUs), counter_or_nan(run, counter::kP05Us),
                          counter_or_nan(run, counter::kP95Us),
                          static_cast<std::uint64_t>(counter_or_nan(run, counter::kOps)),
-                         static_cast<std::uint64_t>(counter_or_nan(run, counter::kErrors)));
+                         std::isnan(errors) ? std::nullopt : std::optional(static_cast<std::uint64_t>(errors)));
     }
     if (run.repetitions > 1) {
       row.extra += (row.extra.empty() ? "" : ";") + std::string("repetition=") +

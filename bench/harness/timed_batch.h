@@ -19,6 +19,9 @@ class TimedBatch {
   virtual double run() = 0;
   // Wrong elements this rank received in the last batch.
   virtual std::uint64_t verify(std::uint64_t sample) = 0;
+  // False when the batch was told not to check its data: the row then says "not checked"
+  // (an empty errors field), never "0 errors".
+  virtual bool checks_data() const { return true; }
 };
 
 }  // namespace wb

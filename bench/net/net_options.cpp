@@ -50,9 +50,14 @@ NetOptions parse_net_options(CommandLine& args) {
       throw UsageError("--link-class: '" + *link + "' is not one of nvlink, pcie, c2c, ib, roce, eth, shm, host");
     options.link_class = *link;
   }
+  if (auto check = args.take("check")) {
+    if (*check != "0" && *check != "1") throw UsageError("--check: '" + *check + "' is not 0 or 1");
+    options.check = *check == "1";
+  }
   if (auto fault = args.take("inject-fault")) {
     if (*fault != "corrupt") throw UsageError("--inject-fault: '" + *fault + "' is not corrupt");
     options.corrupt_received = true;
+    if (!options.check) throw UsageError("--inject-fault corrupt needs the data check (--check 1)");
   }
   options.harness = take_harness_options(args);
   args.expect_all_taken();

@@ -19,6 +19,7 @@ struct NetOptions {
   PairMode pairs = PairMode::kFirst;         // --pairs first|ring|all
   std::vector<std::string> backends;         // --backend mpi|mpi-cuda|nccl|all
   std::optional<std::string> link_class;     // --link-class for pairs across nodes
+  bool check = true;                         // --check 0|1
   bool corrupt_received = false;             // --inject-fault corrupt
   HarnessOptions harness;
 };
@@ -33,6 +34,8 @@ inline constexpr const char* kNetUsage =
     "  --run-dir DIR        where results.csv and meta.json go (default .)\n"
     "  --timeout SECONDS    longest any wait may take before the run is aborted (default 60)\n"
     "  --warmup N           untimed batches before each measurement (default 2)\n"
+    "  --check 0|1          verify every received byte (default 1); 0 leaves errors empty and lets\n"
+    "                       ping-pong use one buffer per rank, like NetPIPE\n"
     "  --inject-fault corrupt   flip one received byte per batch (tests the data check)\n"
     "Google Benchmark's --benchmark_filter, --benchmark_repetitions, --benchmark_min_time,\n"
     "--benchmark_out and --benchmark_format work as usual; only rank 0 prints and writes.\n";

@@ -31,8 +31,10 @@ class P2pBatch final : public TimedBatch {
 
   std::uint64_t ops_per_batch() const override { return wb::ops_per_batch(config_.pattern, config_.shape); }
 
+  bool checks_data() const override { return config_.check; }
+
   void prepare(std::uint64_t sample) override {
-    if (role_ == Role::kIdle) return;
+    if (role_ == Role::kIdle || !config_.check) return;
     buffers_->fill_send(sample);
     buffers_->poison_receive(sample);
   }
@@ -48,7 +50,7 @@ class P2pBatch final : public TimedBatch {
   }
 
   std::uint64_t verify(std::uint64_t sample) override {
-    if (!receives_data()) return 0;
+    if (!receives_data() || !config_.check) return 0;
     if (config_.corrupt_received && role_ == Role::kResponder) buffers_->corrupt_one_received_byte();
     return buffers_->count_wrong_received(sample);
   }
@@ -63,7 +65,8 @@ class P2pBatch final : public TimedBatch {
   // The responder echoes what it received, so the initiator's buffer proves both directions.
   double ping_pong() {
     const std::uint64_t n = buffers_->bytes();
-    void* received = buffers_->receive_slot(0);
+    const bool one_buffer = !config_.check && role_ == Role::kInitiator;
+    void* received = one_buffer ? buffers_->send_buffer() : buffers_->receive_slot(0);
     const auto start = Clock::now();
     for (std::size_t r = 0; r < config_.shape.rounds; ++r) {
       if (role_ == Role::kInitiator) {

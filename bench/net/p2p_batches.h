@@ -36,6 +36,10 @@ struct P2pBatchConfig {
   P2pPattern pattern = P2pPattern::kPingPong;
   RankPair pair{0, 1};
   BatchShape shape;
+  // --check 0: no fill, poison or verify, and the ping-pong initiator receives into the buffer it
+  // sends from (one buffer per rank, as NetPIPE and plain MPI loops do). With the check on it
+  // needs a second buffer, or an echo that never arrived would go unnoticed.
+  bool check = true;
   bool corrupt_received = false;  // --inject-fault corrupt: proves the data check works
 };
 

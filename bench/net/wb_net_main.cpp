@@ -140,12 +140,14 @@ class NetRun {
     config.pattern = pattern;
     config.pair = pair;
     config.shape = batch_shape(pattern, bytes);
+    config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
 
     CaseInfo info;
     info.row = describe_pair(backend, pattern, pair, where_);
     info.row.bytes = bytes;
-    info.row.extra = "window=" + std::to_string(config.shape.window) + ";rounds=" + std::to_string(config.shape.rounds);
+    info.row.extra = "window=" + std::to_string(config.shape.window) + ";rounds=" + std::to_string(config.shape.rounds) +
+                     (config.check ? "" : ";check=off");
     info.bytes_per_op = bytes_per_op(pattern, bytes);
     info.busbw_factor = 1.0;  // point-to-point: bus bandwidth is the link's own
     info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/rank" + std::to_string(pair.initiator) +

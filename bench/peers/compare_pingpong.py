@@ -38,10 +38,11 @@ def bare_loop(binary: str, size: int, layout: str):
     return float(out[1])
 
 
-def wb_net(binary: str, size: int, workdir: Path):
+def wb_net(binary: str, size: int, workdir: Path, check: str):
     run_dir = workdir / "wb"
     subprocess.run(["mpiexec", *LAUNCHER, "-n", "2", binary, "--tests", "latency", "--sizes", str(size),
-                    "--run-dir", str(run_dir), "--benchmark_min_time=0.5"], check=True, capture_output=True)
+                    "--check", check, "--run-dir", str(run_dir), "--benchmark_min_time=0.5"], check=True,
+                   capture_output=True)
     row = list(csv.DictReader((run_dir / "results.csv").open()))[-1]
     return float(row["time_us"])
 
@@ -60,22 +61,26 @@ def main():
         subprocess.run(["mpicc", "-O2", str(Path(__file__).with_name("bare_pingpong.c")), "-o", str(bare)], check=True)
         m = statistics.median
         for name, size in SIZES.items():
-            np_us, bare_us, bare2_us, wb_us = [], [], [], []
+            np_us, bare_us, bare2_us, wb_us, wb0_us = [], [], [], [], []
             for _ in range(args.rounds):
                 np_us.append(netpipe(size, workdir))
-                wb_us.append(wb_net(args.wb_net, size, workdir))
+                wb_us.append(wb_net(args.wb_net, size, workdir, "1"))
+                wb0_us.append(wb_net(args.wb_net, size, workdir, "0"))
                 bare_us.append(bare_loop(str(bare), size, "one"))
                 bare2_us.append(bare_loop(str(bare), size, "two"))
             ratio = lambda ours, peer: m([w / p for w, p in zip(ours, peer)])
             print(f"{name} half round trip, medians over {args.rounds} alternating rounds"
                   f"{' (ranks bound to cores)' if args.bind else ''}: NetPIPE {m(np_us):.3f} us, bare loop "
-                  f"{m(bare_us):.3f} us (one buffer) {m(bare2_us):.3f} us (two buffers), wb-net {m(wb_us):.3f} us; "
-                  f"wb-net/NetPIPE {ratio(wb_us, np_us):.3f}, wb-net/bare-one {ratio(wb_us, bare_us):.3f}, "
-                  f"wb-net/bare-two {ratio(wb_us, bare2_us):.3f} (bandwidth ratios are the inverses)")
+                  f"{m(bare_us):.3f} us (one buffer) {m(bare2_us):.3f} us (two buffers), wb-net {m(wb_us):.3f} us "
+                  f"(checked, two buffers) {m(wb0_us):.3f} us (--check 0, one buffer); "
+                  f"checked: /NetPIPE {ratio(wb_us, np_us):.3f}, /bare-two {ratio(wb_us, bare2_us):.3f}; "
+                  f"--check 0: /NetPIPE {ratio(wb0_us, np_us):.3f}, /bare-one {ratio(wb0_us, bare_us):.3f} "
+                  f"(bandwidth ratios are the inverses)")
             print(f"  NetPIPE   us: {[round(x, 3) for x in np_us]}")
             print(f"  bare-one  us: {[round(x, 3) for x in bare_us]}")
             print(f"  bare-two  us: {[round(x, 3) for x in bare2_us]}")
             print(f"  wb-net    us: {[round(x, 3) for x in wb_us]}")
+            print(f"  wb-net -c0 us: {[round(x, 3) for x in wb0_us]}")
 
 
 if __name__ == "__main__":

@@ -116,6 +116,17 @@ def test_corrupted_data_is_counted_and_fails_the_run(tmp_path):
     assert rows and all(int(r["errors"]) > 0 for r in rows)
 
 
+def test_unchecked_runs_say_so_instead_of_claiming_zero_errors(tmp_path):
+    result = run_mpi(2, "wb-net", ["--sizes", "8,64K", "--check", "0", "--run-dir", str(tmp_path), *FAST])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert len(rows) == 2 + 2 + 2
+    for row in rows:
+        assert row["status"] == "OK" and float(row["time_us"]) > 0
+        assert row["errors"] == "", row  # not checked: no claim either way
+        assert "check=off" in row["extra"]
+
+
 def test_device_backends_write_skip_rows_without_a_gpu(tmp_path):
     result = run_mpi(2, "wb-net", ["--sizes", "8", "--backend", "all", "--run-dir", str(tmp_path), *FAST])
     assert result.returncode == 0, result.stderr

@@ -43,6 +43,8 @@ TEST(NetOptions, Defaults) {
   EXPECT_EQ(options.backends, std::vector<std::string>{"mpi"});
   EXPECT_EQ(options.harness.run_dir, ".");
   EXPECT_EQ(options.harness.timeout.count(), 60000);
+  EXPECT_TRUE(options.check);
+  EXPECT_FALSE(parse({"--check", "0"}).check);
 }
 
 TEST(NetOptions, BothSpellingsAndBenchmarkFlagsPassThrough) {
@@ -75,6 +77,8 @@ TEST(NetOptions, BadArgumentsSayWhatIsWrong) {
   EXPECT_NE(usage_error({"--frobnicate"}).find("unknown option --frobnicate"), std::string::npos);
   EXPECT_NE(usage_error({"stray"}).find("unexpected argument 'stray'"), std::string::npos);
   EXPECT_NE(usage_error({"--inject-fault=melt"}).find("not corrupt"), std::string::npos);
+  EXPECT_NE(usage_error({"--check=2"}).find("'2' is not 0 or 1"), std::string::npos);
+  EXPECT_NE(usage_error({"--check=0", "--inject-fault=corrupt"}).find("needs the data check"), std::string::npos);
 }
 
 }  // namespace

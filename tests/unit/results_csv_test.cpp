@@ -72,7 +72,20 @@ TEST(ResultsCsv, RoundTripKeepsEveryField) {
   EXPECT_EQ(file.rows[1].status, RowStatus::kSkip);
   EXPECT_EQ(file.rows[1].reason, "no CUDA device visible");
   EXPECT_TRUE(std::isnan(file.rows[1].time_us));
+  EXPECT_EQ(file.rows[1].errors, std::optional<std::uint64_t>(3));
   EXPECT_EQ(file.row_lines[1], 3);
+}
+
+TEST(ResultsCsv, UncheckedDataIsAnEmptyErrorsFieldNotZero) {
+  TempDir dir;
+  const std::string path = dir.file("results.csv");
+  ResultRow unchecked = sample_row();
+  unchecked.errors = std::nullopt;
+  { ResultsCsvWriter(path).write(unchecked); }
+  EXPECT_NE(read_text(path).find(",8.1879,8.1879,,"), std::string::npos) << read_text(path);
+  const ResultsFile file = read_results_csv(path);
+  ASSERT_EQ(file.rows.size(), 1u);
+  EXPECT_FALSE(file.rows[0].errors.has_value());
 }
 
 TEST(ResultsCsv, HeaderStartsWithTheMinimumSchemaInOrder) {
