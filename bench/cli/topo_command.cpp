@@ -1,0 +1,85 @@
+#include "cli/topo_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "harness/errors.h"
+#include "topology/ceilings.h"
+#include "topology/live_discovery.h"
+#include "topology/topology_report.h"
+
+namespace wb {
+namespace {
+
+std::string plot_script() {
+  if (const char* dir = std::getenv("WB_REPORTS_DIR"); dir != nullptr && *dir != '\0')
+    return std::string(dir) + "/plots/topology_png.py";
+  return WB_SOURCE_REPORTS_DIR "/plots/topology_png.py";
+}
+
+// Draws with the Python plotting code: JSON on its standard input, the PNG path as argument.
+int draw_png(const nlohmann::json& doc, const std::string& png) {
+  const std::string command = "python3 '" + plot_script() + "' '" + png + "'";
+  FILE* pipe = popen(command.c_str(), "w");
+  if (pipe == nullptr) {
+    std::fprintf(stderr, "error: cannot start %s\n", command.c_str());
+    return kExitInfrastructure;
+  }
+  const std::string text = doc.dump();
+  std::fwrite(text.data(), 1, text.size(), pipe);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    std::fprintf(stderr, "error: drawing %s failed (%s exited with %d)\n", png.c_str(), plot_script().c_str(), status);
+    return kExitInfrastructure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_topo_command(CommandLine& args) {
+  const bool as_json = args.take_flag("json");
+  const auto png = args.take("png");
+  const auto matrix_file = args.take("nvidia-smi-topo");
+  const auto nccl_file = args.take("nccl-log");
+  const auto hostname = args.take("hostname");
+  const auto ceilings_file = args.take("ceilings");
+  DerivationOptions options;
+  options.nvlink_generation = args.take("nvlink-generation");
+  args.expect_all_taken();
+  if (options.nvlink_generation && *options.nvlink_generation != "2" && *options.nvlink_generation != "3" &&
+      *options.nvlink_generation != "4" && *options.nvlink_generation != "5" && *options.nvlink_generation != "ga102")
+    throw UsageError("--nvlink-generation: '" + *options.nvlink_generation + "' is not 2, 3, 4, 5 or ga102");
+
+  const CeilingsDb ceilings = CeilingsDb::read(ceilings_file.value_or(default_suites_dir() + "/ceilings.csv"));
+  NodeReport report;
+  std::optional<TopoMatrix> matrix;
+  if (matrix_file) {
+    matrix = read_nvidia_smi_topo(*matrix_file);
+    report.node = topology_from_matrix(*matrix, hostname.value_or(std::filesystem::path(*matrix_file).stem().string()));
+    report.node.sources.push_back("nvidia-smi topo -m (" + *matrix_file + ")");
+  } else {
+    report.node = discover_node();
+    if (hostname) report.node.hostname = *hostname;
+    if (report.node.matrix) matrix = report.node.matrix;
+  }
+  report.links = derive_links(report.node, ceilings, options);
+
+  std::optional<NcclReport> nccl;
+  if (nccl_file) {
+    NcclReport n{*nccl_file, read_nccl_log(*nccl_file), {}};
+    n.misconfigurations = nccl_misconfigurations(n.log, matrix ? &*matrix : nullptr, *nccl_file);
+    nccl = std::move(n);
+  }
+
+  const std::vector<NodeReport> nodes = {report};
+  const nlohmann::json doc = topology_json(nodes, nccl);
+  if (as_json) std::cout << doc.dump(2) << "\n";
+  else std::cout << topology_table(nodes, nccl);
+  std::cout.flush();
+  return png ? draw_png(doc, *png) : kExitOk;
+}
+
+}  // namespace wb

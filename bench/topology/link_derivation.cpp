@@ -1,0 +1,270 @@
+#include "topology/link_derivation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <regex>
+
+namespace wb {
+namespace {
+
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+std::string gpu_label(int index) { return "gpu" + std::to_string(index); }
+
+// The per-direction ceiling of a PCIe link as trained, or nullopt with the reason in `why`.
+std::optional<double> pcie_ceiling(const PcieLinkState& link, const CeilingsDb& db, std::string& why,
+                                   const CeilingEntry** entry) {
+  if (!link.known()) {
+    why = "PCIe generation and width unknown";
+    return std::nullopt;
+  }
+  const auto generation = pcie_generation(*link.current_gts);
+  *entry = generation ? db.find("pcie", "gen" + std::to_string(*generation)) : nullptr;
+  if (*entry == nullptr || !(*entry)->rate_GBps_per_unit) {
+    why = "no ceiling for PCIe at " + number_text(*link.current_gts) + " GT/s in " + db.path();
+    return std::nullopt;
+  }
+  const double ceiling = *(*entry)->rate_GBps_per_unit * *link.current_width;
+  why = "PCIe Gen" + std::to_string(*generation) + " x" + std::to_string(*link.current_width) + " = " +
+        std::to_string(*link.current_width) + " x " + number_text(*(*entry)->rate_GBps_per_unit) + " GB/s";
+  return ceiling;
+}
+
+std::vector<std::string> pcie_degradation(const std::string& who, const PcieLinkState& link) {
+  if (!link.below_max()) return {};
+  auto gen = [](std::optional<double> gts) {
+    const auto g = gts ? pcie_generation(*gts) : std::nullopt;
+    return g ? "Gen" + std::to_string(*g) : std::string("?");
+  };
+  return {who + " PCIe trained at " + gen(link.current_gts) + " x" + std::to_string(link.current_width.value_or(0)) +
+          ", capable of " + gen(link.max_gts) + " x" + std::to_string(link.max_width.value_or(0))};
+}
+
+void apply_entry(DerivedLink& link, const CeilingEntry* entry) {
+  if (entry == nullptr) return;
+  link.healthy_fraction = entry->healthy_fraction;
+  link.source = entry->source;
+}
+
+struct PortCeiling {
+  std::string link_class;
+  std::optional<double> ceiling;
+  std::string reason;
+  const CeilingEntry* entry = nullptr;
+  std::vector<std::string> degraded;
+};
+
+PortCeiling port_ceiling(const NicPort& nic, const CeilingsDb& db) {
+  PortCeiling out;
+  const bool ethernet = nic.link_layer == "Ethernet";
+  const bool infiniband = nic.link_layer == "InfiniBand";
+  out.link_class = infiniband ? "ib" : (ethernet && !nic.rate_text.empty() ? "roce" : "eth");
+  // IB ports say ACTIVE when up; Ethernet interfaces without an HCA give their operstate, "up".
+  const bool hca_port = !nic.rate_text.empty();
+  const std::string healthy_state = hca_port ? "ACTIVE" : "up";
+  if (!nic.state.empty() && nic.state != healthy_state)
+    out.degraded.push_back(nic.name + (hca_port ? " port " + std::to_string(nic.port) : std::string()) + " is " +
+                           nic.state + ", not " + healthy_state);
+  const auto rate = parse_port_rate(nic.rate_text);
+  if (infiniband && rate && !rate->generation.empty()) {
+    out.entry = db.find("ib", rate->generation);
+    if (out.entry != nullptr && out.entry->rate_GBps_per_unit) {
+      // A port runs 4 lanes; a narrower one gets its share of the generation's port rate.
+      const int width = rate->width > 0 ? rate->width : 4;
+      out.ceiling = *out.entry->rate_GBps_per_unit * width / 4.0;
+      out.reason = "IB " + nic.rate_text + ": " + (width == 4 ? "" : std::to_string(width) + "/4 x ") +
+                   number_text(*out.entry->rate_GBps_per_unit) + " GB/s per " + out.entry->unit;
+    }
+    if (rate->width > 0 && rate->width < 4)
+      out.degraded.push_back(nic.name + " port runs " + std::to_string(rate->width) + "X, not 4X (" + nic.rate_text + ")");
+    return out;
+  }
+  const std::optional<double> gbps = rate ? std::optional(rate->gbps) : nic.rate_gbps;
+  out.entry = db.find(out.link_class, "any");
+  if (gbps && out.entry != nullptr && out.entry->rate_GBps_per_unit) {
+    out.ceiling = *gbps * *out.entry->rate_GBps_per_unit;
+    out.reason = out.link_class + " " + number_text(*gbps) + " Gb/s x " + number_text(*out.entry->rate_GBps_per_unit) +
+                 " GB/s per Gb/s";
+  } else {
+    out.reason = nic.name + ": port rate unknown";
+  }
+  return out;
+}
+
+const GpuDevice* gpu_by_index(const NodeTopology& node, int index) {
+  for (const auto& g : node.gpus)
+    if (g.index == index) return &g;
+  return nullptr;
+}
+
+DerivedLink nvlink_pair(const GpuDevice& a, const GpuDevice& b, int links, std::optional<int> possible,
+                        const CeilingsDb& db, const DerivationOptions& options) {
+  DerivedLink link{gpu_label(a.index), gpu_label(b.index), "nvlink", std::nullopt, "", "NV" + std::to_string(links), {}, "", {}};
+  std::optional<std::string> generation = nvlink_generation_of(a.name);
+  std::string assumed;
+  if (!generation) generation = options.nvlink_generation;
+  if (!generation) {
+    // Saved text names no GPU model: infer from the bundle width where it is typical.
+    // NV18 is H100/H200 (NVLink 4) or B200 (NVLink 5): say so, --nvlink-generation settles it.
+    if (links == 18) generation = "4", assumed = ", assumed: GPU model unknown, NV18 taken as H100/H200";
+    else if (links == 12) generation = "3", assumed = ", assumed from NV12: A100";
+    else if (links <= 6) generation = "2", assumed = ", assumed from NV" + std::to_string(links) + ": V100";
+  }
+  const CeilingEntry* entry = generation ? db.find("nvlink", *generation) : nullptr;
+  if (entry != nullptr && entry->rate_GBps_per_unit) {
+    link.ceiling_GBps = links * *entry->rate_GBps_per_unit;
+    link.reason = "NV" + std::to_string(links) + " x " + number_text(*entry->rate_GBps_per_unit) + " GB/s (NVLink " +
+                  *generation + assumed + ")";
+    apply_entry(link, entry);
+  } else {
+    link.reason = "NV" + std::to_string(links) + ": NVLink generation unknown (name the GPU model)";
+  }
+  if (possible && *possible > links)
+    link.degraded.push_back(std::to_string(*possible - links) + " of " + std::to_string(*possible) + " NVLinks down");
+  for (const GpuDevice* gpu : {&a, &b})
+    if (gpu->nvlinks_up && gpu->nvlinks_total && *gpu->nvlinks_up < *gpu->nvlinks_total)
+      link.degraded.push_back(gpu_label(gpu->index) + " has " + std::to_string(*gpu->nvlinks_total - *gpu->nvlinks_up) +
+                              " of " + std::to_string(*gpu->nvlinks_total) + " NVLinks inactive");
+  return link;
+}
+
+}  // namespace
+
+std::optional<std::string> nvlink_generation_of(const std::string& gpu_name) {
+  const std::string name = lower(gpu_name);
+  if (name.empty()) return std::nullopt;
+  for (const char* model : {"b200", "b100", "gb200", "b300", "gb300"})
+    if (name.find(model) != std::string::npos) return "5";
+  for (const char* model : {"h100", "h200", "h800", "gh200", "h20"})
+    if (name.find(model) != std::string::npos) return "4";
+  for (const char* model : {"a100", "a800"})
+    if (name.find(model) != std::string::npos) return "3";
+  if (name.find("v100") != std::string::npos) return "2";
+  for (const char* model : {"3090", "a6000", "a40"})
+    if (name.find(model) != std::string::npos) return "ga102";
+  return std::nullopt;
+}
+
+std::optional<PortRate> parse_port_rate(const std::string& text) {
+  static const std::regex rate(R"(^\s*([0-9.]+)\s*Gb/sec(?:\s*\((\d+)X\s*([A-Za-z]+)?\))?)");
+  std::smatch m;
+  if (!std::regex_search(text, m, rate)) return std::nullopt;
+  PortRate out;
+  out.gbps = std::stod(m[1]);
+  if (m[2].matched) out.width = std::stoi(m[2]);
+  if (m[3].matched) out.generation = lower(m[3]);
+  return out;
+}
+
+std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb& db, const DerivationOptions& options) {
+  std::vector<DerivedLink> links;
+
+  // GPU pairs.
+  for (std::size_t i = 0; i < node.gpus.size(); ++i) {
+    for (std::size_t j = i + 1; j < node.gpus.size(); ++j) {
+      const GpuDevice& a = node.gpus[i];
+      const GpuDevice& b = node.gpus[j];
+      std::optional<TopoCell> cell;
+      if (node.matrix) {
+        std::optional<std::size_t> ma, mb;
+        for (std::size_t k : node.matrix->gpu_indices()) {
+          if (node.matrix->devices[k].index == a.index) ma = k;
+          if (node.matrix->devices[k].index == b.index) mb = k;
+        }
+        if (ma && mb) cell = node.matrix->at(*ma, *mb);
+      }
+      int nvlinks = cell && cell->kind == PathKind::kNvlink ? cell->nvlinks : 0;
+      std::optional<int> possible;
+      for (const auto& bundle : node.nvlinks)
+        if ((bundle.gpu_a == a.index && bundle.gpu_b == b.index) || (bundle.gpu_a == b.index && bundle.gpu_b == a.index)) {
+          nvlinks = bundle.links;
+          possible = bundle.links_possible;
+        }
+      if (nvlinks > 0) {
+        links.push_back(nvlink_pair(a, b, nvlinks, possible, db, options));
+        continue;
+      }
+      DerivedLink link{gpu_label(a.index), gpu_label(b.index), "pcie", std::nullopt, "", cell ? cell->text() : "", {}, "", {}};
+      std::string why_a, why_b;
+      const CeilingEntry* entry_a = nullptr;
+      const CeilingEntry* entry_b = nullptr;
+      const auto ca = pcie_ceiling(a.pcie, db, why_a, &entry_a);
+      const auto cb = pcie_ceiling(b.pcie, db, why_b, &entry_b);
+      if (ca && cb) {
+        link.ceiling_GBps = std::min(*ca, *cb);
+        link.reason = "slower of the two GPUs' links: " + (*ca <= *cb ? why_a : why_b);
+        apply_entry(link, *ca <= *cb ? entry_a : entry_b);
+      } else {
+        link.reason = "peer traffic over PCIe" + (cell ? " (" + cell->text() + ")" : std::string()) + "; " +
+                      (ca ? why_b : why_a);
+      }
+      links.push_back(link);
+    }
+  }
+
+  // GPU to host.
+  for (const auto& gpu : node.gpus) {
+    DerivedLink link{gpu_label(gpu.index), "host", "pcie", std::nullopt, "", "", {}, "", {}};
+    const CeilingEntry* entry = nullptr;
+    link.ceiling_GBps = pcie_ceiling(gpu.pcie, db, link.reason, &entry);
+    apply_entry(link, entry);
+    link.degraded = pcie_degradation(gpu_label(gpu.index), gpu.pcie);
+    links.push_back(link);
+  }
+
+  // GPU to NIC: the matrix distance; the ceiling is the slowest of GPU PCIe, NIC PCIe and port.
+  if (node.matrix) {
+    for (std::size_t g : node.matrix->gpu_indices()) {
+      const GpuDevice* gpu = gpu_by_index(node, node.matrix->devices[g].index);
+      for (std::size_t n : node.matrix->nic_indices()) {
+        const std::string& nic_name = node.matrix->devices[n].name;
+        const NicPort* nic = nullptr;
+        for (const auto& candidate : node.nics)
+          if (candidate.name == nic_name) nic = &candidate;
+        DerivedLink link{gpu_label(node.matrix->devices[g].index), nic_name, "pcie", std::nullopt, "",
+                         node.matrix->at(g, n).text(), {}, "", {}};
+        std::vector<std::pair<double, std::string>> limits;
+        std::string why;
+        const CeilingEntry* entry = nullptr;
+        if (gpu != nullptr)
+          if (auto c = pcie_ceiling(gpu->pcie, db, why, &entry)) limits.emplace_back(*c, "GPU " + why);
+        if (nic != nullptr) {
+          if (auto c = pcie_ceiling(nic->pcie, db, why, &entry)) limits.emplace_back(*c, "NIC " + why);
+          const PortCeiling port = port_ceiling(*nic, db);
+          if (port.ceiling) limits.emplace_back(*port.ceiling, "port " + port.reason);
+        }
+        if (!limits.empty()) {
+          const auto slowest = *std::min_element(limits.begin(), limits.end());
+          link.ceiling_GBps = slowest.first;
+          link.reason = node.matrix->at(g, n).text() + ", limited by " + slowest.second;
+        } else {
+          link.reason = node.matrix->at(g, n).text() + " path; PCIe and port rates unknown";
+        }
+        links.push_back(link);
+      }
+    }
+  }
+
+  // Each NIC port to the network.
+  for (const auto& nic : node.nics) {
+    if (nic.link_layer.empty() && nic.rate_text.empty() && !nic.rate_gbps) continue;  // known by name only
+    const PortCeiling port = port_ceiling(nic, db);
+    DerivedLink link{nic.name, "network", port.link_class, port.ceiling, port.reason, "", {}, "", port.degraded};
+    apply_entry(link, port.entry);
+    for (const auto& d : pcie_degradation(nic.name, nic.pcie)) link.degraded.push_back(d);
+    links.push_back(link);
+  }
+  return links;
+}
+
+}  // namespace wb

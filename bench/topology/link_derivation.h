@@ -1,0 +1,47 @@
+// Every path the benchmarks measure, with its link class, its ceiling and the reason:
+// GPU pairs (NVLink bundles or PCIe), GPU to host (its PCIe link), GPU to NIC (the nvidia-smi
+// distance, limited by the slower of the two PCIe links and the port), and each NIC's port to the
+// network. Degraded links are flagged: PCIe trained below its maximum, NVLink links down, an IB
+// port not ACTIVE or narrower than 4X.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/ceilings.h"
+#include "topology/node_topology.h"
+
+namespace wb {
+
+struct DerivedLink {
+  std::string a, b;                  // gpu0, gpu3, host, mlx5_0, network
+  std::string link_class;            // nvlink, pcie, ib, roce, eth
+  std::optional<double> ceiling_GBps;  // per direction; empty when it cannot be known
+  std::string reason;                // "NV18 x 25 GB/s (NVLink 4)"
+  std::string distance;              // nvidia-smi's cell for the pair, when known
+  std::optional<double> healthy_fraction;
+  std::string source;                // the ceilings.csv row the rate came from
+  std::vector<std::string> degraded;  // why the link is below what it should be
+};
+
+struct DerivationOptions {
+  // NVLink generation of every GPU when their names are unknown (saved text): "4", "5", ...
+  std::optional<std::string> nvlink_generation;
+};
+
+// The NVLink generation a GPU name implies (H100 -> 4, A100 -> 3, B200 -> 5, RTX 3090 -> ga102).
+std::optional<std::string> nvlink_generation_of(const std::string& gpu_name);
+
+// A port rate text from sysfs ("400 Gb/sec (4X NDR)") as Gb/s, IB generation and width.
+struct PortRate {
+  double gbps = 0;
+  std::string generation;  // edr, hdr, ndr, xdr; empty when the text names none
+  int width = 0;           // 4 of "4X"; 0 when unknown
+};
+std::optional<PortRate> parse_port_rate(const std::string& text);
+
+std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb& ceilings,
+                                      const DerivationOptions& options = {});
+
+}  // namespace wb

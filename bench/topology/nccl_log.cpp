@@ -1,0 +1,175 @@
+#include "topology/nccl_log.h"
+
+#include <charconv>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "harness/errors.h"
+#include "topology/text_input.h"
+
+namespace wb {
+namespace {
+
+int to_int(const std::string& text) {
+  int value = -1;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+NcclTransport transport_of(const std::string& via, bool& gdrdma, int& net_device) {
+  gdrdma = via.find("/GDRDMA") != std::string::npos;
+  static const std::regex net(R"(^NET/([A-Za-z]+)/(\d+))");
+  std::smatch m;
+  if (via.starts_with("P2P")) return NcclTransport::kP2p;
+  if (via.starts_with("SHM")) return NcclTransport::kShm;
+  if (std::regex_search(via, m, net)) {
+    net_device = to_int(m[2]);
+    if (m[1] == "IB") return NcclTransport::kNetIb;
+    if (m[1] == "Socket") return NcclTransport::kNetSocket;
+  }
+  return NcclTransport::kNetOther;
+}
+
+// The matrix cell between the two GPUs of a channel line, when the topology knows both (the new
+// format's brackets hold CUDA device indices; the old one's hold bus ids, which it cannot map).
+std::optional<TopoCell> gpu_pair_cell(const TopoMatrix* topology, const NcclChannelLine& c) {
+  if (topology == nullptr || c.old_format) return std::nullopt;
+  const int a = to_int(c.src_id), b = to_int(c.dst_id);
+  std::optional<std::size_t> ga, gb;
+  for (std::size_t g : topology->gpu_indices()) {
+    if (topology->devices[g].index == a) ga = g;
+    if (topology->devices[g].index == b) gb = g;
+  }
+  if (!ga || !gb) return std::nullopt;
+  return topology->at(*ga, *gb);
+}
+
+}  // namespace
+
+std::string_view to_string(NcclTransport transport) {
+  switch (transport) {
+    case NcclTransport::kP2p: return "P2P";
+    case NcclTransport::kShm: return "SHM";
+    case NcclTransport::kNetIb: return "NET/IB";
+    case NcclTransport::kNetSocket: return "NET/Socket";
+    case NcclTransport::kNetOther: return "NET";
+  }
+  return "NET";
+}
+
+NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
+  require_text(text, source);
+  // host:pid:tid [dev] NCCL INFO message
+  static const std::regex prefix(R"(^\s*([^:\s]+):\d+:\d+ \[(\d+)\] NCCL INFO (.*)$)");
+  // Channel 00/0 : 2[2] -> 3[3] via X   |   Channel 00 : 3[3] -> 4[4] via X   |   Ring 00 : 3[3] -> 2[2] via X
+  static const std::regex channel(
+      R"(^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\] via (.+?)\s*$)");
+  static const std::regex ring(R"(^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$)");
+  static const std::regex trees(R"(^Trees((?: \[\d+\] \S+)+)\s*$)");
+  static const std::regex network(R"(^Using network (\S+))");
+  static const std::regex ib_list(R"(^NET/IB : Using (.*?)(?:;|$))");
+  static const std::regex bracketed(R"(\[\d+\](\S+))");
+
+  NcclLog log;
+  const auto lines = split_lines(strip_ansi(text));
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch p, m;
+    if (!std::regex_match(lines[i], p, prefix)) continue;  // not an NCCL INFO line
+    const std::string message = p[3];
+    const long line = static_cast<long>(i) + 1;
+    if (std::regex_match(message, m, channel)) {
+      NcclChannelLine c;
+      c.line = line;
+      c.host = p[1];
+      c.device = to_int(p[2]);
+      c.old_format = m[1] == "Ring";
+      c.channel = to_int(m[2]);
+      c.src_rank = to_int(m[3]);
+      c.src_id = m[4];
+      c.dst_rank = to_int(m[5]);
+      c.dst_id = m[6];
+      c.via = m[7];
+      c.transport = transport_of(c.via, c.gdrdma, c.net_device);
+      log.channels.push_back(c);
+    } else if (std::regex_match(message, m, ring)) {
+      std::vector<int> order;
+      for (const auto& token : split_whitespace(m[3].str())) order.push_back(to_int(token));
+      log.rings.push_back(order);
+    } else if (std::regex_match(message, m, trees)) {
+      const std::string all = m[1];
+      for (std::sregex_iterator it(all.begin(), all.end(), bracketed), end; it != end; ++it)
+        log.trees.push_back((*it)[1]);
+    } else if (std::regex_search(message, m, network)) {
+      log.network = m[1];
+    } else if (std::regex_search(message, m, ib_list)) {
+      const std::string all = m[1];
+      for (std::sregex_iterator it(all.begin(), all.end(), bracketed), end; it != end; ++it)
+        log.ib_devices.push_back((*it)[1]);
+    } else if ((message.starts_with("Channel") || message.starts_with("Ring")) &&
+               message.find(" via ") != std::string::npos) {
+      log.problems.push_back(InputError(source, line, "channel line not understood: " + message).what());
+    }
+  }
+  return log;
+}
+
+NcclLog read_nccl_log(const std::string& path) { return parse_nccl_log(read_text_file(path), path); }
+
+std::vector<std::string> nccl_misconfigurations(const NcclLog& log, const TopoMatrix* topology,
+                                                const std::string& source) {
+  std::vector<std::string> found;
+  auto at = [&](long line, const std::string& what) { found.push_back(InputError(source, line, what).what()); };
+
+  // 1. TCP sockets on a machine that has InfiniBand.
+  const bool ib_present = !log.ib_devices.empty() || (topology != nullptr && !topology->nic_indices().empty());
+  for (const auto& c : log.channels)
+    if (c.transport == NcclTransport::kNetSocket && ib_present) {
+      at(c.line, "rank " + std::to_string(c.src_rank) + " -> " + std::to_string(c.dst_rank) +
+                     " uses NET/Socket although InfiniBand devices exist (check NCCL_IB_DISABLE, NCCL_NET, "
+                     "NCCL_IB_HCA)");
+      break;  // one sentence is enough; every channel would say the same
+    }
+
+  // 2. InfiniBand without GPUDirect RDMA although the NIC sits next to the GPU.
+  if (topology != nullptr) {
+    for (const auto& c : log.channels) {
+      if (c.transport != NcclTransport::kNetIb || c.gdrdma || c.net_device < 0) continue;
+      if (c.net_device >= static_cast<int>(log.ib_devices.size())) continue;
+      const std::string hca = log.ib_devices[static_cast<std::size_t>(c.net_device)];
+      const std::string hca_name = hca.substr(0, hca.find(':'));
+      for (std::size_t n : topology->nic_indices()) {
+        if (topology->devices[n].name != hca_name) continue;
+        for (std::size_t g : topology->gpu_indices()) {
+          if (topology->devices[g].index != c.device) continue;
+          const PathKind kind = topology->at(g, n).kind;
+          if (kind == PathKind::kPix || kind == PathKind::kPxb)
+            at(c.line, "GPU" + std::to_string(c.device) + " uses " + hca_name + " without GDRDMA although it is " +
+                           std::string(to_string(kind)) + " to the GPU (check nvidia-peermem, NCCL_NET_GDR_LEVEL)");
+        }
+      }
+    }
+  }
+
+  // 3. SHM between GPUs of one host where P2P should work.
+  std::set<std::string> hosts_with_p2p;
+  for (const auto& c : log.channels)
+    if (c.transport == NcclTransport::kP2p) hosts_with_p2p.insert(c.host);
+  for (const auto& c : log.channels) {
+    if (c.transport != NcclTransport::kShm) continue;
+    std::string why;
+    if (const auto cell = gpu_pair_cell(topology, c)) {
+      // The topology decides: NVLink or a PCIe switch between the two means P2P should work.
+      if (cell->kind == PathKind::kNvlink || cell->kind == PathKind::kPix || cell->kind == PathKind::kPxb)
+        why = "GPU" + c.src_id + " and GPU" + c.dst_id + " are " + cell->text();
+    } else if (hosts_with_p2p.count(c.host)) {
+      why = "other GPU pairs on " + c.host + " use P2P";
+    }
+    if (!why.empty())
+      at(c.line, "rank " + std::to_string(c.src_rank) + " -> " + std::to_string(c.dst_rank) + " goes through SHM although " +
+                     why + " (check NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, ACS, IOMMU)");
+  }
+  return found;
+}
+
+}  // namespace wb

@@ -1,0 +1,50 @@
+// Reader for NCCL_DEBUG=INFO logs: the transport of every channel line (P2P over NVLink or PCIe,
+// SHM, NET/IB with or without GPUDirect RDMA, NET/Socket), the network NCCL chose, its HCAs,
+// rings and trees, in the new ("Channel 00/0 : 2[2] -> 3[3] via ...") and old ("Ring 00 : 3[3]
+// -> 2[2] via ...", bus ids in brackets) formats; and the classic misconfigurations.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topology/nvidia_smi_topo.h"
+
+namespace wb {
+
+enum class NcclTransport { kP2p, kShm, kNetIb, kNetSocket, kNetOther };
+std::string_view to_string(NcclTransport transport);  // P2P, SHM, NET/IB, NET/Socket, NET
+
+struct NcclChannelLine {
+  long line = 0;
+  std::string host;
+  int device = -1;        // the CUDA device in "[2]" before "NCCL INFO"
+  int channel = -1;
+  int src_rank = -1, dst_rank = -1;
+  std::string src_id, dst_id;  // inside the brackets: a device index (new) or a bus id (old)
+  NcclTransport transport = NcclTransport::kNetOther;
+  std::string via;        // everything after "via": "P2P/direct pointer/read", "NET/IB/0/GDRDMA"
+  bool gdrdma = false;
+  int net_device = -1;    // n of NET/IB/<n>
+  bool old_format = false;
+};
+
+struct NcclLog {
+  std::vector<NcclChannelLine> channels;
+  std::vector<std::vector<int>> rings;       // rank order per channel, as rank 0 prints it
+  std::vector<std::string> trees;            // "1/-1/-1->0->-1" per tree channel
+  std::optional<std::string> network;        // "IB", "Socket"
+  std::vector<std::string> ib_devices;       // "mlx5_0:1/IB", in NCCL's index order
+  std::vector<std::string> problems;         // "log:7: channel line not understood: ..."
+};
+
+NcclLog parse_nccl_log(std::string_view text, const std::string& source);
+NcclLog read_nccl_log(const std::string& path);
+
+// The classic misconfigurations, each a sentence naming the line. `topology` (optional) lets the
+// checks see which GPU pairs should use P2P and which NICs sit next to which GPU.
+std::vector<std::string> nccl_misconfigurations(const NcclLog& log, const TopoMatrix* topology,
+                                                const std::string& source);
+
+}  // namespace wb

@@ -1,0 +1,138 @@
+#include "topology/topology_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace wb {
+namespace {
+
+using nlohmann::json;
+
+json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
+
+json pcie_json(const PcieLinkState& link) {
+  return {{"current_gts", optional_json(link.current_gts)}, {"max_gts", optional_json(link.max_gts)},
+          {"current_width", optional_json(link.current_width)}, {"max_width", optional_json(link.max_width)},
+          {"below_max", link.below_max()}};
+}
+
+json node_json(const NodeReport& report) {
+  const NodeTopology& node = report.node;
+  json gpus = json::array(), nics = json::array(), numa = json::array(), pcie = json::array(), links = json::array();
+  for (const auto& g : node.gpus)
+    gpus.push_back({{"index", g.index}, {"name", g.name}, {"uuid", g.uuid}, {"pci_bus_id", g.pci_bus_id},
+                    {"numa_node", optional_json(g.numa_node)}, {"compute_capability", g.compute_capability},
+                    {"memory_bytes", g.memory_bytes}, {"pcie", pcie_json(g.pcie)},
+                    {"nvlinks_up", optional_json(g.nvlinks_up)}, {"nvlinks_total", optional_json(g.nvlinks_total)}});
+  for (const auto& n : node.nics) {
+    json nic = {{"name", n.name}, {"port", n.port}, {"link_layer", n.link_layer}, {"state", n.state},
+                {"rate", n.rate_text}, {"rate_gbps", optional_json(n.rate_gbps)}, {"pci_bus_id", n.pci_bus_id},
+                {"numa_node", optional_json(n.numa_node)}, {"pcie", pcie_json(n.pcie)}};
+    // The distance of this NIC to each GPU, as nvidia-smi printed it.
+    if (node.matrix) {
+      json distance = json::object();
+      for (std::size_t c : node.matrix->nic_indices())
+        if (node.matrix->devices[c].name == n.name)
+          for (std::size_t g : node.matrix->gpu_indices())
+            distance["gpu" + std::to_string(node.matrix->devices[g].index)] = node.matrix->at(g, c).text();
+      nic["distance_to_gpus"] = distance;
+    }
+    nics.push_back(nic);
+  }
+  for (const auto& n : node.numa_nodes) numa.push_back({{"id", n.id}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}});
+  for (const auto& d : node.pcie_devices)
+    pcie.push_back({{"bdf", d.bdf}, {"parent", d.parent_bdf}, {"class", d.class_name},
+                    {"numa_node", optional_json(d.numa_node)}, {"link", pcie_json(d.link)}});
+  for (const auto& l : report.links)
+    links.push_back({{"a", l.a}, {"b", l.b}, {"class", l.link_class}, {"ceiling_GBps", optional_json(l.ceiling_GBps)},
+                     {"reason", l.reason}, {"distance", l.distance},
+                     {"healthy_fraction", optional_json(l.healthy_fraction)}, {"source", l.source},
+                     {"degraded", l.degraded}});
+  json peer = json::array();
+  for (const auto& p : node.peer_access)
+    peer.push_back({{"a", p.gpu_a}, {"b", p.gpu_b}, {"can_access", p.can_access},
+                    {"performance_rank", p.performance_rank}, {"native_atomics", p.native_atomics}});
+  return {{"hostname", node.hostname}, {"sources", node.sources}, {"gpus", gpus}, {"nics", nics},
+          {"numa_nodes", numa}, {"pcie_devices", pcie}, {"peer_access", peer}, {"links", links}};
+}
+
+std::string ceiling_text(const std::optional<double>& ceiling) {
+  if (!ceiling) return "?";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", *ceiling);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl) {
+  json doc = {{"schema_version", 1}, {"nodes", json::array()}};
+  for (const auto& node : nodes) doc["nodes"].push_back(node_json(node));
+  if (nccl) {
+    json channels = json::array();
+    for (const auto& c : nccl->log.channels)
+      channels.push_back({{"line", c.line}, {"host", c.host}, {"device", c.device}, {"channel", c.channel},
+                          {"src_rank", c.src_rank}, {"dst_rank", c.dst_rank}, {"src", c.src_id}, {"dst", c.dst_id},
+                          {"transport", std::string(to_string(c.transport))}, {"via", c.via}, {"gdrdma", c.gdrdma},
+                          {"net_device", c.net_device}, {"old_format", c.old_format}});
+    doc["nccl"] = {{"source", nccl->source}, {"network", optional_json(nccl->log.network)},
+                   {"ib_devices", nccl->log.ib_devices}, {"rings", nccl->log.rings}, {"trees", nccl->log.trees},
+                   {"channels", channels}, {"problems", nccl->log.problems},
+                   {"misconfigurations", nccl->misconfigurations}};
+  }
+  return doc;
+}
+
+std::string topology_table(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl) {
+  std::ostringstream out;
+  for (const auto& report : nodes) {
+    const NodeTopology& node = report.node;
+    out << "node " << node.hostname << "  (from: ";
+    for (std::size_t i = 0; i < node.sources.size(); ++i) out << (i ? ", " : "") << node.sources[i];
+    out << ")\n";
+    out << "  NUMA nodes: " << node.numa_nodes.size();
+    for (const auto& n : node.numa_nodes) out << "  [" << n.id << ": cpus " << n.cpus << "]";
+    out << "\n  GPUs: " << node.gpus.size() << (node.gpus.empty() ? "  (none visible)" : "") << "\n";
+    for (const auto& g : node.gpus) {
+      out << "    gpu" << g.index << "  " << (g.name.empty() ? "(model unknown)" : g.name);
+      if (!g.pci_bus_id.empty()) out << "  " << g.pci_bus_id;
+      if (g.numa_node) out << "  numa " << *g.numa_node;
+      out << "\n";
+    }
+    out << "  NICs: " << node.nics.size() << (node.nics.empty() ? "  (none on a PCI device)" : "") << "\n";
+    for (const auto& n : node.nics) {
+      out << "    " << n.name;
+      if (!n.link_layer.empty()) out << "  " << n.link_layer;
+      if (!n.state.empty()) out << "  " << n.state;
+      if (!n.rate_text.empty()) out << "  " << n.rate_text;
+      else if (n.rate_gbps) out << "  " << *n.rate_gbps << " Gb/s";
+      if (!n.pci_bus_id.empty()) out << "  " << n.pci_bus_id;
+      out << "\n";
+    }
+    std::size_t bridges = 0;
+    for (const auto& d : node.pcie_devices) bridges += d.class_name == "bridge";
+    out << "  PCIe devices: " << node.pcie_devices.size() << " (" << bridges << " bridges)\n";
+    out << "  links: " << report.links.size() << "\n";
+    char header[160];
+    std::snprintf(header, sizeof header, "    %-10s %-10s %-7s %-6s %10s  %s\n", "a", "b", "class", "dist", "GB/s", "reason");
+    out << header;
+    for (const auto& l : report.links) {
+      char row[160];
+      std::snprintf(row, sizeof row, "    %-10s %-10s %-7s %-6s %10s  ", l.a.c_str(), l.b.c_str(), l.link_class.c_str(),
+                    l.distance.c_str(), ceiling_text(l.ceiling_GBps).c_str());
+      out << row << l.reason << "\n";
+      for (const auto& d : l.degraded) out << "      DEGRADED: " << d << "\n";
+    }
+  }
+  if (nccl) {
+    out << "NCCL log " << nccl->source << ": network " << nccl->log.network.value_or("(not said)") << "\n";
+    for (const auto& c : nccl->log.channels)
+      out << "  line " << c.line << ": channel " << c.channel << "  rank " << c.src_rank << " -> " << c.dst_rank << "  "
+          << to_string(c.transport) << (c.gdrdma ? " (GDRDMA)" : "") << "  via " << c.via << "\n";
+    for (const auto& p : nccl->log.problems) out << "  PROBLEM: " << p << "\n";
+    for (const auto& m : nccl->misconfigurations) out << "  MISCONFIGURED: " << m << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace wb
