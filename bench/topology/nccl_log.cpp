@@ -22,7 +22,7 @@ NcclTransport transport_of(const std::string& via, bool& gdrdma, int& net_device
   static const std::regex net(R"(^NET/([A-Za-z]+)/(\d+))");
   std::smatch m;
   if (via.starts_with("P2P")) return NcclTransport::kP2p;
-  if (via.starts_with("SHM")) return NcclTransport::kShm;
+  if (via.starts_with("SHM") || via.find("shared memory") != std::string::npos) return NcclTransport::kShm;
   if (std::regex_search(via, m, net)) {
     net_device = to_int(m[2]);
     if (m[1] == "IB") return NcclTransport::kNetIb;
@@ -64,12 +64,13 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
   static const std::regex prefix(R"(^\s*([^:\s]+):\d+:\d+ \[(\d+)\] NCCL INFO (.*)$)");
   // Channel 00/0 : 2[2] -> 3[3] via X   |   Channel 00 : 3[3] -> 4[4] via X   |   Ring 00 : 3[3] -> 2[2] via X
   static const std::regex channel(
-      R"(^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\] via (.+?)\s*$)");
+      R"(^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\])"
+      R"((?: \[(?:send|receive)\])? via (.+?)\s*$)");
   static const std::regex ring(R"(^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$)");
   static const std::regex trees(R"(^Trees((?: \[\d+\] \S+)+)\s*$)");
   static const std::regex network(R"(^Using network (\S+))");
   static const std::regex ib_list(R"(^NET/IB : Using (.*?)(?:;|$))");
-  static const std::regex bracketed(R"(\[\d+\](\S+))");
+  static const std::regex bracketed(R"(\[\d+\]\s*(\S+))");
 
   NcclLog log;
   const auto lines = split_lines(strip_ansi(text));
