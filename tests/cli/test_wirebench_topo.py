@@ -1,0 +1,118 @@
+"""`wirebench topo` as a user runs it, and the topology picture (ctest label: unit)."""
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("WB_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared"))
+H100 = SHARED / "fixtures/topo/h100-8gpu-8nic.txt"
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def wirebench(*args, timeout=120):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    return subprocess.run([str(Path(binary) / "wirebench"), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_saved_h100_matrix_as_json():
+    result = wirebench("topo", "--nvidia-smi-topo", str(H100), "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    [node] = doc["nodes"]
+    assert node["hostname"] == "h100-8gpu-8nic"
+    assert len(node["gpus"]) == 8
+    assert [n["name"] for n in node["nics"]] == [f"mlx5_{i}" for i in range(8)]
+    nvlinks = [l for l in node["links"] if l["class"] == "nvlink"]
+    assert len(nvlinks) == 28  # every pair of 8 GPUs
+    assert {(l["a"], l["b"]) for l in nvlinks} == {(f"gpu{a}", f"gpu{b}") for a in range(8) for b in range(a + 1, 8)}
+    assert all(l["ceiling_GBps"] == 450 for l in nvlinks)
+    assert all(l["reason"].startswith("NV18 x 25 GB/s (NVLink 4") for l in nvlinks)
+    # NIC distances exactly as printed: GPUk is PIX to NICk, NODE within its socket, SYS across.
+    for nic_index, nic in enumerate(node["nics"]):
+        for gpu in range(8):
+            expected = "PIX" if gpu == nic_index else ("NODE" if (gpu < 4) == (nic_index < 4) else "SYS")
+            assert nic["distance_to_gpus"][f"gpu{gpu}"] == expected, (nic["name"], gpu)
+    gpu_nic = [l for l in node["links"] if l["b"].startswith("mlx5")]
+    assert len(gpu_nic) == 64 and {l["distance"] for l in gpu_nic} == {"PIX", "NODE", "SYS"}
+
+
+def test_this_machine_table_and_json():
+    table = wirebench("topo")
+    assert table.returncode == 0, table.stderr
+    assert "NUMA nodes:" in table.stdout and "GPUs:" in table.stdout and "NICs:" in table.stdout
+    doc = json.loads(wirebench("topo", "--json").stdout)
+    [node] = doc["nodes"]
+    assert node["numa_nodes"] and all(n["cpus"] for n in node["numa_nodes"])
+    if not Path("/dev/nvidia0").exists():
+        assert node["gpus"] == []
+
+
+def test_nccl_log_names_every_channel_transport():
+    result = wirebench("topo", "--nvidia-smi-topo", str(H100), "--nccl-log",
+                       str(SHARED / "fixtures/nccl-logs/pcie-8gpu-p2p-shm.log"), "--json")
+    assert result.returncode == 0, result.stderr
+    nccl = json.loads(result.stdout)["nccl"]
+    assert [(c["line"], c["transport"]) for c in nccl["channels"]] == [(4, "P2P"), (5, "SHM")]
+    assert any("goes through SHM although GPU3 and GPU4 are NV18" in m for m in nccl["misconfigurations"])
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--nvidia-smi-topo", str(DATA / "topo-bad/unknown-cell.txt")], "unknown-cell.txt:2: unknown cell 'NVX'"),
+    (["--nvidia-smi-topo", "/no/such/file"], "/no/such/file: cannot open file"),
+    (["--nvlink-generation", "7"], "'7' is not 2, 3, 4, 5 or ga102"),
+    (["--frobnicate"], "unknown option --frobnicate"),
+    (["--png"], "option --png needs a value"),
+])
+def test_bad_input_exits_3_with_the_reason(args, message):
+    result = wirebench("topo", *args)
+    assert result.returncode == 3
+    assert message in result.stderr
+
+
+def test_unknown_command_is_a_usage_error():
+    result = wirebench("frobnicate")
+    assert result.returncode == 3 and "unknown command 'frobnicate'" in result.stderr
+
+
+def png_size(path: Path):
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
+    return struct.unpack(">II", header[16:24])
+
+
+def test_png_is_drawn(tmp_path):
+    out = tmp_path / "topo.png"
+    result = wirebench("topo", "--nvidia-smi-topo", str(H100), "--png", str(out))
+    assert result.returncode == 0, result.stderr
+    width, height = png_size(out)
+    assert width > 400 and height > 300
+
+
+def test_plot_draws_every_device_and_the_near_links(tmp_path):
+    """The plotting code itself: the right series are on the axes."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports/plots"))
+    import matplotlib.pyplot as plt
+    import topology_png
+
+    result = wirebench("topo", "--nvidia-smi-topo", str(H100), "--json")
+    doc = json.loads(result.stdout)
+    figure, axes = plt.subplots()
+    topology_png.draw_node(axes, doc["nodes"][0])
+    gids = {line.get_gid() for line in axes.get_lines()}
+    assert {f"device:gpu{i}" for i in range(8)} <= gids
+    assert {f"device:mlx5_{i}" for i in range(8)} <= gids
+    assert {f"device:numa{i}" for i in range(2)} <= gids
+    assert "link:gpu0-gpu7" in gids  # NVLink pairs
+    assert "link:gpu3-mlx5_3" in gids  # PIX: drawn
+    assert "link:gpu3-mlx5_4" not in gids  # SYS: left out on purpose
+    colours = {line.get_color() for line in axes.get_lines() if line.get_gid() == "link:gpu0-gpu7"}
+    assert colours == {topology_png.CLASS_COLOURS["nvlink"]}
+    texts = [t.get_text() for t in axes.texts]
+    assert any("450 GB/s" in t for t in texts)
+    plt.close(figure)
