@@ -76,6 +76,13 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
   const auto lines = split_lines(strip_ansi(text));
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::smatch p, m;
+    // std::regex recurses per character: a huge line could exhaust the stack. NCCL's are short.
+    constexpr std::size_t kLongestLine = 4096;
+    if (lines[i].size() > kLongestLine) {
+      if (lines[i].find("NCCL INFO") != std::string::npos)
+        log.problems.push_back(InputError(source, static_cast<long>(i) + 1, "line too long to be NCCL's; skipped").what());
+      continue;
+    }
     if (!std::regex_match(lines[i], p, prefix)) continue;  // not an NCCL INFO line
     const std::string message = p[3];
     const long line = static_cast<long>(i) + 1;
