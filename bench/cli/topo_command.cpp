@@ -19,9 +19,16 @@ std::string plot_script() {
   return WB_SOURCE_REPORTS_DIR "/plots/topology_png.py";
 }
 
+// Single-quoted for the shell (' becomes '\''), so any file name passes through unchanged.
+std::string shell_quoted(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 // Draws with the Python plotting code: JSON on its standard input, the PNG path as argument.
 int draw_png(const nlohmann::json& doc, const std::string& png) {
-  const std::string command = "python3 '" + plot_script() + "' '" + png + "'";
+  const std::string command = "python3 " + shell_quoted(plot_script()) + " " + shell_quoted(png);
   FILE* pipe = popen(command.c_str(), "w");
   if (pipe == nullptr) {
     std::fprintf(stderr, "error: cannot start %s\n", command.c_str());
