@@ -8,11 +8,13 @@
 #include <span>
 #include <string>
 
+#include "coll/collective.h"
+
 namespace wb {
 
 // An operation in flight. `handle` is the backend's own (an MPI_Request, an event index).
 struct Request {
-  enum class Kind { kSend, kRecv };
+  enum class Kind { kSend, kRecv, kCollective };
   std::uint64_t handle = 0;
   Kind kind = Kind::kSend;
   int peer = -1;
@@ -20,6 +22,22 @@ struct Request {
 };
 
 std::string describe(const Request& request);  // "receive of 4194304 bytes from rank 1"
+
+// One collective call. `count` is NCCL's count argument (CollectiveShape::count). In place
+// everything happens in `recv`: all_reduce, reduce, broadcast and all_to_all read and write it;
+// all_gather finds this rank's block at its place in it; reduce_scatter reads all blocks from it
+// and leaves its result in block in_place_result_block().
+struct CollectiveCall {
+  CollOp op = CollOp::kAllReduce;
+  DType dtype = DType::kFloat32;
+  RedOp redop = RedOp::kSum;
+  int root = 0;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  std::size_t count = 0;
+  bool in_place = false;
+};
+std::string describe(const CollectiveCall& call);  // "all_reduce of 1024 float32"
 
 class Communicator {
  public:
@@ -37,6 +55,20 @@ class Communicator {
   virtual Request irecv(void* buffer, std::uint64_t bytes, int peer) = 0;
   // Completes every request; throws TimeoutError after timeout() without progress.
   virtual void wait_all(std::span<Request> requests) = 0;
+
+  // Collectives. Blocking calls are the library's own blocking calls (what applications use) under
+  // a deadline; non-blocking ones return a request for wait/wait_all.
+  // Whether this backend has the collective in that form (MPI has no out-of-place broadcast, and
+  // nobody has an in-place send_recv).
+  virtual bool supports(CollOp op, bool in_place) const = 0;
+  // In place, which block of the buffer holds a sharded result: MPI's reduce_scatter leaves it in
+  // block 0, NCCL's in this rank's block.
+  virtual std::size_t in_place_result_block(CollOp op) const = 0;
+  virtual Request start_collective(const CollectiveCall& call) = 0;
+  virtual void collective(const CollectiveCall& call) {
+    Request r = start_collective(call);
+    wait(r);
+  }
 
   // Operations posted between these start together. NCCL needs this to pair a rank's sends with
   // its receives (otherwise two ranks sending to each other deadlock); MPI starts each at once.

@@ -8,6 +8,8 @@
 
 namespace wb {
 
+class Watchdog;
+
 class MpiCommunicator final : public Communicator {
  public:
   // Duplicates `parent`, so benchmark traffic never matches the harness's own messages, and sets
@@ -23,7 +25,15 @@ class MpiCommunicator final : public Communicator {
   Request irecv(void* buffer, std::uint64_t bytes, int peer) override;
   void wait_all(std::span<Request> requests) override;
 
+  bool supports(CollOp op, bool in_place) const override;
+  std::size_t in_place_result_block(CollOp) const override { return 0; }
+  Request start_collective(const CollectiveCall& call) override;
+  // MPI's blocking collective under the watchdog's deadline (without one: non-blocking + wait).
+  void collective(const CollectiveCall& call) override;
+  void set_watchdog(Watchdog* watchdog) { watchdog_ = watchdog; }
+
  private:
+  Watchdog* watchdog_ = nullptr;
   int rank_ = 0, size_ = 1;  // before comm_: its initialiser fills them
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::string backend_;

@@ -50,3 +50,14 @@ std::vector<std::string> MpiControl::all_gather(const std::string& text) {
 }
 
 }  // namespace wb
+
+namespace wb {
+
+std::optional<std::string> MpiControl::first_reason(const std::optional<std::string>& mine) {
+  const auto all = all_gather(mine.value_or(""));
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty()) return "rank " + std::to_string(r) + ": " + all[r];
+  return std::nullopt;
+}
+
+}  // namespace wb

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ class MpiControl {
   std::uint64_t sum(std::uint64_t value);
   void barrier();
   std::vector<std::string> all_gather(const std::string& text);  // index = rank
+  // The first rank's reason, "rank 3: <reason>", if any rank has one: so that every rank takes the
+  // same decision (run a backend or write SKIP rows) and none waits for a benchmark another skips.
+  std::optional<std::string> first_reason(const std::optional<std::string>& mine);
 
   std::chrono::milliseconds timeout() const { return timeout_; }
 

@@ -28,6 +28,12 @@ class NcclCommunicator final : public Communicator {
   void begin_group() override;
   void end_group() override;
 
+  bool supports(CollOp op, bool in_place) const override;
+  std::size_t in_place_result_block(CollOp op) const override {
+    return op == CollOp::kReduceScatter ? static_cast<std::size_t>(rank_) : 0;
+  }
+  Request start_collective(const CollectiveCall& call) override;
+
   cudaStream_t stream() const { return stream_; }
 
  private:

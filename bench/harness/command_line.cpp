@@ -13,25 +13,29 @@ CommandLine::CommandLine(int argc, char** argv) : original_(argv, argv + argc) {
   if (argc > 1) remaining_.assign(argv + 1, argv + argc);
 }
 
-std::optional<std::string> CommandLine::take(std::string_view name) {
-  const std::string flag = "--" + std::string(name);
+std::optional<std::string> CommandLine::take(std::string_view name) { return take_any({"--" + std::string(name)}); }
+
+std::optional<std::string> CommandLine::take_any(std::initializer_list<std::string_view> flags) {
   std::optional<std::string> value;
-  for (std::size_t i = 0; i < remaining_.size();) {
-    const std::string& arg = remaining_[i];
-    if (arg == flag) {
-      if (i + 1 >= remaining_.size() || (remaining_[i + 1].starts_with("--") && remaining_[i + 1].size() > 2))
-        throw UsageError("option " + flag + " needs a value");
-      value = remaining_[i + 1];
-      remaining_.erase(remaining_.begin() + static_cast<long>(i), remaining_.begin() + static_cast<long>(i) + 2);
-    } else if (arg.starts_with(flag + "=")) {
-      value = arg.substr(flag.size() + 1);
-      if (value->empty()) throw UsageError("option " + flag + " needs a value");
-      remaining_.erase(remaining_.begin() + static_cast<long>(i));
-    } else {
-      ++i;
+  for (std::string_view spelling : flags) {
+    const std::string flag(spelling);
+    for (std::size_t i = 0; i < remaining_.size();) {
+      const std::string& arg = remaining_[i];
+      if (arg == flag) {
+        if (i + 1 >= remaining_.size() || (remaining_[i + 1].starts_with("--") && remaining_[i + 1].size() > 2))
+          throw UsageError("option " + flag + " needs a value");
+        value = remaining_[i + 1];
+        remaining_.erase(remaining_.begin() + static_cast<long>(i), remaining_.begin() + static_cast<long>(i) + 2);
+      } else if (arg.starts_with(flag + "=")) {
+        value = arg.substr(flag.size() + 1);
+        if (value->empty()) throw UsageError("option " + flag + " needs a value");
+        remaining_.erase(remaining_.begin() + static_cast<long>(i));
+      } else {
+        ++i;
+      }
     }
   }
-  return value;  // the last occurrence wins, as with most tools
+  return value;
 }
 
 bool CommandLine::take_flag(std::string_view name) {

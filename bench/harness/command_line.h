@@ -2,6 +2,7 @@
 // without a value, and pass-through of Google Benchmark's own `--benchmark_*` flags.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@ class CommandLine {
 
   // The value of --name, removing it; throws UsageError when the value is missing.
   std::optional<std::string> take(std::string_view name);
+  // The same for any of several spellings given whole ("-b", "--minbytes"); the last one wins.
+  std::optional<std::string> take_any(std::initializer_list<std::string_view> flags);
   // Whether --name was given (without a value), removing it.
   bool take_flag(std::string_view name);
   // Throws UsageError naming the first argument nobody took (Google Benchmark's excepted).

@@ -131,6 +131,10 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
     state.SetIterationTime(slowest_seconds);
     per_op_us.push_back(slowest_seconds / static_cast<double>(ops) * 1e6);
   }
+  for (int i = 0; i < batch->check_runs(); ++i) {
+    control_.barrier();
+    local_errors += batch->check(next_sample_++);
+  }
   const std::uint64_t errors = control_.sum(local_errors);
   total_errors_ += errors;
   if (per_op_us.empty()) return;

@@ -22,6 +22,15 @@ class TimedBatch {
   // False when the batch was told not to check its data: the row then says "not checked"
   // (an empty errors field), never "0 errors".
   virtual bool checks_data() const { return true; }
+
+  // Checked runs after the timed batches, for operations whose timed repetitions cannot be
+  // checked (an in-place all_reduce sums its own output again): each fills fresh inputs, poisons
+  // the outputs, runs once and returns the wrong elements this rank found (nccl-tests' -c).
+  virtual int check_runs() const { return 0; }
+  virtual std::uint64_t check(std::uint64_t sample) {
+    (void)sample;
+    return 0;
+  }
 };
 
 }  // namespace wb

@@ -4,6 +4,7 @@
 #include "comm/nccl_communicator.h"
 #include "gpu/checked_cuda.h"
 #include "gpu/gpu_runtime_info.h"
+#include "gpu/local_device.h"
 #include "harness/checked_mpi.h"
 #include "net/device_message_buffers.h"
 #include "net/device_transport.h"
@@ -18,18 +19,6 @@ bool mpi_is_cuda_aware() {
 #else
   return false;  // unknown: never pretend
 #endif
-}
-
-// One GPU per rank on a node: the rank's index among the ranks of its node, modulo the GPUs.
-void select_local_device(MPI_Comm world) {
-  MPI_Comm node;
-  WB_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int local_rank = 0;
-  WB_MPI_CHECK(MPI_Comm_rank(node, &local_rank));
-  MPI_Comm_free(&node);
-  int devices = 0;
-  WB_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  WB_CUDA_CHECK(cudaSetDevice(local_rank % devices));
 }
 
 }  // namespace

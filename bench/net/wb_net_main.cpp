@@ -69,15 +69,6 @@ std::string mpi_library_version() {
   return version.substr(0, version.find('\n'));
 }
 
-// Every rank must register the same benchmarks: a backend runs only where all ranks can run it.
-std::optional<std::string> agreed_unavailability(MpiControl& control, const std::string& backend) {
-  const auto mine = backend == "mpi" ? std::nullopt : device_transport_unavailable(backend);
-  const auto all = control.all_gather(mine.value_or(""));
-  for (std::size_t r = 0; r < all.size(); ++r)
-    if (!all[r].empty()) return "rank " + std::to_string(r) + ": " + all[r];
-  return std::nullopt;
-}
-
 class NetRun {
  public:
   NetRun(MpiProgram& program, const NetOptions& options, const CommandLine& args)
@@ -101,7 +92,9 @@ class NetRun {
 
  private:
   void add_backend(const std::string& backend, const std::vector<RankPair>& pairs) {
-    if (auto reason = agreed_unavailability(control_, backend)) {
+    // Every rank must register the same benchmarks: a backend runs only where all ranks can.
+    const auto mine = backend == "mpi" ? std::nullopt : device_transport_unavailable(backend);
+    if (auto reason = control_.first_reason(mine)) {
       for (P2pPattern pattern : options_.patterns)
         for (const RankPair& pair : pairs) {
           ResultRow row = describe_pair(backend, pattern, pair, where_);

@@ -1,0 +1,328 @@
+// wb-coll: collective sweeps (all_reduce, all_gather, reduce_scatter, broadcast, reduce,
+// all_to_all, send_recv) on MPI host buffers or NCCL device buffers, with nccl-tests' conventions
+// (sizes, datatypes, ops, root, in-place and out-of-place, algbw/busbw, checked runs), a summary
+// per op and the alpha-beta fit written to fits.csv. See coll_options.h for the command line.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "coll/coll_batch.h"
+#include "coll/coll_options.h"
+#include "coll/sweep_summary.h"
+#include "comm/mpi_communicator.h"
+#include "comm/mpi_control.h"
+#include "comm/watchdog.h"
+#include "gpu/gpu_runtime_info.h"
+#include "harness/checked_mpi.h"
+#include "harness/errors.h"
+#include "harness/mpi_program.h"
+#include "harness/results_csv_reader.h"
+#include "harness/results_csv_writer.h"
+#include "harness/size_spec.h"
+#include "net/link_class.h"
+#include "coll/nccl_backend.h"
+
+extern char** environ;
+
+namespace wb {
+namespace {
+
+const char* placement_name(Placement p) { return p == Placement::kInPlace ? "in_place" : "out_of_place"; }
+const char* split_name(Split s) {
+  switch (s) {
+    case Split::kNone: return "world";
+    case Split::kIntraNode: return "intra-node";
+    case Split::kRails: return "rails";
+  }
+  return "world";
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(length));
+  return version.substr(0, version.find('\n'));
+}
+
+// The communicator the collectives run on: everyone, the ranks of this node, or the ranks with
+// this rank's index on their nodes (one per node: the "rails").
+MPI_Comm split_world(Split split) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (split == Split::kNone) return comm;
+  MPI_Comm node;
+  WB_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  if (split == Split::kIntraNode) return node;
+  int local_rank = 0, world_rank = 0;
+  WB_MPI_CHECK(MPI_Comm_rank(node, &local_rank));
+  WB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  MPI_Comm_free(&node);
+  WB_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, local_rank, world_rank, &comm));
+  return comm;
+}
+
+std::string environment_extra() {
+  std::string extra;
+  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"})
+    if (const char* value = std::getenv(name)) extra += std::string(";") + name + "=" + value;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (entry.starts_with("MPIR_CVAR_") && entry.find("_ALGORITHM=") != std::string::npos) extra += ";" + entry;
+  }
+  return extra;
+}
+
+class CollRun {
+ public:
+  CollRun(MpiProgram& program, const CollOptions& options, const CommandLine& args)
+      : program_(program), options_(options), args_(args), control_(MPI_COMM_WORLD, options.harness.timeout),
+        harness_(control_, options.harness),
+        watchdog_([this](const std::string& why) { harness_.record_interruption(why); }) {}
+
+  int run() {
+    const auto hosts = control_.all_gather(program_.host());
+    comm_handle_ = split_world(options_.split);
+    int comm_rank = 0, comm_size = 1;
+    WB_MPI_CHECK(MPI_Comm_rank(comm_handle_, &comm_rank));
+    WB_MPI_CHECK(MPI_Comm_size(comm_handle_, &comm_size));
+    if (options_.root >= comm_size)
+      throw UsageError("-r " + std::to_string(options_.root) + " is not a rank of a communicator of " +
+                       std::to_string(comm_size));
+    // Nodes and link class of this rank's communicator.
+    std::vector<int> members(static_cast<std::size_t>(comm_size));
+    const int world_rank = program_.rank();
+    WB_MPI_CHECK(MPI_Allgather(&world_rank, 1, MPI_INT, members.data(), 1, MPI_INT, comm_handle_));
+    std::set<std::string> comm_hosts;
+    for (int m : members) comm_hosts.insert(hosts[static_cast<std::size_t>(m)]);
+    ResultRow base;
+    base.bench = "coll";
+    base.backend = options_.backend;
+    base.link_class = comm_hosts.size() == 1 ? "shm" : options_.link_class.value_or(detect_network_link_class());
+    base.src = split_name(options_.split);
+    base.ranks = comm_size;
+    base.nodes = static_cast<int>(comm_hosts.size());
+
+    open_backend(comm_handle_);
+    add_cases(base, comm_size);
+
+    const std::string results = options_.harness.run_dir + "/results.csv";
+    const std::size_t rows_before = control_.is_root() ? existing_rows(results) : 0;
+    const int code = harness_.run(args_, metadata(hosts));
+    if (control_.is_root()) report_sweeps(results, rows_before);
+    return code;
+  }
+
+  MultiRankBenchmarks& harness() { return harness_; }
+
+ private:
+  void open_backend(MPI_Comm comm) {
+    if (options_.backend == "mpi") {
+      auto mpi = std::make_unique<MpiCommunicator>(comm, options_.harness.timeout);
+      mpi->set_watchdog(&watchdog_);
+      comm_ = std::move(mpi);
+      make_buffers_ = [](std::size_t send, std::size_t recv) { return make_host_coll_buffers(send, recv); };
+      return;
+    }
+    skip_reason_ = control_.first_reason(nccl_unavailable());
+    if (skip_reason_) return;
+    comm_ = open_nccl(comm, options_.harness.timeout);
+    const auto timeout = options_.harness.timeout;
+    make_buffers_ = [timeout](std::size_t send, std::size_t recv) { return make_device_coll_buffers(send, recv, timeout); };
+  }
+
+  void add_cases(const ResultRow& base, int comm_size) {
+    bool told_zero = false;
+    for (CollOp op : options_.ops) {
+      const CollectiveDescriptor& d = describe(op);
+      const std::vector<RedOp> redops = d.reduces ? options_.redops : std::vector<RedOp>{RedOp::kSum};
+      for (DType dtype : options_.dtypes)
+        for (RedOp redop : redops)
+          for (Placement placement : options_.placements) {
+            const bool in_place = placement == Placement::kInPlace;
+            if (comm_ && !comm_->supports(op, in_place)) continue;
+            if (skip_reason_) {
+              ResultRow row = describe_case(base, op, dtype, redop, placement);
+              row.status = RowStatus::kSkip;
+              row.reason = *skip_reason_;
+              harness_.add_unmeasured(row);
+              continue;
+            }
+            for (std::uint64_t bytes : options_.sizes) {
+              const CollectiveShape shape = shape_of(op, bytes, dtype, comm_size);
+              if (shape.count == 0) {
+                if (!told_zero && control_.is_root() && bytes > 0)
+                  std::fprintf(stderr, "wb-coll: sizes below one element per rank are left out (%s of %s)\n",
+                               format_size(bytes).c_str(), d.name);
+                told_zero = true;
+                continue;
+              }
+              add_case(base, op, dtype, redop, placement, shape, comm_size);
+            }
+          }
+    }
+  }
+
+  ResultRow describe_case(const ResultRow& base, CollOp op, DType dtype, RedOp redop, Placement placement) const {
+    ResultRow row = base;
+    row.case_name = placement_name(placement);
+    row.op = describe(op).name;
+    row.dtype = info(dtype).name;
+    row.direction = "uni";
+    row.extra = (describe(op).reduces ? "redop=" + std::string(to_string(redop)) + ";" : std::string()) +
+                (describe(op).rooted ? "root=" + std::to_string(options_.root) + ";" : std::string()) +
+                "blocking=" + (options_.blocking ? "1" : "0") + ";checks=" + std::to_string(options_.checks) +
+                environment_extra();
+    return row;
+  }
+
+  void add_case(const ResultRow& base, CollOp op, DType dtype, RedOp redop, Placement placement,
+                const CollectiveShape& shape, int comm_size) {
+    CollBatchConfig config;
+    config.op = op;
+    config.dtype = dtype;
+    config.redop = redop;
+    config.root = options_.root;
+    config.in_place = placement == Placement::kInPlace;
+    config.blocking = options_.blocking;
+    config.shape = shape;
+    config.iterations = options_.iterations.value_or(iterations_per_batch(shape.bytes));
+    config.checks = options_.checks;
+    config.corrupt_result = options_.corrupt_result;
+
+    CaseInfo info_;
+    info_.row = describe_case(base, op, dtype, redop, placement);
+    info_.row.bytes = shape.bytes;
+    info_.row.extra += ";iters=" + std::to_string(config.iterations);
+    info_.bytes_per_op = static_cast<double>(shape.bytes);
+    info_.busbw_factor = describe(op).busbw_factor(comm_size);
+    info_.name = std::string("coll/") + describe(op).name + "/" + options_.backend + "/" + info(dtype).name + "/" +
+                 (describe(op).reduces ? std::string(to_string(redop)) + "/" : std::string()) +
+                 (config.in_place ? "in" : "out") + "/" + format_size(shape.bytes);
+    Communicator& comm = *comm_;
+    auto make_buffers = make_buffers_;
+    harness_.add(std::move(info_), [&comm, make_buffers, config] {
+      const auto [send, recv] = buffer_bytes(config);
+      return make_coll_batch(comm, make_buffers(send, recv), config);
+    });
+  }
+
+  static std::size_t existing_rows(const std::string& path) {
+    std::ifstream in(path);
+    return in ? read_results_csv(path).rows.size() : 0;
+  }
+
+  // Rank 0, after the sweep: peak busbw, the size reaching 80% of it and small-message latency
+  // per op, printed; the alpha-beta fit per op appended to fits.csv beside results.csv.
+  void report_sweeps(const std::string& results, std::size_t rows_before) {
+    const ResultsFile file = read_results_csv(results);
+    std::map<std::string, std::vector<SweepPoint>> sweeps;
+    std::map<std::string, ResultRow> firsts;
+    for (std::size_t i = rows_before; i < file.rows.size(); ++i) {
+      const ResultRow& r = file.rows[i];
+      if (r.bench != "coll" || r.status != RowStatus::kOk) continue;
+      const std::string key = r.op + " " + r.dtype + " " + r.case_name + " " + r.extra.substr(0, r.extra.find(";iters="));
+      sweeps[key].push_back({r.bytes, r.time_us, r.busbw_GBps});
+      firsts.emplace(key, r);
+    }
+    if (sweeps.empty()) return;
+    const std::string fits_path = options_.harness.run_dir + "/fits.csv";
+    const bool new_file = !std::ifstream(fits_path).good();
+    std::ofstream fits(fits_path, std::ios::app);
+    if (new_file)
+      fits << "bench,op,dtype,case,backend,link_class,ranks,nodes,alpha_us,beta_us_per_byte,bandwidth_GBps,points,"
+              "peak_busbw_GBps,peak_bytes,bytes_at_80pct,small_latency_us,small_bytes,extra\n";
+    std::printf("\n%-15s %-9s %-13s %12s %10s %14s %12s %10s %10s\n", "op", "dtype", "placement", "peak busbw",
+                "at", "80% of peak", "latency us", "alpha us", "fit GB/s");
+    for (const auto& [key, points] : sweeps) {
+      const ResultRow& r = firsts.at(key);
+      const SweepSummary s = summarize_sweep(points);
+      const auto fit = fit_alpha_beta(points);
+      std::printf("%-15s %-9s %-13s %12.4g %10s %14s %12.4g %10s %10s\n", r.op.c_str(), r.dtype.c_str(),
+                  r.case_name.c_str(), s.peak_busbw_GBps, format_size(s.peak_bytes).c_str(),
+                  s.bytes_at_80pct ? format_size(*s.bytes_at_80pct).c_str() : "-", s.small_latency_us,
+                  fit ? std::to_string(fit->alpha_us).substr(0, 8).c_str() : "-",
+                  fit ? std::to_string(fit->bandwidth_GBps()).substr(0, 8).c_str() : "-");
+      const std::array<std::string, 18> fields = {
+          "coll", r.op, r.dtype, r.case_name, r.backend, r.link_class, std::to_string(r.ranks), std::to_string(r.nodes),
+          fit ? std::to_string(fit->alpha_us) : "", fit ? std::to_string(fit->beta_us_per_byte) : "",
+          fit ? std::to_string(fit->bandwidth_GBps()) : "", std::to_string(points.size()),
+          std::to_string(s.peak_busbw_GBps), std::to_string(s.peak_bytes),
+          s.bytes_at_80pct ? std::to_string(*s.bytes_at_80pct) : "", std::to_string(s.small_latency_us),
+          std::to_string(s.small_bytes), r.extra.substr(0, r.extra.find(";iters="))};
+      fits << csv_line(fields);
+    }
+    std::printf("(alpha-beta fits in %s)\n", fits_path.c_str());
+  }
+
+  RunMetadata metadata(const std::vector<std::string>& hosts) const {
+    RunMetadata meta;
+    for (const auto& host : hosts)
+      if (std::find(meta.hosts.begin(), meta.hosts.end(), host) == meta.hosts.end()) meta.hosts.push_back(host);
+    meta.ranks = program_.size();
+    meta.command_line = args_.original();
+    meta.versions = gpu_library_versions();
+    meta.versions["mpi"] = mpi_library_version();
+    meta.environment = recorded_environment(environ);
+    meta.revision = project_revision();
+    return meta;
+  }
+
+  MpiProgram& program_;
+  const CollOptions& options_;
+  const CommandLine& args_;
+  MpiControl control_;
+  MultiRankBenchmarks harness_;
+  Watchdog watchdog_;
+  MPI_Comm comm_handle_ = MPI_COMM_WORLD;
+  std::unique_ptr<Communicator> comm_;
+  std::function<std::unique_ptr<CollBuffers>(std::size_t, std::size_t)> make_buffers_;
+  std::optional<std::string> skip_reason_;
+};
+
+// --mpich-algorithm must reach MPICH before MPI_Init; the full parse (with its errors) comes after.
+void apply_mpich_algorithms_early(int argc, char** argv) {
+  CollOptions early;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    if (arg == "--mpich-algorithm" && i + 1 < argc) value = argv[i + 1];
+    else if (arg.starts_with("--mpich-algorithm=")) value = arg.substr(std::string("--mpich-algorithm=").size());
+    std::size_t start = 0;
+    while (!value.empty() && start <= value.size()) {
+      const std::size_t comma = std::min(value.find(',', start), value.size());
+      const std::string item = value.substr(start, comma - start);
+      const auto equals = item.find('=');
+      if (equals != std::string::npos && equals > 0 && equals + 1 < item.size()) early.mpich_algorithms.push_back(item);
+      start = comma + 1;
+    }
+  }
+  apply_mpich_algorithms(early);
+}
+
+}  // namespace
+}  // namespace wb
+
+int main(int argc, char** argv) {
+  wb::apply_mpich_algorithms_early(argc, argv);
+  wb::MpiProgram program(argc, argv);
+  wb::CommandLine args(argc, argv);
+  if (args.take_flag("help")) {
+    if (program.rank() == 0) std::fputs(wb::kCollUsage, stdout);
+    return wb::kExitOk;
+  }
+  wb::CollOptions options;
+  if (!program.parse([&] { options = wb::parse_coll_options(args); })) return wb::kExitUsage;
+  std::unique_ptr<wb::CollRun> run;
+  return program.run(
+      [&] {
+        run = std::make_unique<wb::CollRun>(program, options, args);
+        return run->run();
+      },
+      [&](const std::string& why) {
+        if (run) run->harness().record_interruption(why);
+      });
+}
