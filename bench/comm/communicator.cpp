@@ -9,7 +9,8 @@ std::string describe(const CollectiveCall& call) {
 
 std::string describe(const Request& request) {
   if (request.kind == Request::Kind::kCollective)
-    return "collective of " + std::to_string(request.bytes) + " bytes";
+    return std::string(request.collective != nullptr ? request.collective : "collective") + " of " +
+           std::to_string(request.bytes) + " bytes";
   const bool send = request.kind == Request::Kind::kSend;
   return std::string(send ? "send of " : "receive of ") + std::to_string(request.bytes) +
          " bytes " + (send ? "to" : "from") + " rank " + std::to_string(request.peer);

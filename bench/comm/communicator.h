@@ -19,6 +19,7 @@ struct Request {
   Kind kind = Kind::kSend;
   int peer = -1;
   std::uint64_t bytes = 0;
+  const char* collective = nullptr;  // the collective's name (static text), for messages
 };
 
 std::string describe(const Request& request);  // "receive of 4194304 bytes from rank 1"

@@ -80,7 +80,7 @@ Request NcclCommunicator::start_collective(const CollectiveCall& call) {
       WB_NCCL_CHECK(ncclGroupEnd());
       break;
   }
-  return Request{0, Request::Kind::kCollective, -1, call.count * element};
+  return Request{0, Request::Kind::kCollective, -1, call.count * element, describe(call.op).name};
 }
 
 }  // namespace wb
