@@ -4,6 +4,8 @@
 #include <chrono>
 #include <vector>
 
+#include "harness/errors.h"
+
 namespace wb {
 namespace {
 
@@ -32,8 +34,18 @@ class CollBatch final : public TimedBatch {
   int check_runs() const override { return config_.checks; }
 
   double run() override {
+    if (config_.graph && !replay_) {
+      // Captured outside the timing, once: what nccl-tests' -G measures is the replay.
+      replay_ = comm_.capture([this] {
+        for (std::size_t i = 0; i < config_.iterations; ++i) comm_.start_collective(call_);
+      });
+      if (!replay_) throw UsageError("CUDA graph launch needs the nccl backend");
+    }
     const auto start = Clock::now();
-    if (config_.blocking) {
+    if (replay_) {
+      replay_();
+      comm_.wait_all({});
+    } else if (config_.blocking) {
       for (std::size_t i = 0; i < config_.iterations; ++i) comm_.collective(call_);
     } else {
       for (std::size_t i = 0; i < config_.iterations; ++i) {
@@ -93,6 +105,7 @@ class CollBatch final : public TimedBatch {
   std::unique_ptr<CollBuffers> buffers_;
   CollBatchConfig config_;
   CollectiveCall call_;
+  std::function<void()> replay_;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@ struct CollBatchConfig {
   std::size_t iterations = 1;  // calls per timed batch
   int checks = 1;              // checked runs after timing; 0: data not checked
   bool corrupt_result = false; // --inject-fault corrupt: proves the check works
+  bool graph = false;          // -G: the batch's calls captured once as a CUDA graph, then replayed
 };
 
 // Calls per batch: many for small collectives (timer and synchronisation vanish), few for large.

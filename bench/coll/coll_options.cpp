@@ -77,6 +77,11 @@ CollOptions parse_coll_options(CommandLine& args) {
   else throw UsageError("--in-place: '" + place + "' is not both, yes or no");
   o.backend = args.take("backend").value_or("mpi");
   if (o.backend != "mpi" && o.backend != "nccl") throw UsageError("--backend: '" + o.backend + "' is not mpi or nccl");
+  if (const auto graph = args.take_any({"-G", "--cudagraph"})) {
+    if (*graph != "0" && *graph != "1") throw UsageError("-G: '" + *graph + "' is not 0 or 1");
+    o.graph = *graph == "1";
+    if (o.graph && o.backend != "nccl") throw UsageError("-G 1 (CUDA graph launch) needs --backend nccl");
+  }
   const std::string split = args.take("split").value_or("none");
   if (split == "none") o.split = Split::kNone;
   else if (split == "intra") o.split = Split::kIntraNode;

@@ -30,6 +30,7 @@ struct CollOptions {
   std::vector<std::string> mpich_algorithms;  // --mpich-algorithm allreduce=ring (set before MPI_Init)
   std::optional<std::string> link_class;
   bool corrupt_result = false;          // --inject-fault corrupt
+  bool graph = false;                   // -G 1: CUDA graph launch (nccl)
   HarnessOptions harness;
 };
 
@@ -48,6 +49,7 @@ inline constexpr const char* kCollUsage =
     "  -z 0|1               1 blocking calls (default), 0 non-blocking calls and a wait\n"
     "  -n N                 calls per timed batch (default: 100 for small sizes, fewer for large)\n"
     "  --backend B          mpi (host buffers, default) or nccl (device buffers, one rank per GPU)\n"
+    "  -G 0|1               1: capture each batch's calls as a CUDA graph and time its launches (nccl)\n"
     "  --split MODE         intra: one communicator per node; rails: one per local rank index\n"
     "  --mpich-algorithm OP=ALG  e.g. allreduce=ring: sets MPIR_CVAR_<OP>_INTRA_ALGORITHM (recorded)\n"
     "  --link-class CLASS   link class of collectives across nodes (default: read from sysfs)\n"

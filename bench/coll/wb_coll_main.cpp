@@ -175,6 +175,7 @@ class CollRun {
     row.extra = (describe(op).reduces ? "redop=" + std::string(to_string(redop)) + ";" : std::string()) +
                 (describe(op).rooted ? "root=" + std::to_string(options_.root) + ";" : std::string()) +
                 "blocking=" + (options_.blocking ? "1" : "0") + ";checks=" + std::to_string(options_.checks) +
+                (options_.graph ? ";graph=1" : "") +
                 environment_extra();
     return row;
   }
@@ -192,6 +193,7 @@ class CollRun {
     config.iterations = options_.iterations.value_or(iterations_per_batch(shape.bytes));
     config.checks = options_.checks;
     config.corrupt_result = options_.corrupt_result;
+    config.graph = options_.graph;
 
     CaseInfo info_;
     info_.row = describe_case(base, op, dtype, redop, placement);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -69,6 +70,13 @@ class Communicator {
   virtual void collective(const CollectiveCall& call) {
     Request r = start_collective(call);
     wait(r);
+  }
+
+  // Records the operations `enqueue` issues as one replayable unit (a CUDA graph) and returns what
+  // replays it (then wait with wait_all({})); empty where the backend has no such thing (MPI).
+  virtual std::function<void()> capture(const std::function<void()>& enqueue) {
+    (void)enqueue;
+    return {};
   }
 
   // Operations posted between these start together. NCCL needs this to pair a rank's sends with

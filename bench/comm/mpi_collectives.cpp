@@ -85,7 +85,13 @@ Request MpiCommunicator::start_collective(const CollectiveCall& call) {
 
 void MpiCommunicator::collective(const CollectiveCall& call) {
   if (watchdog_ == nullptr) return Communicator::collective(call);
-  Watchdog::Guard guard(*watchdog_, timeout(), "MPI " + describe(call));
+  // The description is built when the call changes, not per call: this path times 8-byte calls.
+  if (call.op != described_.op || call.dtype != described_.dtype || call.count != described_.count ||
+      call.in_place != described_.in_place || description_.empty()) {
+    described_ = call;
+    description_ = "MPI " + describe(call);
+  }
+  Watchdog::Guard guard(*watchdog_, timeout(), &description_);
   const int rc = issue(call, comm_, rank_, size_, nullptr);
   if (rc != MPI_SUCCESS) throw_failed_call("MPI", describe(call).c_str(), __FILE__, __LINE__, mpi_error_string(rc), rc);
 }

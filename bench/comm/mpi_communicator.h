@@ -34,6 +34,8 @@ class MpiCommunicator final : public Communicator {
 
  private:
   Watchdog* watchdog_ = nullptr;
+  CollectiveCall described_;  // the call description_ names
+  std::string description_;
   int rank_ = 0, size_ = 1;  // before comm_: its initialiser fills them
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::string backend_;

@@ -1,6 +1,9 @@
 // NcclCommunicator's collectives: each CollectiveCall enqueued on the communicator's stream.
 #include "comm/nccl_communicator.h"
+#include "gpu/checked_cuda.h"
 #include "gpu/checked_nccl.h"
+
+#include <memory>
 
 namespace wb {
 namespace {
@@ -81,6 +84,20 @@ Request NcclCommunicator::start_collective(const CollectiveCall& call) {
       break;
   }
   return Request{0, Request::Kind::kCollective, -1, call.count * element, describe(call.op).name};
+}
+
+std::function<void()> NcclCommunicator::capture(const std::function<void()>& enqueue) {
+  WB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  enqueue();
+  cudaGraph_t graph = nullptr;
+  WB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+  cudaGraphExec_t exec = nullptr;
+  WB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  WB_CUDA_CHECK(cudaGraphDestroy(graph));
+  // The replay owns the executable graph; it goes with the last copy of the function.
+  std::shared_ptr<CUgraphExec_st> owned(exec, [](cudaGraphExec_t e) { cudaGraphExecDestroy(e); });
+  cudaStream_t stream = stream_;
+  return [owned, stream] { WB_CUDA_CHECK(cudaGraphLaunch(owned.get(), stream)); };
 }
 
 }  // namespace wb

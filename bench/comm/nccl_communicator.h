@@ -33,6 +33,7 @@ class NcclCommunicator final : public Communicator {
     return op == CollOp::kReduceScatter ? static_cast<std::size_t>(rank_) : 0;
   }
   Request start_collective(const CollectiveCall& call) override;
+  std::function<void()> capture(const std::function<void()>& enqueue) override;
 
   cudaStream_t stream() const { return stream_; }
 

@@ -7,53 +7,56 @@
 #include "harness/errors.h"
 
 namespace wb {
+namespace {
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
 
-Watchdog::Watchdog(std::function<void(const std::string&)> last_words)
-    : last_words_(std::move(last_words)), thread_([this] { watch(); }) {}
+Watchdog::Watchdog(std::function<void(const std::string&)> last_words, std::chrono::milliseconds poll)
+    : last_words_(std::move(last_words)), poll_(poll), thread_([this] { watch(); }) {}
 
 Watchdog::~Watchdog() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  changed_.notify_all();
+  stop_.notify_all();
   thread_.join();
 }
 
-void Watchdog::arm(std::chrono::milliseconds timeout, std::string what) {
-  {
-    std::lock_guard lock(mutex_);
-    armed_ = true;
-    timeout_ = timeout;
-    deadline_ = std::chrono::steady_clock::now() + timeout;
-    what_ = std::move(what);
-  }
-  changed_.notify_all();
+void Watchdog::arm(std::chrono::milliseconds timeout, const std::string* what) {
+  what_.store(what, std::memory_order_relaxed);
+  timeout_ms_.store(timeout.count(), std::memory_order_relaxed);
+  sequence_.store(sequence_.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // odd: armed
 }
 
-void Watchdog::disarm() {
-  std::lock_guard lock(mutex_);
-  armed_ = false;
-}
+void Watchdog::disarm() { sequence_.store(sequence_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
 
 void Watchdog::watch() {
   std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    if (!armed_) {
-      changed_.wait(lock);
+  std::uint64_t seen = 0;
+  std::int64_t seen_since_ns = 0;
+  while (!stop_.wait_for(lock, poll_, [this] { return stopping_; })) {
+    const std::uint64_t sequence = sequence_.load(std::memory_order_acquire);
+    if (sequence % 2 == 0) continue;  // nothing armed
+    if (sequence != seen) {           // a call this look has not seen before: its clock starts now
+      seen = sequence;
+      seen_since_ns = now_ns();
       continue;
     }
-    if (changed_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ &&
-        std::chrono::steady_clock::now() >= deadline_) {
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout_).count());
-      const std::string message = rank_label() + ": " + what_ + " did not complete within " + seconds +
-                                  " s; a peer rank may have died, hung or be unreachable";
-      std::fprintf(stderr, "error: %s (exit code %d)\n", message.c_str(), kExitInfrastructure);
-      std::fflush(stderr);
-      if (last_words_) last_words_(message);
-      std::_Exit(kExitInfrastructure);  // MPI cannot be called from this thread; the launcher ends the job
-    }
+    if (now_ns() - seen_since_ns < timeout_ms_.load() * 1000000) continue;
+    const std::string* what = what_.load(std::memory_order_relaxed);
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(timeout_ms_.load()) / 1000.0);
+    const std::string message = rank_label() + ": " + (what != nullptr ? *what : std::string("a call")) +
+                                " did not complete within " + seconds +
+                                " s; a peer rank may have died, hung or be unreachable";
+    std::fprintf(stderr, "error: %s (exit code %d)\n", message.c_str(), kExitInfrastructure);
+    std::fflush(stderr);
+    if (last_words_) last_words_(message);
+    std::_Exit(kExitInfrastructure);  // MPI cannot be called from this thread; the launcher ends the job
   }
 }
 

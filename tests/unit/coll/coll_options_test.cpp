@@ -66,6 +66,8 @@ TEST(CollOptions, BadArgumentsSayWhy) {
   EXPECT_NE(error_of({"--mpich-algorithm", "ring"}).find("is not OP=ALGORITHM"), std::string::npos);
   EXPECT_NE(error_of({"-c", "0", "--inject-fault", "corrupt"}).find("needs the data check"), std::string::npos);
   EXPECT_NE(error_of({"--bogus"}).find("unknown option --bogus"), std::string::npos);
+  EXPECT_NE(error_of({"-G", "1"}).find("needs --backend nccl"), std::string::npos);
+  EXPECT_TRUE(parse({"--backend", "nccl", "-G", "1"}).graph);
 }
 
 }  // namespace

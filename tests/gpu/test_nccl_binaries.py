@@ -1,0 +1,47 @@
+"""The NCCL backends on a real GPU (ctest label: gpu). Skipped where no GPU is visible."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi"))
+from conftest import read_results, run_mpi  # noqa: E402
+
+
+def gpu_count():
+    if not shutil.which("nvidia-smi"):
+        return 0
+    result = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return sum(line.startswith("GPU ") for line in result.stdout.splitlines()) if result.returncode == 0 else 0
+
+
+pytestmark = pytest.mark.skipif(gpu_count() == 0, reason="no GPU visible")
+
+
+@pytest.mark.parametrize("graph", ["0", "1"])
+def test_wb_coll_nccl_every_op_exact(tmp_path, graph):
+    ranks = min(gpu_count(), 2)
+    result = run_mpi(ranks, "wb-coll", ["--backend", "nccl", "--op", "all", "-d", "float32,bfloat16,int8",
+                                        "--sizes", "1K,1M", "-G", graph, "--run-dir", str(tmp_path),
+                                        "--benchmark_min_time=0.01"])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert rows and all(r["status"] == "OK" and r["errors"] == "0" for r in rows), rows[:3]
+
+
+def test_wb_coll_nccl_corruption_is_caught(tmp_path):
+    result = run_mpi(1, "wb-coll", ["--backend", "nccl", "--sizes", "1K", "--inject-fault", "corrupt",
+                                    "--run-dir", str(tmp_path), "--benchmark_min_time=0.01"])
+    assert result.returncode == 1, result.stderr
+
+
+@pytest.mark.skipif(gpu_count() < 2, reason="NCCL point-to-point needs two GPUs")
+def test_wb_net_nccl(tmp_path):
+    result = run_mpi(2, "wb-net", ["--backend", "nccl", "--sizes", "8,1M", "--run-dir", str(tmp_path),
+                                   "--benchmark_min_time=0.01"])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert rows and all(r["status"] == "OK" and r["errors"] == "0" for r in rows)
