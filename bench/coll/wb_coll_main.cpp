@@ -89,9 +89,15 @@ class CollRun {
     int comm_rank = 0, comm_size = 1;
     WB_MPI_CHECK(MPI_Comm_rank(comm_handle_, &comm_rank));
     WB_MPI_CHECK(MPI_Comm_size(comm_handle_, &comm_size));
+    // Every rank checks its own communicator and all agree, so a bad root ends the run cleanly
+    // with exit code 3 on every rank (no abort racing the message).
+    std::optional<std::string> bad_root;
     if (options_.root >= comm_size)
-      throw UsageError("-r " + std::to_string(options_.root) + " is not a rank of a communicator of " +
-                       std::to_string(comm_size));
+      bad_root = "-r " + std::to_string(options_.root) + " is not a rank of a communicator of " + std::to_string(comm_size);
+    if (const auto reason = control_.first_reason(bad_root)) {
+      if (control_.is_root()) std::fprintf(stderr, "error: %s (exit code %d)\n", reason->c_str(), kExitUsage);
+      return kExitUsage;
+    }
     // Nodes and link class of this rank's communicator.
     std::vector<int> members(static_cast<std::size_t>(comm_size));
     const int world_rank = program_.rank();

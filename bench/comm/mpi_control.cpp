@@ -14,11 +14,13 @@ MpiControl::~MpiControl() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-double MpiControl::max(double value) {
+double MpiControl::max(double value, const std::string* what) {
   double result = 0;
   MPI_Request request;
   WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("agreeing on the slowest rank's time"); });
+  wait_all_with_deadline({&request, 1}, timeout_, [what] {
+    return "agreeing on the slowest rank's time" + (what ? " of " + *what : std::string());
+  });
   return result;
 }
 
@@ -30,10 +32,12 @@ std::uint64_t MpiControl::sum(std::uint64_t value) {
   return result;
 }
 
-void MpiControl::barrier() {
+void MpiControl::barrier(const std::string* what) {
   MPI_Request request;
   WB_MPI_CHECK(MPI_Ibarrier(comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("barrier"); });
+  wait_all_with_deadline({&request, 1}, timeout_, [what] {
+    return "waiting for all ranks" + (what ? " at " + *what : std::string());
+  });
 }
 
 std::vector<std::string> MpiControl::all_gather(const std::string& text) {

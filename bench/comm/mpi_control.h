@@ -24,9 +24,10 @@ class MpiControl {
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
 
-  double max(double value);
+  // `what` names the step in a timeout message ("the start of net/latency/...").
+  double max(double value, const std::string* what = nullptr);
   std::uint64_t sum(std::uint64_t value);
-  void barrier();
+  void barrier(const std::string* what = nullptr);
   std::vector<std::string> all_gather(const std::string& text);  // index = rank
   // The first rank's reason, "rank 3: <reason>", if any rank has one: so that every rank takes the
   // same decision (run a backend or write SKIP rows) and none waits for a benchmark another skips.

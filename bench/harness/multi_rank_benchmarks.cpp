@@ -111,11 +111,13 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   std::unique_ptr<TimedBatch> batch = factories_.at(name)();
   const std::uint64_t ops = batch->ops_per_batch();
 
+  const std::string step = "the start of a batch of " + name;
+  const std::string agreement = name;
   for (int i = 0; i < options_.warmup_batches; ++i) {
     batch->prepare(next_sample_++);
-    control_.barrier();
+    control_.barrier(&step);
     batch->run();
-    control_.max(0.0);  // keeps the ranks in step, as the timed loop does
+    control_.max(0.0, &agreement);  // keeps the ranks in step, as the timed loop does
   }
 
   std::vector<double> per_op_us;
@@ -125,14 +127,14 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
     batch->prepare(sample);
     // Every rank starts the timed batch only when all have prepared: otherwise one rank's clock
     // would include waiting for a peer still filling or verifying its buffers.
-    control_.barrier();
-    const double slowest_seconds = control_.max(batch->run());
+    control_.barrier(&step);
+    const double slowest_seconds = control_.max(batch->run(), &agreement);
     local_errors += batch->verify(sample);
     state.SetIterationTime(slowest_seconds);
     per_op_us.push_back(slowest_seconds / static_cast<double>(ops) * 1e6);
   }
   for (int i = 0; i < batch->check_runs(); ++i) {
-    control_.barrier();
+    control_.barrier(&step);
     local_errors += batch->check(next_sample_++);
   }
   const std::uint64_t errors = control_.sum(local_errors);
