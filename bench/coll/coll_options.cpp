@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cstdlib>
-#include <sstream>
 
 #include "harness/errors.h"
 #include "harness/size_spec.h"
@@ -10,11 +9,8 @@
 namespace wb {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
+std::vector<std::string> nonempty_list(const std::string& text) {
+  auto items = split_list(text);
   if (items.empty()) throw UsageError("empty list '" + text + "'");
   return items;
 }
@@ -32,7 +28,7 @@ std::vector<T> parse_list(const std::optional<std::string>& text, T fallback, Pa
   if (!text) return {fallback};
   if (*text == "all") return all();
   std::vector<T> items;
-  for (const auto& item : split_list(*text)) items.push_back(parse(item));
+  for (const auto& item : nonempty_list(*text)) items.push_back(parse(item));
   return items;
 }
 
@@ -88,7 +84,7 @@ CollOptions parse_coll_options(CommandLine& args) {
   else if (split == "rails") o.split = Split::kRails;
   else throw UsageError("--split: '" + split + "' is not none, intra or rails");
   if (const auto algorithms = args.take("mpich-algorithm")) {
-    for (const auto& item : split_list(*algorithms)) {
+    for (const auto& item : nonempty_list(*algorithms)) {
       const auto equals = item.find('=');
       if (equals == std::string::npos || equals == 0 || equals + 1 == item.size())
         throw UsageError("--mpich-algorithm: '" + item + "' is not OP=ALGORITHM (e.g. allreduce=ring)");

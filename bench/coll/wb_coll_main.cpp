@@ -41,14 +41,6 @@ const char* split_name(Split s) {
   return "world";
 }
 
-std::string mpi_library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(text, &length);
-  std::string version(text, static_cast<std::size_t>(length));
-  return version.substr(0, version.find('\n'));
-}
-
 // The communicator the collectives run on: everyone, the ranks of this node, or the ranks with
 // this rank's index on their nodes (one per node: the "rails").
 MPI_Comm split_world(Split split) {
@@ -117,7 +109,7 @@ class CollRun {
 
     const std::string results = options_.harness.run_dir + "/results.csv";
     const std::size_t rows_before = control_.is_root() ? existing_rows(results) : 0;
-    const int code = harness_.run(args_, metadata(hosts));
+    const int code = harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
     if (control_.is_root()) report_sweeps(results, rows_before);
     return code;
   }
@@ -264,19 +256,6 @@ class CollRun {
       fits << csv_line(fields);
     }
     std::printf("(alpha-beta fits in %s)\n", fits_path.c_str());
-  }
-
-  RunMetadata metadata(const std::vector<std::string>& hosts) const {
-    RunMetadata meta;
-    for (const auto& host : hosts)
-      if (std::find(meta.hosts.begin(), meta.hosts.end(), host) == meta.hosts.end()) meta.hosts.push_back(host);
-    meta.ranks = program_.size();
-    meta.command_line = args_.original();
-    meta.versions = gpu_library_versions();
-    meta.versions["mpi"] = mpi_library_version();
-    meta.environment = recorded_environment(environ);
-    meta.revision = project_revision();
-    return meta;
   }
 
   MpiProgram& program_;

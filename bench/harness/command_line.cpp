@@ -1,5 +1,6 @@
 #include "harness/command_line.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "harness/errors.h"
@@ -65,6 +66,17 @@ std::vector<std::string> CommandLine::benchmark_arguments() const {
   for (const auto& arg : remaining_)
     if (is_benchmark_argument(arg)) args.push_back(arg);
   return args;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
 }
 
 double parse_positive_seconds(std::string_view name, const std::string& text) {

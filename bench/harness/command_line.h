@@ -31,6 +31,9 @@ class CommandLine {
   std::vector<std::string> remaining_;  // without argv[0]
 };
 
+// "a,b,,c" -> {a, b, c}: the comma lists options take.
+std::vector<std::string> split_list(const std::string& text);
+
 // Parses a number for option `name`; throws UsageError "--name: 'x' is not a number".
 double parse_positive_seconds(std::string_view name, const std::string& text);
 

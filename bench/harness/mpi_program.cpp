@@ -2,11 +2,14 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/errors.h"
+
+extern char** environ;
 
 namespace wb {
 
@@ -65,6 +68,24 @@ int MpiProgram::run(const std::function<int()>& body,
   aborted_ = true;
   MPI_Abort(MPI_COMM_WORLD, code);
   return code;
+}
+
+RunMetadata MpiProgram::run_metadata(const std::vector<std::string>& rank_hosts, const CommandLine& args,
+                                     std::map<std::string, std::string> versions) const {
+  RunMetadata meta;
+  for (const auto& host : rank_hosts)
+    if (std::find(meta.hosts.begin(), meta.hosts.end(), host) == meta.hosts.end()) meta.hosts.push_back(host);
+  meta.ranks = size_;
+  meta.command_line = args.original();
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  const std::string version(library, static_cast<std::size_t>(length));
+  versions["mpi"] = version.substr(0, version.find('\n'));
+  meta.versions = std::move(versions);
+  meta.environment = recorded_environment(environ);
+  meta.revision = project_revision();
+  return meta;
 }
 
 }  // namespace wb

@@ -10,7 +10,12 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
+
+#include "harness/command_line.h"
+#include "harness/run_metadata.h"
 
 namespace wb {
 
@@ -34,6 +39,12 @@ class MpiProgram {
   // is aborted with the exception's exit code, so that no rank is left waiting.
   int run(const std::function<int()>& body,
           const std::function<void(const std::string&)>& on_failure = {});
+
+  // meta.json's content for this run: the hosts of all ranks (each once, in rank order), ranks,
+  // command line, the MPI library's version besides `versions` (the GPU libraries'), the recorded
+  // environment and the project's revision.
+  RunMetadata run_metadata(const std::vector<std::string>& rank_hosts, const CommandLine& args,
+                           std::map<std::string, std::string> versions) const;
 
  private:
   int rank_ = 0, size_ = 1;

@@ -1,21 +1,12 @@
 #include "net/net_options.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "harness/errors.h"
 #include "harness/size_spec.h"
 
 namespace wb {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
 
 P2pPattern parse_test(const std::string& name) {
   if (name == "latency") return P2pPattern::kPingPong;

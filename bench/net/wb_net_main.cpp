@@ -18,8 +18,6 @@
 #include "net/link_class.h"
 #include "net/net_options.h"
 
-extern char** environ;
-
 namespace wb {
 namespace {
 
@@ -61,14 +59,6 @@ ResultRow describe_pair(const std::string& backend, P2pPattern pattern, const Ra
   return row;
 }
 
-std::string mpi_library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(text, &length);
-  std::string version(text, static_cast<std::size_t>(length));
-  return version.substr(0, version.find('\n'));
-}
-
 class NetRun {
  public:
   NetRun(MpiProgram& program, const NetOptions& options, const CommandLine& args)
@@ -81,7 +71,7 @@ class NetRun {
     where_.network_class = options_.link_class.value_or(detect_network_link_class());
     const auto pairs = plan_pairs(options_.pairs, program_.size());
     for (const auto& backend : options_.backends) add_backend(backend, pairs);
-    const int code = harness_.run(args_, metadata());
+    const int code = harness_.run(args_, program_.run_metadata(where_.hosts, args_, gpu_library_versions()));
     if (control_.is_root())
       std::fprintf(stderr, "wb-net: results in %s/results.csv%s\n", options_.harness.run_dir.c_str(),
                    code == kExitFailed ? " (DATA ERRORS FOUND)" : "");
@@ -149,21 +139,6 @@ class NetRun {
     harness_.add(std::move(info), [&comm, make_buffers, config, bytes] {
       return make_p2p_batch(comm, make_buffers(bytes, config.shape.window), config);
     });
-  }
-
-  RunMetadata metadata() const {
-    RunMetadata meta;
-    std::vector<std::string> unique_hosts;
-    for (const auto& host : where_.hosts)
-      if (std::find(unique_hosts.begin(), unique_hosts.end(), host) == unique_hosts.end()) unique_hosts.push_back(host);
-    meta.hosts = unique_hosts;
-    meta.ranks = program_.size();
-    meta.command_line = args_.original();
-    meta.versions = gpu_library_versions();
-    meta.versions["mpi"] = mpi_library_version();
-    meta.environment = recorded_environment(environ);
-    meta.revision = project_revision();
-    return meta;
   }
 
   MpiProgram& program_;

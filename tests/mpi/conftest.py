@@ -51,3 +51,22 @@ def read_results(path: Path):
 
 def read_meta(run_dir: Path):
     return json.loads((run_dir / "meta.json").read_text())
+
+
+def rank_pids(run_dir: Path, binary: str):
+    """PIDs of the processes of one run of `binary` (found by its run directory), by MPI rank."""
+    pids = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if not cmdline or not cmdline[0].endswith(binary.encode()) or str(run_dir).encode() not in cmdline:
+            continue
+        for entry in environ:
+            if entry.startswith(b"PMI_RANK="):
+                pids[int(entry.split(b"=")[1])] = int(proc.name)
+    return pids

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import bin_dir, mpiexec, read_meta, read_results, run_mpi
+from conftest import bin_dir, mpiexec, rank_pids, read_meta, read_results, run_mpi
 
 QUICK = ["--benchmark_min_time=0.001", "--warmup=1", "-n", "2"]
 FACTORS = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
@@ -131,23 +131,6 @@ def test_bad_arguments_exit_3(tmp_path, args, message):
     assert message in result.stderr
 
 
-def _wb_coll_pids(run_dir):
-    pids = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
-            environ = (proc / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if cmdline and cmdline[0].endswith(b"wb-coll") and str(run_dir).encode() in cmdline:
-            for entry in environ:
-                if entry.startswith(b"PMI_RANK="):
-                    pids[int(entry.split(b"=")[1])] = int(proc.name)
-    return pids
-
-
 @pytest.mark.parametrize("blocking", ["1", "0"])
 def test_a_rank_that_never_returns_ends_the_run_within_the_timeout(tmp_path, blocking):
     """A stopped rank: the others give up at --timeout with a message naming the collective."""
@@ -159,7 +142,7 @@ def test_a_rank_that_never_returns_ends_the_run_within_the_timeout(tmp_path, blo
     while time.monotonic() < deadline and not (results.exists() and len(read_results(results)) >= 2):
         assert process.poll() is None, process.stdout.read()
         time.sleep(0.05)
-    os.kill(_wb_coll_pids(tmp_path)[1], signal.SIGSTOP)
+    os.kill(rank_pids(tmp_path, "wb-coll")[1], signal.SIGSTOP)
     try:
         process.wait(timeout=60)
     except subprocess.TimeoutExpired:

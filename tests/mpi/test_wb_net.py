@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAST, bin_dir, mpiexec, read_meta, read_results, run_mpi
+from conftest import FAST, bin_dir, mpiexec, rank_pids, read_meta, read_results, run_mpi
 
 SIZES = "0,8,4K,1M"
 SIZE_LIST = [0, 8, 4096, 1 << 20]
@@ -147,25 +147,6 @@ def test_device_backends_write_skip_rows_without_a_gpu(tmp_path):
         assert all(r["status"] == "SKIP" for b in ("mpi-cuda", "nccl") for r in by_backend[b])
 
 
-def _rank_pids(run_dir: Path):
-    """PIDs of the wb-net processes of this run, by MPI rank (read from their environment)."""
-    pids = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
-            environ = (proc / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if not cmdline or not cmdline[0].endswith(b"wb-net") or str(run_dir).encode() not in cmdline:
-            continue
-        for entry in environ:
-            if entry.startswith(b"PMI_RANK="):
-                pids[int(entry.split(b"=")[1])] = int(proc.name)
-    return pids
-
-
 def _start_long_run(run_dir: Path, timeout_s: str):
     command = [mpiexec(), "-n", "2", str(bin_dir() / "wb-net"), "--sizes", "1:1M",
                "--run-dir", str(run_dir), "--timeout", timeout_s, "--benchmark_min_time=0.1"]
@@ -181,7 +162,7 @@ def _signal_rank_after_rows(process, run_dir: Path, rank: int, rows_first: int, 
             break
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.05)
-    pids = _rank_pids(run_dir)
+    pids = rank_pids(run_dir, "wb-net")
     assert rank in pids, f"rank {rank} not found among {pids}"
     os.kill(pids[rank], signal_number)
     return len(read_results(results))
