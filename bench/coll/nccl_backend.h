@@ -14,6 +14,7 @@
 namespace wb {
 
 std::optional<std::string> nccl_unavailable();
+// Collective over MPI_COMM_WORLD (device selection) and then over `comm` (the NCCL communicator).
 std::unique_ptr<Communicator> open_nccl(MPI_Comm comm, std::chrono::milliseconds timeout);
 
 }  // namespace wb

@@ -8,7 +8,9 @@ namespace wb {
 std::optional<std::string> nccl_unavailable() { return gpu_availability().unavailable_reason; }
 
 std::unique_ptr<Communicator> open_nccl(MPI_Comm comm, std::chrono::milliseconds timeout) {
-  select_local_device(comm);
+  // The GPU follows the rank's place on its node among all ranks, not within a sub-communicator
+  // (in a "rails" split every rank is alone on its node and would pick GPU 0).
+  select_local_device(MPI_COMM_WORLD);
   return std::make_unique<NcclCommunicator>(comm, timeout);
 }
 
