@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -148,8 +149,10 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   state.counters[counter::kMedianUs] = s.median;
   state.counters[counter::kP05Us] = s.p05;
   state.counters[counter::kP95Us] = s.p95;
-  state.counters[counter::kAlgbw] = row.algbw_GBps;
-  state.counters[counter::kBusbw] = row.busbw_GBps;
+  if (!std::isnan(row.algbw_GBps)) {  // a latency has no bandwidth: no column of "nan"
+    state.counters[counter::kAlgbw] = row.algbw_GBps;
+    state.counters[counter::kBusbw] = row.busbw_GBps;
+  }
   if (checked) state.counters[counter::kErrors] = static_cast<double>(errors);
   state.counters[counter::kOps] = static_cast<double>(row.iters);
 }
