@@ -1,7 +1,8 @@
-// wb-host: host links, measured on any machine. Today: the NUMA-node to NUMA-node memcpy
-// bandwidth matrix and the memory latency matrix (pointer chase), every copy checked. The GPU
-// parts (H2D/D2H pinned and pageable, local and remote NUMA, all GPUs at once, latency) are still
-// to come (issue 5). Single process: run it without mpiexec.
+// wb-host: host links. On any machine: the NUMA-node to NUMA-node memcpy bandwidth matrix and the
+// memory latency matrix (pointer chase), every copy checked. With GPUs: per GPU, H2D and D2H with
+// pinned and pageable memory on the GPU's own NUMA node and a remote one, both directions at once,
+// all GPUs at once (a shared switch or root port shows), and GPU-to-host latency; without a GPU
+// those are SKIP rows with the reason. Single process: run it without mpiexec.
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -15,19 +16,20 @@
 #include "harness/results_csv_reader.h"
 #include "harness/size_spec.h"
 #include "host/host_batches.h"
+#include "p2p/gpu_cases.h"
 
 namespace wb {
 namespace {
 
 constexpr const char* kUsage =
     "usage: wb-host [options] [--benchmark_* options]   (one process; no mpiexec needed)\n"
-    "  --tests LIST          numa_copy,latency (default both)\n"
+    "  --tests LIST          numa_copy,latency,gpu (default all three; gpu: the host-GPU links)\n"
     "  --sizes SPEC          memcpy sizes (default 256MiB: far beyond the caches)\n"
     "  --latency-bytes SIZE  buffer of the pointer chase (default 256MiB)\n"
     "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n";
 
 struct HostOptions {
-  bool copy = true, latency = true;
+  bool copy = true, latency = true, gpu = true;
   std::vector<std::uint64_t> sizes = {256ull << 20};
   std::uint64_t latency_bytes = 256ull << 20;
   HarnessOptions harness;
@@ -36,13 +38,14 @@ struct HostOptions {
 HostOptions parse_host_options(CommandLine& args) {
   HostOptions o;
   if (const auto tests = args.take("tests")) {
-    o.copy = o.latency = false;
+    o.copy = o.latency = o.gpu = false;
     for (const auto& test : split_list(*tests)) {
       if (test == "numa_copy") o.copy = true;
       else if (test == "latency") o.latency = true;
-      else throw UsageError("--tests: '" + test + "' is not numa_copy or latency");
+      else if (test == "gpu") o.gpu = true;
+      else throw UsageError("--tests: '" + test + "' is not numa_copy, latency or gpu");
     }
-    if (!o.copy && !o.latency) throw UsageError("--tests: no test named");
+    if (!o.copy && !o.latency && !o.gpu) throw UsageError("--tests: no test named");
   }
   if (const auto sizes = args.take("sizes")) o.sizes = parse_size_spec(*sizes);
   if (const auto bytes = args.take("latency-bytes")) {
@@ -70,6 +73,13 @@ class HostRun {
           for (std::uint64_t bytes : options_.sizes) add_copy(src, dst, bytes);
         if (options_.latency) add_latency(src, dst);
       }
+    if (options_.gpu) {
+      HostGpuCaseOptions gpu;
+      gpu.sizes = options_.sizes;
+      gpu.timeout = options_.harness.timeout;
+      gpu.host = program_.host();
+      add_host_gpu_cases(harness_, numa_, gpu);
+    }
     const std::string results = options_.harness.run_dir + "/results.csv";
     const std::size_t before = std::ifstream(results).good() ? read_results_csv(results).rows.size() : 0;
     const int code = harness_.run(args_, program_.run_metadata({program_.host()}, args_, gpu_library_versions()));
