@@ -20,8 +20,8 @@ def numa_nodes():
 
 
 def test_matrices_for_every_node_pair(tmp_path):
-    result = wb_host("--sizes", "4MiB", "--latency-bytes", "8MiB", "--run-dir", str(tmp_path),
-                     "--benchmark_min_time=0.02")
+    result = wb_host("--sizes", "4MiB", "--latency-bytes", "8MiB", "--tests", "numa_copy,latency",
+                     "--run-dir", str(tmp_path), "--benchmark_min_time=0.02")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader((tmp_path / "results.csv").open()))
     n = len(numa_nodes())
@@ -40,9 +40,22 @@ def test_matrices_for_every_node_pair(tmp_path):
 
 def test_bad_arguments_and_ranks_exit_3(tmp_path):
     result = wb_host("--tests", "flops", "--run-dir", str(tmp_path))
-    assert result.returncode == 3 and "'flops' is not numa_copy or latency" in result.stderr
+    assert result.returncode == 3 and "'flops' is not numa_copy, latency or gpu" in result.stderr
     result = wb_host("--latency-bytes", "1K", "--run-dir", str(tmp_path))
     assert result.returncode == 3 and "at least 64KiB" in result.stderr
     mpiexec = os.environ.get("WB_MPIEXEC", "mpiexec")
     result = wb_host("--run-dir", str(tmp_path), launcher=(mpiexec, "-n", "2"))
     assert result.returncode == 3 and "run it without mpiexec" in result.stderr
+
+
+def test_gpu_parts_are_skip_rows_with_the_reason_without_a_gpu(tmp_path):
+    result = wb_host("--tests", "gpu", "--sizes", "1MiB", "--run-dir", str(tmp_path), "--benchmark_min_time=0.01")
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader((tmp_path / "results.csv").open()))
+    kinds = {r["case"] for r in rows}
+    if not Path("/dev/nvidia0").exists():
+        assert kinds == {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "bidir_pinned", "all_gpus_h2d",
+                         "all_gpus_d2h", "gpu_host_latency"}
+        assert all(r["status"] == "SKIP" and r["reason"] and r["time_us"] == "" for r in rows)
+    else:
+        assert all(r["status"] == "OK" and r["errors"] in ("0", "") for r in rows)
