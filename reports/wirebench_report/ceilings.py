@@ -1,0 +1,65 @@
+"""The ceiling of each row's link, from the run's topology.json (written by `wirebench topo`,
+derived from suites/ceilings.csv): GPU pairs, GPU to host, NIC ports. Rows whose link has no
+known ceiling (shared memory, device-local copies) are judged against their siblings only."""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .results import InputError
+
+
+@dataclass
+class Ceiling:
+    GBps: float
+    reason: str             # "NV18 x 25 GB/s (NVLink 4)"
+    healthy_fraction: float
+    source: str
+
+
+class Ceilings:
+    def __init__(self, links_by_node):
+        self.links = links_by_node  # {hostname: {(a, b): link dict}}
+
+    @staticmethod
+    def load(run_dir: Path):
+        path = run_dir / "topology.json"
+        if not path.exists():
+            return Ceilings({})
+        try:
+            doc = json.loads(path.read_text())
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+        links = {}
+        for node in doc.get("nodes", []):
+            table = {}
+            for link in node.get("links", []):
+                table[(link["a"], link["b"])] = link
+                table[(link["b"], link["a"])] = link
+            links[node.get("hostname", "")] = table
+        return Ceilings(links)
+
+    def _link(self, host, a, b):
+        table = self.links.get(host) or (next(iter(self.links.values())) if len(self.links) == 1 else {})
+        return table.get((a, b))
+
+    def for_row(self, row):
+        src_host, _, src = row.text("src").rpartition("/")
+        dst_host, _, dst = row.text("dst").rpartition("/")
+        link = None
+        if src.startswith("gpu") and dst.startswith("gpu") and src != dst:
+            link = self._link(src_host, src, dst)
+        elif src.startswith("gpu") and dst.startswith("numa"):
+            link = self._link(src_host, src, "host")
+        elif src.startswith("numa") and dst.startswith("gpu"):
+            link = self._link(dst_host, dst, "host")
+        elif row.text("link_class") in ("ib", "roce", "eth") and src_host != dst_host:
+            link = self._slowest_port(src_host, dst_host)
+        if not link or link.get("ceiling_GBps") is None:
+            return None
+        return Ceiling(link["ceiling_GBps"], link.get("reason", ""), link.get("healthy_fraction") or 0.8,
+                       link.get("source", ""))
+
+    def _slowest_port(self, *hosts):
+        ports = [link for host in hosts for (a, b), link in self.links.get(host, {}).items()
+                 if b == "network" and link.get("ceiling_GBps")]
+        return min(ports, key=lambda link: link["ceiling_GBps"]) if ports else None

@@ -1,0 +1,109 @@
+"""The files a run directory gets from the reporter: report.md (people), junit.xml (CI servers),
+summary.json (tools). Written from the verdicts only, so each can be rebuilt from an old run."""
+import json
+import xml.etree.ElementTree as ET
+from collections import OrderedDict
+
+from .verdicts import counts
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+def _row_name(v):
+    f = v.row.fields
+    name = f"{f['case']} {f['op']} {f['dtype']} {f['src']}"
+    if f["dst"]:
+        name += f" -> {f['dst']}"
+    return f"{name} {f['bytes']} B"
+
+
+def _md_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(run_dir, verdicts, problems):
+    c = counts(verdicts, problems)
+    lines = [f"# wirebench report: {run_dir}", "",
+             "| PASS | WARN | FAIL | SKIP | ERROR |", "|---|---|---|---|---|",
+             f"| {c['PASS']} | {c['WARN']} | {c['FAIL']} | {c['SKIP']} | {c['ERROR']} |", ""]
+    bad = [v for v in verdicts if v.verdict in ("FAIL", "ERROR")]
+    if bad or problems:
+        lines += ["## FAIL and ERROR", ""]
+        for v in bad:
+            lines.append(f"- **{v.verdict}** {_md_cell(v.row.text('bench'))}: {_md_cell(_row_name(v))} "
+                         f"(results.csv line {v.row.line}): {_md_cell(v.reason)}")
+        for p in problems:
+            lines.append(f"- **ERROR** input: {_md_cell(p)}")
+        lines.append("")
+    families = OrderedDict()
+    for v in verdicts:
+        families.setdefault(v.row.text("bench"), []).append(v)
+    for family, members in families.items():
+        lines += [f"## {family}", "",
+                  "| verdict | case | backend | op | dtype | src | dst | bytes | value | of ceiling | reason |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for v in members:
+            f = v.row.fields
+            value = "" if v.value is None else f"{v.value:.4g} {'us' if v.metric == 'time_us' else 'GB/s'}"
+            fraction = "" if v.fraction is None else f"{100 * v.fraction:.1f}%"
+            cells = (v.verdict, f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"], value,
+                     fraction, v.reason)
+            lines.append("| " + " | ".join(_md_cell(x) for x in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def junit(verdicts, problems):
+    """One testcase per judged row, a testsuite per bench; FAIL -> <failure>, ERROR -> <error>,
+    SKIP -> <skipped>: the JUnit layout Jenkins, GitLab and GitHub test reporters read."""
+    suites = ET.Element("testsuites", name="wirebench")
+    by_bench = OrderedDict()
+    for v in verdicts:
+        by_bench.setdefault(v.row.text("bench"), []).append(v)
+    if problems:
+        by_bench.setdefault("input", [])
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for bench, members in by_bench.items():
+        suite = ET.SubElement(suites, "testsuite", name=bench)
+        tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for v in members:
+            case = ET.SubElement(suite, "testcase", classname=f"wirebench.{bench}", name=_row_name(v),
+                                 time=f"{(v.row.number('time_us') or 0) / 1e6:.9f}")
+            tally["tests"] += 1
+            if v.verdict == "FAIL":
+                ET.SubElement(case, "failure", message=v.reason, type="FAIL").text = v.reason
+                tally["failures"] += 1
+            elif v.verdict == "ERROR":
+                ET.SubElement(case, "error", message=v.reason, type="ERROR").text = v.reason
+                tally["errors"] += 1
+            elif v.verdict == "SKIP":
+                ET.SubElement(case, "skipped", message=v.reason)
+                tally["skipped"] += 1
+            elif v.verdict == "WARN":
+                ET.SubElement(case, "system-out").text = "WARN: " + v.reason
+        if bench == "input":
+            for p in problems:
+                case = ET.SubElement(suite, "testcase", classname="wirebench.input", name=p.split(": ")[0], time="0")
+                ET.SubElement(case, "error", message=p, type="ERROR").text = p
+                tally["tests"] += 1
+                tally["errors"] += 1
+        for key, value in tally.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        suites.set(key, str(value))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def summary(run_dir, verdicts, problems, code):
+    return json.dumps({
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "run_dir": str(run_dir),
+        "exit_code": code,
+        "counts": counts(verdicts, problems),
+        "problems": list(problems),
+        "verdicts": [{"line": v.row.line, "key": v.row.key, "bench": v.row.text("bench"), "verdict": v.verdict,
+                      "reason": v.reason, "metric": v.metric, "value": v.value, "ceiling_GBps": v.ceiling_GBps,
+                      "fraction": v.fraction} for v in verdicts],
+    }, indent=2) + "\n"

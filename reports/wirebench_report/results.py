@@ -1,0 +1,99 @@
+"""Reading a run directory's results.csv: every complete row, and a sentence for every problem
+(file, line, what is wrong), never a crash. A file cut in the middle of a line keeps its rows."""
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REQUIRED = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
+            "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra"]
+
+
+class InputError(Exception):
+    """Bad input: the message names the file (and line) and the problem."""
+
+
+@dataclass
+class Row:
+    line: int
+    fields: dict
+
+    def text(self, name):
+        return self.fields.get(name, "") or ""
+
+    def number(self, name):
+        value = self.text(name)
+        return float(value) if value != "" else None
+
+    @property
+    def status(self):
+        return self.text("status") or "OK"
+
+    @property
+    def key(self):
+        """What the row measured, stable across runs (for comparisons and JUnit names)."""
+        f = self.fields
+        from .verdicts import stable_extra  # one rule for what in `extra` identifies a measurement
+        return "/".join([f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"],
+                         stable_extra(f.get("extra", ""))])
+
+
+@dataclass
+class Results:
+    path: Path
+    rows: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+
+def read_results(path: Path) -> Results:
+    if not path.exists():
+        raise InputError(f"{path}: no such file (is this a run directory?)")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text") from None
+    result = Results(path)
+    lines = text.split("\n")
+    if not text.strip():
+        raise InputError(f"{path}:1: file is empty: no header line")
+    header = next(csv.reader([lines[0]]))
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(f"{path}:1: header lacks column(s) {', '.join(missing)}")
+    unknown = [c for c in header if c not in REQUIRED + ["status", "reason"]]
+    if unknown:
+        result.problems.append(f"{path}:1: unknown column(s) {', '.join(unknown)} ignored")
+    cut = not text.endswith("\n")
+    body = lines[1:-1] if text.endswith("\n") else lines[1:]
+    for offset, line_text in enumerate(body):
+        number = offset + 2
+        if cut and offset == len(body) - 1:
+            result.problems.append(f"{path}:{number}: row is cut short (the file ends mid-line); row skipped")
+            continue
+        if not line_text.strip():
+            continue
+        values = next(csv.reader([line_text]))
+        if len(values) != len(header):
+            result.problems.append(f"{path}:{number}: row has {len(values)} fields, the header {len(header)}; row skipped")
+            continue
+        fields = dict(zip(header, values))
+        bad = _bad_number(fields)
+        if bad:
+            result.problems.append(f"{path}:{number}: column {bad}: '{fields[bad]}' is not a number; row skipped")
+            continue
+        result.rows.append(Row(number, fields))
+    return result
+
+
+def _bad_number(fields):
+    for name in ("bytes", "ranks", "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps",
+                 "busbw_GBps", "errors"):
+        value = fields.get(name, "")
+        if value == "":
+            continue
+        try:
+            float(value)
+        except ValueError:
+            return name
+    return None

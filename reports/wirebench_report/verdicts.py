@@ -1,0 +1,147 @@
+"""Verdicts. Every row gets PASS, WARN, FAIL, SKIP or ERROR with a reason:
+  - SKIP and ERROR rows keep the binary's own status and reason;
+  - wrong data is a FAIL, whatever the speed;
+  - the largest size of each sweep is compared with its link's ceiling: FAIL below the healthy
+    fraction, WARN within 5% above it, PASS above (every reason names the ceiling, the fraction
+    reached and where the ceiling came from); smaller sizes are SKIP (not judged: latency-bound);
+  - equivalent rows (same measurement, same link class and ceiling, different links) are compared
+    with each other: one far worse than its siblings' median (median absolute deviation rule) is a
+    FAIL or WARN even where no ceiling is known.
+"""
+import statistics
+from dataclasses import dataclass
+
+ORDER = {"PASS": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
+WARN_BAND = 0.05
+
+
+@dataclass
+class Verdict:
+    row: object
+    verdict: str
+    reason: str
+    metric: str = ""         # busbw_GBps, algbw_GBps, time_us
+    value: float = None
+    ceiling_GBps: float = None
+    fraction: float = None   # of the ceiling
+
+
+def _metric(row):
+    if row.text("bench") == "coll" and row.number("busbw_GBps") is not None:
+        return "busbw_GBps", row.number("busbw_GBps"), True
+    if row.number("algbw_GBps") is not None:
+        return "algbw_GBps", row.number("algbw_GBps"), True
+    return "time_us", row.number("time_us"), False
+
+
+# `extra` items that follow the message size (batching) or the repetition, not what was measured.
+SIZE_DEPENDENT = {"iters", "copies", "window", "rounds", "repetition", "hops"}
+
+
+def stable_extra(extra):
+    items = [item for item in extra.split(";") if item and item.split("=")[0] not in SIZE_DEPENDENT]
+    return ";".join(items)
+
+
+def _sweep_key(row):
+    f = row.fields
+    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["direction"],
+            stable_extra(f.get("extra", "")))
+
+
+def judge(results, ceilings):
+    rows = results.rows
+    largest = {}
+    for row in rows:
+        if row.status == "OK":
+            key = _sweep_key(row)
+            largest[key] = max(largest.get(key, 0), int(row.text("bytes") or 0))
+    verdicts = [_judge_row(row, ceilings, largest) for row in rows]
+    _compare_siblings(verdicts, ceilings)
+    return verdicts
+
+
+def _judge_row(row, ceilings, largest):
+    if row.status in ("SKIP", "ERROR"):
+        return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
+    metric, value, is_bandwidth = _metric(row)
+    errors = row.number("errors")
+    if errors:
+        return Verdict(row, "FAIL", f"{int(errors)} wrong elements in the data check", metric, value)
+    if value is None:
+        return Verdict(row, "ERROR", "no measured value in the row", metric)
+    if not is_bandwidth:
+        return Verdict(row, "PASS", "latency: compared with equivalent links only", metric, value)
+    if int(row.text("bytes") or 0) < largest.get(_sweep_key(row), 0):
+        return Verdict(row, "SKIP", "not judged against the ceiling: only the largest size of a sweep is", metric, value)
+    ceiling = ceilings.for_row(row)
+    if ceiling is None:
+        return Verdict(row, "PASS", f"no known ceiling for a {row.text('link_class')} link; compared with equivalent "
+                                    "links only", metric, value)
+    limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1)
+    fraction = value / limit
+    healthy = ceiling.healthy_fraction
+    described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({ceiling.reason}; "
+                 f"source: {ceiling.source or 'topology'}); healthy from {100 * healthy:.0f}%")
+    if fraction < healthy:
+        verdict = "FAIL"
+    elif fraction < healthy * (1 + WARN_BAND):
+        verdict = "WARN"
+    else:
+        verdict = "PASS"
+    return Verdict(row, verdict, described, metric, value, limit, fraction)
+
+
+def _compare_siblings(verdicts, ceilings, minimum=3):
+    groups = {}
+    for v in verdicts:
+        if v.verdict in ("SKIP", "ERROR") or v.value is None or v.row.number("errors"):
+            continue
+        f = v.row.fields
+        ceiling = v.ceiling_GBps
+        key = (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["bytes"], f["direction"], f["link_class"],
+               ceiling)
+        groups.setdefault(key, []).append(v)
+    for members in groups.values():
+        links = {(m.row.text("src"), m.row.text("dst")) for m in members}
+        if len(links) < minimum:
+            continue
+        values = [m.value for m in members]
+        median = statistics.median(values)
+        mad = 1.4826 * statistics.median(abs(x - median) for x in values)
+        for m in members:
+            higher_is_better = m.metric != "time_us"
+            worse = (median - m.value) if higher_is_better else (m.value - median)
+            if median <= 0 or worse <= 0:
+                continue
+            relative = worse / median
+            if worse > 3 * mad and relative > 0.10:
+                level = "FAIL"
+            elif worse > 2 * mad and relative > 0.05:
+                level = "WARN"
+            else:
+                continue
+            note = (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} the median {median:.4g} of "
+                    f"{len(members)} equivalent links")
+            if ORDER[level] > ORDER[m.verdict]:
+                m.verdict, m.reason = level, note + "; " + m.reason
+            else:
+                m.reason += "; " + note
+
+
+def counts(verdicts, problems=()):
+    total = {name: 0 for name in ("PASS", "WARN", "FAIL", "SKIP", "ERROR")}
+    for v in verdicts:
+        total[v.verdict] += 1
+    total["ERROR"] += len(problems)
+    return total
+
+
+def exit_code(verdicts, problems=()):
+    """0 all PASS/WARN/SKIP, 1 any FAIL, 2 any ERROR (an incomplete run outranks a slow one)."""
+    c = counts(verdicts, problems)
+    if c["ERROR"]:
+        return 2
+    if c["FAIL"]:
+        return 1
+    return 0

@@ -1,0 +1,146 @@
+"""The reporter: verdict rules, golden report.md and junit.xml, bad input (ctest label: unit)."""
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from wirebench_report.__main__ import main
+from wirebench_report.ceilings import Ceilings
+from wirebench_report.outputs import junit, markdown
+from wirebench_report.results import InputError, read_results
+from wirebench_report.verdicts import exit_code, judge
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "reports"
+GOLDEN = DATA / "golden"
+
+
+@pytest.fixture
+def run(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(DATA / "basic", run_dir)
+    return run_dir
+
+
+def verdicts_by_line(run_dir):
+    results = read_results(run_dir / "results.csv")
+    return {v.row.line: v for v in judge(results, Ceilings.load(run_dir))}, results
+
+
+def test_verdict_rules_at_their_boundaries(run):
+    v, results = verdicts_by_line(run)
+    assert v[2].verdict == "SKIP" and "largest size" in v[2].reason   # a small size of a sweep
+    assert v[3].verdict == "PASS" and v[3].fraction == pytest.approx(383.5 / 450)
+    assert "NV18 x 25 GB/s (NVLink 4)" in v[3].reason and "links.md NVLink table" in v[3].reason
+    assert v[4].verdict == "WARN" and v[4].fraction == pytest.approx(0.8)  # exactly healthy: in the band
+    assert v[5].verdict == "FAIL" and "40.0% of the 450 GB/s ceiling" in v[5].reason
+    assert "below the median 360 of 3 equivalent links" in v[5].reason     # and an outlier among its siblings
+    assert v[6].verdict == "PASS" and v[6].ceiling_GBps == 900             # bidirectional: both directions
+    assert v[7].verdict == "WARN" and v[8].verdict == "WARN"               # 85% and 83% of a 0.82 PCIe link
+    assert v[9].verdict == "FAIL" and "3 wrong elements" in v[9].reason    # data errors fail whatever the speed
+    assert v[10].verdict == "PASS" and "no known ceiling" in v[10].reason  # shared memory: siblings only
+    assert v[11].verdict == "SKIP" and 'says "the driver"' in v[11].reason
+    assert v[12].verdict == "ERROR" and "did not complete" in v[12].reason
+    assert exit_code(list(v.values()), results.problems) == 2
+
+
+def test_exit_codes_follow_the_worst_verdict(run):
+    lines = (run / "results.csv").read_text().splitlines()
+    (run / "results.csv").write_text("\n".join(lines[:4]) + "\n")  # header, SKIP, PASS, WARN
+    assert main(["wirebench report", str(run)]) == 0
+    (run / "results.csv").write_text("\n".join(lines[:5]) + "\n")  # + a FAIL
+    assert main(["wirebench report", str(run)]) == 1
+    (run / "results.csv").write_text("\n".join(lines) + "\n")      # + an ERROR
+    assert main(["wirebench report", str(run)]) == 2
+
+
+def test_an_outlier_fails_even_without_a_ceiling(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    rows = [f"net,stream_bw,mpi,eth,n{i}/rank0,n{i + 1}/rank1,uni,send_recv,uint8,4194304,2,2,10,40,39,41,"
+            f"{bw},{bw},0,,OK," for i, bw in enumerate([0.105, 0.104, 0.106, 0.105, 0.052])]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert [x.verdict for x in v.values()] == ["PASS", "PASS", "PASS", "PASS", "FAIL"]
+    assert "50% below the median 0.105 of 5 equivalent links" in v[6].reason
+
+
+def test_outputs_match_the_golden_files(run):
+    assert main(["wirebench report", str(run)]) == 2
+    report = (run / "report.md").read_text().replace(str(run), "RUN_DIR")
+    assert report == (GOLDEN / "report.md").read_text()
+    assert (run / "junit.xml").read_text() == (GOLDEN / "junit.xml").read_text()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["schema_version"] == 1 and summary["exit_code"] == 2
+    assert summary["counts"] == {"PASS": 3, "WARN": 3, "FAIL": 2, "SKIP": 2, "ERROR": 1}
+
+
+def test_junit_has_the_shape_ci_servers_read(run):
+    main(["wirebench report", str(run)])
+    root = ET.parse(run / "junit.xml").getroot()
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert {s.get("name") for s in suites} == {"p2p", "host", "net", "coll"}
+    total = 0
+    for suite in suites:
+        cases = suite.findall("testcase")
+        total += len(cases)
+        assert int(suite.get("tests")) == len(cases)
+        assert int(suite.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
+        assert int(suite.get("errors")) == sum(1 for c in cases if c.find("error") is not None)
+        assert int(suite.get("skipped")) == sum(1 for c in cases if c.find("skipped") is not None)
+        for case in cases:
+            assert case.get("classname").startswith("wirebench.") and case.get("name") and float(case.get("time")) >= 0
+            for child in case:
+                assert child.tag in ("failure", "error", "skipped", "system-out")
+                if child.tag in ("failure", "error"):
+                    assert child.get("message") and child.text
+    assert int(root.get("tests")) == total == 11
+
+
+def test_a_results_file_cut_mid_line_keeps_what_is_complete(run):
+    text = (run / "results.csv").read_text()
+    (run / "results.csv").write_text(text[: text.index("host,d2h_pinned") + 20])  # cut inside line 8
+    results = read_results(run / "results.csv")
+    assert len(results.rows) == 6
+    assert results.problems == [f"{run / 'results.csv'}:8: row is cut short (the file ends mid-line); row skipped"]
+    assert main(["wirebench report", str(run)]) == 2  # an incomplete run is an ERROR
+    assert "row is cut short" in (run / "report.md").read_text()
+
+
+@pytest.mark.parametrize("content,message", [
+    ("", ":1: file is empty"),
+    ("bench,case\nnet,pingpong\n", ":1: header lacks column(s) backend"),
+    (b"\xff\xfe\x00garbage", ":1: not UTF-8 text"),
+])
+def test_bad_input_is_named_with_file_and_line(tmp_path, content, message, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    path = run_dir / "results.csv"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_results(path)
+    assert main(["wirebench report", str(run_dir)]) == 3
+    assert message in capsys.readouterr().err
+
+
+def test_bad_rows_and_unknown_columns_are_said_and_skipped(run):
+    text = (run / "results.csv").read_text().splitlines()
+    text[0] += ",colour"
+    text = [text[0]] + [line + ",red" for line in text[1:3]] + ["net,too,few", text[3] + ",blue"]
+    bad_number = text[1].replace(",5,4.9,", ",fast,4.9,")
+    text.append(bad_number)
+    (run / "results.csv").write_text("\n".join(text) + "\n")
+    results = read_results(run / "results.csv")
+    assert len(results.rows) == 3
+    assert any(":1: unknown column(s) colour ignored" in p for p in results.problems)
+    assert any(":4: row has 3 fields" in p for p in results.problems)
+    assert any(":6: column time_us: 'fast' is not a number" in p for p in results.problems)
+
+
+def test_a_damaged_topology_is_bad_input(run, capsys):
+    (run / "topology.json").write_text("{\n  \"nodes\": [\n  oops\n")
+    assert main(["wirebench report", str(run)]) == 3
+    assert "topology.json:3: not valid JSON" in capsys.readouterr().err
