@@ -15,17 +15,17 @@ constexpr const char* kUsage =
     "usage: wirebench COMMAND [options]\n"
     "commands:\n"
     "  topo    this node's wiring and every path's ceiling (wirebench topo --help)\n"
-    "  report  verdicts for a run directory: report.md, junit.xml, summary.json (wirebench report RUN_DIR)\n";
+    "  report  verdicts for a run directory: report.md/.html, junit.xml, summary.json (wirebench report RUN_DIR)\n"
+    "  compare the same measurements of several runs side by side; drops flagged (wirebench compare A B)\n";
 
 // The reporter is Python (reports/wirebench_report); this front door hands over to it.
-int run_python_reporter(int argc, char** argv) {
+int run_python_reporter(const char* module, int argc, char** argv) {
   const char* dir = std::getenv("WB_REPORTS_DIR");
   const std::string reports = dir != nullptr && *dir != '\0' ? dir : WB_SOURCE_REPORTS_DIR;
   const char* old_path = std::getenv("PYTHONPATH");
   const std::string path = reports + (old_path != nullptr && *old_path != '\0' ? ":" + std::string(old_path) : "");
   setenv("PYTHONPATH", path.c_str(), 1);
-  std::vector<char*> args = {const_cast<char*>("python3"), const_cast<char*>("-m"),
-                             const_cast<char*>("wirebench_report")};
+  std::vector<char*> args = {const_cast<char*>("python3"), const_cast<char*>("-m"), const_cast<char*>(module)};
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execvp("python3", args.data());
@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
     return argc < 2 ? wb::kExitUsage : wb::kExitOk;
   }
   const std::string command = argv[1];
-  if (command == "report") return run_python_reporter(argc, argv);
+  if (command == "report") return run_python_reporter("wirebench_report", argc, argv);
+  if (command == "compare") return run_python_reporter("wirebench_report.compare", argc, argv);
   // The subcommand sees its own options as if it were the program.
   wb::CommandLine args(argc - 1, argv + 1);
   try {

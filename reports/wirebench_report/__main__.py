@@ -1,11 +1,12 @@
 """wirebench report RUN_DIR: verdicts for every row of RUN_DIR/results.csv, written as report.md,
-junit.xml and summary.json in RUN_DIR. Exit code: 0 PASS/WARN, 1 any FAIL, 2 any ERROR (an
+report.html (with the plots), junit.xml and summary.json in RUN_DIR (plots in RUN_DIR/plots). Exit code: 0 PASS/WARN, 1 any FAIL, 2 any ERROR (an
 incomplete or damaged run included), 3 bad usage or input."""
 import sys
 from pathlib import Path
 
 from .ceilings import Ceilings
-from .outputs import junit, markdown, summary
+from .outputs import html_page, junit, markdown, summary
+from .plots import write_plots
 from .results import InputError, read_results
 from .verdicts import counts, exit_code, judge
 
@@ -17,9 +18,12 @@ def report(run_dir: Path):
     (run_dir / "report.md").write_text(markdown(run_dir, verdicts, results.problems))
     (run_dir / "junit.xml").write_text(junit(verdicts, results.problems))
     (run_dir / "summary.json").write_text(summary(run_dir, verdicts, results.problems, code))
+    plots = write_plots(verdicts, run_dir)
+    (run_dir / "report.html").write_text(html_page(run_dir, verdicts, results.problems, plots))
     c = counts(verdicts, results.problems)
     print(f"wirebench report: {c['PASS']} PASS, {c['WARN']} WARN, {c['FAIL']} FAIL, {c['SKIP']} SKIP, "
-          f"{c['ERROR']} ERROR -> {run_dir}/report.md, junit.xml, summary.json")
+          f"{c['ERROR']} ERROR -> {run_dir}/report.md, report.html, junit.xml, summary.json, "
+          f"{len(plots)} plots")
     for problem in results.problems:
         print(f"  problem: {problem}", file=sys.stderr)
     for v in verdicts:

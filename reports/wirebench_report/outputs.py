@@ -107,3 +107,53 @@ def summary(run_dir, verdicts, problems, code):
                       "reason": v.reason, "metric": v.metric, "value": v.value, "ceiling_GBps": v.ceiling_GBps,
                       "fraction": v.fraction} for v in verdicts],
     }, indent=2) + "\n"
+
+
+def html_page(run_dir, verdicts, problems, plots):
+    """report.html: report.md's content with the plots embedded (one self-contained file); every
+    string that comes from the data is escaped."""
+    import base64
+    from html import escape
+
+    c = counts(verdicts, problems)
+    colours = {"PASS": "#2e7d32", "WARN": "#ef6c00", "FAIL": "#c62828", "SKIP": "#757575", "ERROR": "#6a1b9a"}
+    parts = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
+             f"<title>wirebench report: {escape(str(run_dir))}</title>",
+             "<style>body{font-family:sans-serif;margin:1.5em} table{border-collapse:collapse;font-size:12px}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left} .v{font-weight:bold;color:white}"
+             "img{max-width:100%;border:1px solid #eee;margin:4px 0}</style></head><body>",
+             f"<h1>wirebench report: {escape(str(run_dir))}</h1>", "<table><tr>"]
+    parts += [f"<th>{name}</th>" for name in c] + ["</tr><tr>"] + [f"<td>{n}</td>" for n in c.values()]
+    parts.append("</tr></table>")
+    bad = [v for v in verdicts if v.verdict in ("FAIL", "ERROR")]
+    if bad or problems:
+        parts.append("<h2>FAIL and ERROR</h2><ul>")
+        for v in bad:
+            parts.append(f"<li><b>{v.verdict}</b> {escape(_row_name(v))} (results.csv line {v.row.line}): "
+                         f"{escape(v.reason)}</li>")
+        parts += [f"<li><b>ERROR</b> input: {escape(p)}</li>" for p in problems]
+        parts.append("</ul>")
+    if plots:
+        parts.append("<h2>Plots</h2>")
+        for title, path in plots:
+            data = base64.b64encode(path.read_bytes()).decode("ascii")
+            parts.append(f"<figure><img alt='{escape(title, quote=True)}' src='data:image/png;base64,{data}'>"
+                         f"<figcaption>{escape(title)}</figcaption></figure>")
+    families = OrderedDict()
+    for v in verdicts:
+        families.setdefault(v.row.text("bench"), []).append(v)
+    for family, members in families.items():
+        parts.append(f"<h2>{escape(family)}</h2><table><tr>" + "".join(
+            f"<th>{h}</th>" for h in ("verdict", "case", "backend", "op", "dtype", "src", "dst", "bytes", "value",
+                                      "of ceiling", "reason")) + "</tr>")
+        for v in members:
+            f = v.row.fields
+            value = "" if v.value is None else f"{v.value:.4g} {'us' if v.metric == 'time_us' else 'GB/s'}"
+            fraction = "" if v.fraction is None else f"{100 * v.fraction:.1f}%"
+            cells = [f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"], value, fraction,
+                     v.reason]
+            parts.append(f"<tr><td class='v' style='background:{colours[v.verdict]}'>{v.verdict}</td>" +
+                         "".join(f"<td>{escape(str(x))}</td>" for x in cells) + "</tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

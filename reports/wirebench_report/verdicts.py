@@ -24,6 +24,7 @@ class Verdict:
     value: float = None
     ceiling_GBps: float = None
     fraction: float = None   # of the ceiling
+    healthy_fraction: float = None  # the fraction below which the ceiling verdict is FAIL
 
 
 def _metric(row):
@@ -89,7 +90,7 @@ def _judge_row(row, ceilings, largest):
         verdict = "WARN"
     else:
         verdict = "PASS"
-    return Verdict(row, verdict, described, metric, value, limit, fraction)
+    return Verdict(row, verdict, described, metric, value, limit, fraction, healthy)
 
 
 def _compare_siblings(verdicts, ceilings, minimum=3):

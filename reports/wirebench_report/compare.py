@@ -1,0 +1,141 @@
+"""wirebench compare RUN_A RUN_B [RUN_C ...] [--threshold 0.10] [--out DIR]: the same measurements
+side by side, with each run's ratio to the first (the baseline). A measurement that got worse by
+more than the threshold in a later run is a FAIL (nightly regressions; vendor comparisons read the
+ratios). Writes compare.md, compare.json and overlay plots into DIR (default ./wirebench-compare).
+Exit code: 0 no drop beyond the threshold, 1 a drop, 3 bad usage or input."""
+import argparse
+import json
+import sys
+from collections import OrderedDict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .results import InputError, read_results
+
+
+def _metric(row):
+    if row.text("bench") == "coll" and row.number("busbw_GBps") is not None:
+        return "busbw_GBps", row.number("busbw_GBps"), True
+    if row.number("algbw_GBps") is not None:
+        return "algbw_GBps", row.number("algbw_GBps"), True
+    return "time_us", row.number("time_us"), False
+
+
+def measurements(run_dir: Path):
+    results = read_results(run_dir / "results.csv")
+    table = OrderedDict()
+    for row in results.rows:
+        if row.status != "OK":
+            continue
+        metric, value, higher_is_better = _metric(row)
+        if value is not None:
+            table[row.key] = (row, metric, value, higher_is_better)  # a later repetition replaces an earlier
+    return table, results.problems
+
+
+def compare(runs, threshold):
+    tables = [measurements(run)[0] for run in runs]
+    base = tables[0]
+    entries = []
+    for key, (row, metric, value, higher_is_better) in base.items():
+        values = [value] + [t[key][2] if key in t else None for t in tables[1:]]
+        ratios, verdict = [], "PASS"
+        for other in values[1:]:
+            if other is None or value == 0:
+                ratios.append(None)
+                continue
+            # ratio > 1 is better, whatever the metric
+            ratio = other / value if higher_is_better else value / other
+            ratios.append(ratio)
+            if ratio < 1 - threshold:
+                verdict = "FAIL"
+        if all(r is None for r in ratios):
+            verdict = "MISSING"
+        entries.append({"key": key, "bench": row.text("bench"), "metric": metric, "bytes": int(row.text("bytes") or 0),
+                        "values": values, "ratios": ratios, "verdict": verdict, "row": row})
+    return entries
+
+
+def write_outputs(runs, entries, threshold, out: Path):
+    out.mkdir(parents=True, exist_ok=True)
+    names = [str(r) for r in runs]
+    lines = [f"# wirebench compare (baseline {names[0]}; a drop beyond {100 * threshold:.0f}% is a FAIL)", "",
+             "| verdict | measurement | metric | " + " | ".join(f"run {i}" for i in range(len(runs))) + " | " +
+             " | ".join(f"ratio {i}/0" for i in range(1, len(runs))) + " |",
+             "|---" * (3 + len(runs) + len(runs) - 1) + "|"]
+    for e in sorted(entries, key=lambda e: (e["verdict"] != "FAIL", e["key"])):
+        values = " | ".join("" if v is None else f"{v:.4g}" for v in e["values"])
+        ratios = " | ".join("" if r is None else f"{r:.3f}" for r in e["ratios"])
+        lines.append(f"| {e['verdict']} | {e['key'].replace('|', '/')} | {e['metric']} | {values} | {ratios} |")
+    lines += ["", "Runs: " + ", ".join(f"{i}: {n}" for i, n in enumerate(names)), ""]
+    (out / "compare.md").write_text("\n".join(lines))
+    (out / "compare.json").write_text(json.dumps({
+        "schema_version": 1, "runs": names, "threshold": threshold,
+        "entries": [{k: v for k, v in e.items() if k != "row"} for e in entries]}, indent=2) + "\n")
+    _overlay_plots(names, entries, out)
+
+
+def _overlay_plots(names, entries, out: Path):
+    families = OrderedDict()
+    for e in entries:
+        f = e["row"].fields
+        if e["metric"] == "time_us":
+            continue
+        families.setdefault((f["bench"], f["case"], f["op"], f["dtype"], f["src"], f["dst"]), []).append(e)
+    plot_dir = out / "plots"
+    plot_dir.mkdir(exist_ok=True)
+    for key, members in families.items():
+        if len(members) < 2:
+            continue
+        figure, axes = plt.subplots(figsize=(7, 4))
+        members.sort(key=lambda e: e["bytes"])
+        for i, name in enumerate(names):
+            points = [(e["bytes"], e["values"][i]) for e in members if e["values"][i] is not None]
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3,
+                      linestyle="-" if i == 0 else "--", label=f"run {i}: {name}", gid=f"run:{i}")
+        axes.set_xscale("log", base=2)
+        axes.set_xlabel("bytes")
+        axes.set_ylabel(members[0]["metric"])
+        axes.set_title(" ".join(key), fontsize=8)
+        axes.legend(fontsize=6)
+        figure.tight_layout()
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in "-".join(key))
+        figure.savefig(plot_dir / f"{safe}.png", dpi=80)
+        plt.close(figure)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="wirebench compare")
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--threshold", type=float, default=0.10, help="a drop beyond this fraction is a FAIL")
+    parser.add_argument("--out", type=Path, default=Path("wirebench-compare"))
+    try:
+        args = parser.parse_args(argv[1:])
+    except SystemExit:
+        return 3
+    if len(args.runs) < 2:
+        print("error: compare needs at least two run directories (exit code 3)", file=sys.stderr)
+        return 3
+    if not 0 < args.threshold < 1:
+        print(f"error: --threshold {args.threshold} is not between 0 and 1 (exit code 3)", file=sys.stderr)
+        return 3
+    try:
+        entries = compare(args.runs, args.threshold)
+    except InputError as error:
+        print(f"error: {error} (exit code 3)", file=sys.stderr)
+        return 3
+    write_outputs(args.runs, entries, args.threshold, args.out)
+    drops = [e for e in entries if e["verdict"] == "FAIL"]
+    print(f"wirebench compare: {len(entries)} measurements, {len(drops)} dropped more than "
+          f"{100 * args.threshold:.0f}% -> {args.out}/compare.md")
+    for e in drops:
+        print(f"  FAIL {e['key']}: ratios {', '.join(f'{r:.3f}' for r in e['ratios'] if r is not None)}")
+    return 1 if drops else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

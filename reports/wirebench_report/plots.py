@@ -1,0 +1,144 @@
+"""The report's plots (matplotlib, PNG): bandwidth against size per measurement with the ceiling
+and its healthy band, latency against size, and GPU x GPU heatmaps of bandwidth and of percent of
+ceiling. Every line carries a gid naming what it shows, so tests (and people with an SVG viewer)
+can find the series."""
+from collections import OrderedDict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _series_key(row):
+    f = row.fields
+    return f["src"] + (" -> " + f["dst"] if f["dst"] else "")
+
+
+def _family_key(row):
+    f = row.fields
+    return f["bench"], f["case"], f["op"], f["dtype"], f["backend"]
+
+
+def _safe(text):
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
+
+
+def bandwidth_figures(verdicts):
+    """One figure per measurement family with a size sweep: bandwidth against size."""
+    families = OrderedDict()
+    for v in verdicts:
+        if v.metric in ("busbw_GBps", "algbw_GBps") and v.value is not None:
+            families.setdefault(_family_key(v.row), []).append(v)
+    figures = []
+    for key, members in families.items():
+        figure, axes = plt.subplots(figsize=(7, 4))
+        series = OrderedDict()
+        for v in members:
+            series.setdefault(_series_key(v.row), []).append((int(v.row.text("bytes")), v.value))
+        for name, points in series.items():
+            points.sort()
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
+                      gid=f"series:{name}")
+        ceilings = {(v.ceiling_GBps, v.row.fields.get("link_class")) for v in members if v.ceiling_GBps}
+        for ceiling, link_class in sorted(ceilings):
+            judged = next(v for v in members if v.ceiling_GBps == ceiling)
+            axes.axhline(ceiling, color="black", linestyle="--", linewidth=1, gid=f"ceiling:{ceiling:g}")
+            band = judged.healthy_fraction
+            if band:
+                axes.axhspan(ceiling * band, ceiling, color="green", alpha=0.1, gid=f"healthy-band:{ceiling:g}")
+            axes.annotate(f"ceiling {ceiling:g} GB/s ({link_class})", (0.01, ceiling), xycoords=("axes fraction", "data"),
+                          fontsize=7, va="bottom")
+        axes.set_xscale("log", base=2)
+        axes.set_xlabel("bytes")
+        axes.set_ylabel("busbw GB/s" if members[0].metric == "busbw_GBps" else "algbw GB/s")
+        bench, case, op, dtype, backend = key
+        axes.set_title(f"{bench} {case} {op} {dtype} ({backend})", fontsize=9)
+        if len(series) <= 12:
+            axes.legend(fontsize=6)
+        figure.tight_layout()
+        figures.append((f"bandwidth-{_safe('-'.join(key))}", f"{bench} {case} {op} {dtype}: bandwidth", figure))
+    return figures
+
+
+LATENCY_CASES = {"pingpong", "latency", "memory_latency", "gpu_host_latency"}
+
+
+def latency_figures(verdicts):
+    """Time per operation against size, for latency measurements (ping-pong at every size)."""
+    families = OrderedDict()
+    for v in verdicts:
+        if v.row.number("time_us") is not None and (v.metric == "time_us" or v.row.text("case") in LATENCY_CASES):
+            families.setdefault(_family_key(v.row), []).append(v)
+    figures = []
+    for key, members in families.items():
+        figure, axes = plt.subplots(figsize=(7, 4))
+        series = OrderedDict()
+        for v in members:
+            series.setdefault(_series_key(v.row), []).append((max(int(v.row.text("bytes")), 1), v.row.number("time_us")))
+        for name, points in series.items():
+            points.sort()
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
+                      gid=f"series:{name}")
+        axes.set_xscale("log", base=2)
+        axes.set_xlabel("bytes")
+        axes.set_ylabel("time per operation (us)")
+        axes.set_title(" ".join(key[:4]) + ": latency", fontsize=9)
+        axes.legend(fontsize=6)
+        figure.tight_layout()
+        figures.append((f"latency-{_safe('-'.join(key))}", " ".join(key[:4]) + ": latency", figure))
+    return figures
+
+
+def gpu_heatmaps(verdicts):
+    """GPU x GPU heatmaps of bandwidth and percent of ceiling, per p2p pattern (largest size)."""
+    by_case = OrderedDict()
+    for v in verdicts:
+        if v.row.text("bench") == "p2p" and v.metric == "algbw_GBps" and v.value is not None and v.verdict != "SKIP":
+            by_case.setdefault(v.row.text("case"), []).append(v)
+    figures = []
+    for case, members in by_case.items():
+        gpus = sorted({int(name.rsplit("gpu", 1)[1]) for v in members for name in (v.row.text("src"), v.row.text("dst"))
+                       if "gpu" in name and name.rsplit("gpu", 1)[1].isdigit()})
+        if not gpus:
+            continue
+        index = {g: i for i, g in enumerate(gpus)}
+        bandwidth = [[float("nan")] * len(gpus) for _ in gpus]
+        percent = [[float("nan")] * len(gpus) for _ in gpus]
+        for v in members:
+            a = int(v.row.text("src").rsplit("gpu", 1)[1])
+            b = int(v.row.text("dst").rsplit("gpu", 1)[1]) if v.row.text("dst").rsplit("gpu", 1)[-1].isdigit() else a
+            bandwidth[index[a]][index[b]] = v.value
+            if v.fraction is not None:
+                percent[index[a]][index[b]] = 100 * v.fraction
+        figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+        for axes, data, title, gid in ((left, bandwidth, "GB/s", "heatmap:bandwidth"),
+                                       (right, percent, "% of ceiling", "heatmap:percent")):
+            image = axes.imshow(data, cmap="viridis", gid=gid)
+            axes.set_xticks(range(len(gpus)), [f"gpu{g}" for g in gpus], fontsize=7)
+            axes.set_yticks(range(len(gpus)), [f"gpu{g}" for g in gpus], fontsize=7)
+            axes.set_xlabel("destination")
+            axes.set_ylabel("source")
+            axes.set_title(f"{case}: {title}", fontsize=9)
+            figure.colorbar(image, ax=axes)
+            for i in range(len(gpus)):
+                for j in range(len(gpus)):
+                    if data[i][j] == data[i][j]:  # not NaN
+                        axes.text(j, i, f"{data[i][j]:.0f}", ha="center", va="center", fontsize=7, color="white")
+        figure.tight_layout()
+        figures.append((f"heatmap-{_safe(case)}", f"{case}: GPU x GPU", figure))
+    return figures
+
+
+def write_plots(verdicts, out_dir: Path):
+    """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]."""
+    plot_dir = out_dir / "plots"
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, title, figure in bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts):
+        path = plot_dir / f"{name}.png"
+        figure.savefig(path, dpi=90)
+        plt.close(figure)
+        written.append((title, path))
+    return written

@@ -1,0 +1,103 @@
+"""The report's plots, report.html and wirebench compare (ctest label: unit)."""
+import base64
+import json
+import shutil
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pytest
+
+from wirebench_report import compare as compare_module
+from wirebench_report.__main__ import main
+from wirebench_report.ceilings import Ceilings
+from wirebench_report.plots import bandwidth_figures, gpu_heatmaps, latency_figures
+from wirebench_report.results import read_results
+from wirebench_report.verdicts import judge
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "reports" / "basic"
+
+
+@pytest.fixture
+def run(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(DATA, run_dir)
+    return run_dir
+
+
+def verdicts(run_dir):
+    return judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
+
+
+def test_bandwidth_plot_has_every_series_and_the_ceiling_with_its_band(run):
+    figures = {name: figure for name, _, figure in bandwidth_figures(verdicts(run))}
+    figure = figures["bandwidth-p2p-ce_write-copy-uint8-cuda"]
+    axes = figure.axes[0]
+    gids = {line.get_gid() for line in axes.get_lines()}
+    assert {"series:n1/gpu0 -> n1/gpu1", "series:n1/gpu0 -> n1/gpu2", "series:n1/gpu1 -> n1/gpu2"} <= gids
+    assert "ceiling:450" in gids
+    band = [p for p in axes.patches if p.get_gid() == "healthy-band:450"]
+    assert len(band) == 1
+    bottom, top = band[0].get_y(), band[0].get_y() + band[0].get_height()
+    assert bottom == pytest.approx(360) and top == pytest.approx(450)  # 80% to 100% of the ceiling
+    sweep = next(l for l in axes.get_lines() if l.get_gid() == "series:n1/gpu0 -> n1/gpu1")
+    assert list(sweep.get_xdata()) == [1048576, 268435456] and list(sweep.get_ydata()) == [209.7, 383.5]
+    plt.close("all")
+
+
+def test_latency_and_heatmaps(run):
+    latency = {name: figure for name, _, figure in latency_figures(verdicts(run))}
+    assert "latency-net-pingpong-send_recv-uint8-mpi" in latency
+    heatmaps = {name: figure for name, _, figure in gpu_heatmaps(verdicts(run))}
+    figure = heatmaps["heatmap-ce_write"]
+    images = [image for axes in figure.axes for image in axes.get_images()]
+    assert {image.get_gid() for image in images} == {"heatmap:bandwidth", "heatmap:percent"}
+    bandwidth = next(i for i in images if i.get_gid() == "heatmap:bandwidth").get_array()
+    assert bandwidth[0][1] == pytest.approx(383.5) and bandwidth[1][2] == pytest.approx(180)
+    plt.close("all")
+
+
+def test_html_embeds_the_plots_and_escapes_the_data(run):
+    csv_path = run / "results.csv"
+    csv_path.write_text(csv_path.read_text().replace('says ""the driver""', 'says <script>alert(1)</script>'))
+    main(["wirebench report", str(run)])
+    page = (run / "report.html").read_text()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    images = page.count("src='data:image/png;base64,")
+    assert images == len(list((run / "plots").glob("*.png"))) >= 5
+    encoded = page.split("src='data:image/png;base64,")[1].split("'")[0]
+    assert base64.b64decode(encoded)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_compare_flags_a_planted_twenty_percent_drop(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(DATA, a)
+    shutil.copytree(DATA, b)
+    text = (b / "results.csv").read_text()
+    (b / "results.csv").write_text(text.replace(",700,690,710,383.5,383.5,0,copies=1,OK,",
+                                                ",875,860,890,306.8,306.8,0,copies=1,OK,"))
+    out = tmp_path / "cmp"
+    assert compare_module.main(["compare", str(a), str(b), "--out", str(out)]) == 1
+    doc = json.loads((out / "compare.json").read_text())
+    failed = [e for e in doc["entries"] if e["verdict"] == "FAIL"]
+    assert len(failed) == 1 and failed[0]["ratios"] == [pytest.approx(0.8)]
+    assert "n1/gpu0/n1/gpu1/268435456" in failed[0]["key"]
+    assert all(e["ratios"] == [pytest.approx(1.0)] for e in doc["entries"] if e["verdict"] == "PASS")
+    # the same two runs compared the other way round: an improvement, no FAIL
+    assert compare_module.main(["compare", str(b), str(a), "--out", str(out)]) == 0
+    assert list((out / "plots").glob("*.png"))
+
+
+def test_compare_latency_drops_are_drops_too(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(DATA, a)
+    shutil.copytree(DATA, b)
+    text = (b / "results.csv").read_text()
+    # the 8-byte ping-pong takes 50% longer: its bandwidth falls by a third
+    (b / "results.csv").write_text(text.replace(",1000,0.3,0.29,0.32,0.02667,0.02667,", ",1000,0.45,0.44,0.46,0.01778,0.01778,"))
+    assert compare_module.main(["compare", str(a), str(b), "--out", str(tmp_path / "c")]) == 1
+
+
+def test_compare_bad_usage(tmp_path, capsys):
+    assert compare_module.main(["compare", str(DATA)]) == 3
+    assert compare_module.main(["compare", str(DATA), str(tmp_path / "nope")]) == 3
+    assert "no such file" in capsys.readouterr().err
