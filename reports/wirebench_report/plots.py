@@ -1,6 +1,6 @@
 """The report's plots (matplotlib, PNG): bandwidth against size per measurement with the ceiling
-and its healthy band, latency against size, and GPU x GPU heatmaps of bandwidth and of percent of
-ceiling. Every line carries a gid naming what it shows, so tests (and people with an SVG viewer)
+and its healthy band, latency against size, GPU x GPU heatmaps of bandwidth and of percent of
+ceiling, and node x node heatmaps from point-to-point pair sweeps. Every line carries a gid naming what it shows, so tests (and people with an SVG viewer)
 can find the series."""
 from collections import OrderedDict
 from pathlib import Path
@@ -131,12 +131,52 @@ def gpu_heatmaps(verdicts):
     return figures
 
 
+def node_heatmaps(verdicts):
+    """Node x node heatmaps of point-to-point bandwidth (largest size of each pair's sweep), per
+    wb-net test, when the pairs span at least two nodes: one bad node pair stands out."""
+    by_case = OrderedDict()
+    for v in verdicts:
+        if v.row.text("bench") != "net" or v.metric != "algbw_GBps" or v.value is None:
+            continue
+        src, dst = v.row.text("src").rpartition("/")[0], v.row.text("dst").rpartition("/")[0]
+        if src and dst:
+            by_case.setdefault((v.row.text("case"), v.row.text("backend")), []).append((src, dst, v))
+    figures = []
+    for (case, backend), members in by_case.items():
+        nodes = sorted({n for src, dst, _ in members for n in (src, dst)})
+        if len(nodes) < 2:
+            continue
+        largest = {}
+        for src, dst, v in members:
+            size = int(v.row.text("bytes"))
+            if size >= largest.get((src, dst), (0, None))[0]:
+                largest[(src, dst)] = (size, v.value)
+        index = {n: i for i, n in enumerate(nodes)}
+        data = [[float("nan")] * len(nodes) for _ in nodes]
+        for (src, dst), (_, value) in largest.items():
+            data[index[src]][index[dst]] = value
+        figure, axes = plt.subplots(figsize=(1.2 * len(nodes) + 3, 1.0 * len(nodes) + 2))
+        image = axes.imshow(data, cmap="viridis", gid="heatmap:nodes")
+        axes.set_xticks(range(len(nodes)), nodes, fontsize=7, rotation=45)
+        axes.set_yticks(range(len(nodes)), nodes, fontsize=7)
+        axes.set_title(f"net {case} ({backend}): GB/s, node to node", fontsize=9)
+        figure.colorbar(image, ax=axes)
+        for i in range(len(nodes)):
+            for j in range(len(nodes)):
+                if data[i][j] == data[i][j]:
+                    axes.text(j, i, f"{data[i][j]:.3g}", ha="center", va="center", fontsize=7, color="white")
+        figure.tight_layout()
+        figures.append((f"nodes-{_safe(case)}-{_safe(backend)}", f"net {case}: node x node", figure))
+    return figures
+
+
 def write_plots(verdicts, out_dir: Path):
     """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]."""
     plot_dir = out_dir / "plots"
     plot_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, title, figure in bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts):
+    figures = bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts) + node_heatmaps(verdicts)
+    for name, title, figure in figures:
         path = plot_dir / f"{name}.png"
         figure.savefig(path, dpi=90)
         plt.close(figure)

@@ -10,7 +10,7 @@ import pytest
 from wirebench_report import compare as compare_module
 from wirebench_report.__main__ import main
 from wirebench_report.ceilings import Ceilings
-from wirebench_report.plots import bandwidth_figures, gpu_heatmaps, latency_figures
+from wirebench_report.plots import bandwidth_figures, gpu_heatmaps, latency_figures, node_heatmaps
 from wirebench_report.results import read_results
 from wirebench_report.verdicts import judge
 
@@ -53,6 +53,23 @@ def test_latency_and_heatmaps(run):
     assert {image.get_gid() for image in images} == {"heatmap:bandwidth", "heatmap:percent"}
     bandwidth = next(i for i in images if i.get_gid() == "heatmap:bandwidth").get_array()
     assert bandwidth[0][1] == pytest.approx(383.5) and bandwidth[1][2] == pytest.approx(180)
+    plt.close("all")
+
+
+def test_node_heatmap_from_a_multi_node_pair_sweep(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "results.csv").read_text().splitlines()[0]
+    rows = []
+    for a, b, bw in [("n1", "n2", 0.11), ("n1", "n3", 0.12), ("n2", "n3", 0.05)]:
+        rows.append(f"net,stream_bw,mpi,eth,{a}/rank0,{b}/rank1,uni,send_recv,uint8,4194304,6,3,10,40,39,41,"
+                    f"{bw},{bw},0,,OK,")
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    figures = {name: figure for name, _, figure in node_heatmaps(verdicts(run_dir))}
+    image = figures["nodes-stream_bw-mpi"].axes[0].get_images()[0]
+    data = image.get_array()
+    assert data.shape == (3, 3)
+    assert data[1][2] == pytest.approx(0.05) and data[0][1] == pytest.approx(0.11)
     plt.close("all")
 
 

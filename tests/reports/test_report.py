@@ -144,3 +144,15 @@ def test_a_damaged_topology_is_bad_input(run, capsys):
     (run / "topology.json").write_text("{\n  \"nodes\": [\n  oops\n")
     assert main(["wirebench report", str(run)]) == 3
     assert "topology.json:3: not valid JSON" in capsys.readouterr().err
+
+
+def test_junit_validates_against_the_schema(run):
+    etree = pytest.importorskip("lxml.etree", reason="lxml is installed by ci/setup")
+    main(["wirebench report", str(run)])
+    schema = etree.XMLSchema(etree.parse(str(DATA / "junit.xsd")))
+    document = etree.parse(str(run / "junit.xml"))
+    assert schema.validate(document), schema.error_log
+    # and the schema is not a rubber stamp: a testcase without its name is refused
+    broken = etree.parse(str(run / "junit.xml"))
+    del broken.getroot().find("testsuite").find("testcase").attrib["name"]
+    assert not schema.validate(broken)
