@@ -1,0 +1,74 @@
+"""The virtual cluster (ctest label: vcluster; needs root): namespaces with their own hostnames,
+shaped links with a known ceiling, wb-net measuring them for real, and nothing left behind."""
+import csv
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VCLUSTER = ROOT / "ci" / "vcluster"
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
+
+
+def vcluster(*args, timeout=300):
+    return subprocess.run([str(VCLUSTER), *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def cluster():
+    started = []
+
+    def up(*args):
+        result = vcluster("up", *args)
+        assert result.returncode == 0, result.stderr
+        started.append(True)
+        return result
+
+    yield up
+    assert vcluster("down").returncode == 0
+
+
+def wb_net(run_dir, *args):
+    binary = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wb-net"
+    result = vcluster("exec", str(binary), "--tests", "bw", "--sizes", "1M", "--link-class", "eth",
+                      "--run-dir", str(run_dir), "--benchmark_min_time=0.2", *args)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return list(csv.DictReader((run_dir / "results.csv").open()))
+
+
+def test_two_nodes_measure_their_shaped_link(cluster, tmp_path):
+    cluster("--nodes", "2", "--ranks", "1", "--rate", "1gbit")
+    [row] = wb_net(tmp_path)
+    assert row["nodes"] == "2" and row["link_class"] == "eth"
+    assert row["src"] == "node0/rank0" and row["dst"] == "node1/rank1"  # each node its own hostname
+    # 1 Gbit/s = 0.125 GB/s: the stream reaches most of it and cannot exceed it by much
+    assert 0.80 * 0.125 < float(row["algbw_GBps"]) < 1.05 * 0.125, row["algbw_GBps"]
+    assert row["errors"] == "0"
+
+
+def test_a_degraded_node_link_shows(cluster, tmp_path):
+    cluster("--nodes", "2", "--ranks", "1", "--rate", "1gbit", "--degrade", "1=500mbit")
+    [row] = wb_net(tmp_path)
+    assert 0.80 * 0.0625 < float(row["algbw_GBps"]) < 1.05 * 0.0625, row["algbw_GBps"]
+
+
+def test_down_leaves_nothing_behind(cluster):
+    cluster("--nodes", "3", "--ranks", "1")
+    assert "wbnode2" in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert vcluster("down").returncode == 0
+    assert "wbnode" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    assert "wbbr0" not in links and "wbv" not in links
+    assert vcluster("status").stdout.strip() == "ci/vcluster: down"
+    assert vcluster("down").returncode == 0  # and down is idempotent
+
+
+def test_up_is_idempotent_and_cleans_up_a_failed_start(cluster):
+    cluster("--nodes", "2")
+    cluster("--nodes", "2")  # again: replaces, does not fail on what exists
+    result = vcluster("up", "--nodes", "2", "--delay", "50us")
+    if result.returncode != 0:  # no netem in this kernel: the failure must leave nothing behind
+        assert "netem" in result.stderr
+        assert "wbnode" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
