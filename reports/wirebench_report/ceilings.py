@@ -1,6 +1,8 @@
 """The ceiling of each row's link, from the run's topology.json (written by `wirebench topo`,
-derived from suites/ceilings.csv): GPU pairs, GPU to host, NIC ports. Rows whose link has no
-known ceiling (shared memory, device-local copies) are judged against their siblings only."""
+derived from suites/ceilings.csv): GPU pairs, GPU to host, NIC ports; for links between nodes
+that no topology sees (a virtual cluster's), from the suite's expectations in suite.json. Rows
+whose link has no known ceiling (shared memory, device-local copies) are judged against their
+siblings only."""
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,14 +19,22 @@ class Ceiling:
 
 
 class Ceilings:
-    def __init__(self, links_by_node):
+    def __init__(self, links_by_node, expectations=()):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
+        self.expectations = {e["link_class"]: e for e in expectations if e.get("ceiling_GBps")}
 
     @staticmethod
     def load(run_dir: Path):
+        expectations = []
+        suite = run_dir / "suite.json"
+        if suite.exists():
+            try:
+                expectations = json.loads(suite.read_text()).get("expectations", [])
+            except json.JSONDecodeError as error:
+                raise InputError(f"{suite}:{error.lineno}: not valid JSON: {error.msg}") from None
         path = run_dir / "topology.json"
-        if not path.exists():
-            return Ceilings({})
+        if not path.exists() or path.stat().st_size == 0:
+            return Ceilings({}, expectations)
         try:
             doc = json.loads(path.read_text())
         except json.JSONDecodeError as error:
@@ -36,7 +46,7 @@ class Ceilings:
                 table[(link["a"], link["b"])] = link
                 table[(link["b"], link["a"])] = link
             links[node.get("hostname", "")] = table
-        return Ceilings(links)
+        return Ceilings(links, expectations)
 
     def _link(self, host, a, b):
         table = self.links.get(host) or (next(iter(self.links.values())) if len(self.links) == 1 else {})
@@ -54,6 +64,12 @@ class Ceilings:
             link = self._link(dst_host, dst, "host")
         elif row.text("link_class") in ("ib", "roce", "eth") and src_host != dst_host:
             link = self._slowest_port(src_host, dst_host)
+        if (not link or link.get("ceiling_GBps") is None) and src_host != dst_host:
+            # A link the topology cannot see (a virtual cluster's, a stated network): the suite's.
+            expected = self.expectations.get(row.text("link_class"))
+            if expected:
+                return Ceiling(expected["ceiling_GBps"], expected.get("reason", "the suite's expectation"),
+                               expected.get("healthy_fraction", 0.8), expected.get("source", "suite"))
         if not link or link.get("ceiling_GBps") is None:
             return None
         return Ceiling(link["ceiling_GBps"], link.get("reason", ""), link.get("healthy_fraction") or 0.8,

@@ -1,0 +1,1 @@
+"""`wirebench run [SUITE]`: discover, measure, judge, in one run directory."""

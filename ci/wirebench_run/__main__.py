@@ -1,0 +1,170 @@
+"""wirebench run [SUITE] [--run-dir DIR] [--degrade NODE=RATE] [--inject-fault corrupt] [--dry-run]
+
+Reads suites/SUITE.yaml (default: default), writes the node's topology.json, runs each step under
+its launcher (mpiexec for several ranks, the virtual cluster's for cluster suites, or the template
+in WB_LAUNCHER, e.g. "srun -n {ranks}") with a timeout per step and a progress line per step, then
+writes suite.json (the suite's expectations) and judges the run (wirebench report). A step that
+fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PASS/WARN, 1 FAIL,
+2 ERROR), 3 for a bad suite or usage. --degrade and --inject-fault are fault injection, for tests.
+"""
+import argparse
+import csv
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITES = Path(os.environ.get("WB_SUITES_DIR", ROOT / "suites"))
+BIN = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "default" / "bin"))
+VCLUSTER = ROOT / "ci" / "vcluster"
+COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
+           "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra",
+           "status", "reason"]
+
+
+class SuiteError(Exception):
+    pass
+
+
+def load_suite(name):
+    path = Path(name) if name.endswith((".yaml", ".yml")) else SUITES / f"{name}.yaml"
+    if not path.exists():
+        known = ", ".join(sorted(p.stem for p in SUITES.glob("*.yaml")))
+        raise SuiteError(f"{path}: no such suite (known: {known})")
+    try:
+        suite = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise SuiteError(f"{path}:{mark.line + 1 if mark else 0}: not valid YAML: {error}") from None
+    if not isinstance(suite, dict) or not isinstance(suite.get("steps"), list) or not suite["steps"]:
+        raise SuiteError(f"{path}: a suite needs a list of steps")
+    for number, step in enumerate(suite["steps"], start=1):
+        if not isinstance(step, dict) or "binary" not in step or "name" not in step:
+            raise SuiteError(f"{path}: step {number} needs a name and a binary")
+        if not (BIN / step["binary"]).exists():
+            raise SuiteError(f"{path}: step {number}: {BIN / step['binary']} does not exist (build first)")
+    return path, suite
+
+
+def launcher(step, cluster):
+    ranks = int(step.get("ranks", 1))
+    template = os.environ.get("WB_LAUNCHER")
+    if cluster:
+        return [str(VCLUSTER), "exec"]
+    if template and ranks > 1:
+        return shlex.split(template.format(ranks=ranks))
+    if ranks > 1:
+        return ["mpiexec", "-n", str(ranks)]
+    return []
+
+
+def error_row(run_dir, step, reason):
+    """The step's failure in results.csv, so the report names it."""
+    path = run_dir / "results.csv"
+    new = not path.exists() or path.stat().st_size == 0
+    with path.open("a", newline="") as out:
+        writer = csv.DictWriter(out, COLUMNS)
+        if new:
+            writer.writeheader()
+        writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
+                         "backend": "run", "bytes": 0, "ranks": step.get("ranks", 1), "nodes": 1, "iters": 0,
+                         "errors": "", "status": "ERROR", "reason": reason})
+
+
+def run_step(number, total, step, run_dir, cluster, extra_args, started):
+    command = launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", [])),
+                                         "--run-dir", str(run_dir), *extra_args]
+    timeout = float(step.get("timeout", 600))
+    print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
+    log = run_dir / "logs" / f"{number:02d}-{step['binary']}.log"
+    with log.open("w") as out:
+        out.write("$ " + shlex.join(command) + "\n")
+        out.flush()
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            error_row(run_dir, step, f"step '{step['name']}' did not finish within {timeout:.0f} s (see {log})")
+            return 2
+    if code not in (0, 1):  # 1 is data errors, already in the rows
+        error_row(run_dir, step, f"step '{step['name']}' exited with code {code} (see {log})")
+    return code
+
+
+def expectations(suite, cluster_rate_mbit):
+    out = []
+    for item in suite.get("expectations", []) or []:
+        entry = dict(item)
+        if entry.pop("from_cluster_rate", False):
+            entry["ceiling_GBps"] = cluster_rate_mbit / 8000.0
+            entry["reason"] = f"the virtual cluster's links are shaped to {cluster_rate_mbit} Mbit/s"
+        out.append(entry)
+    return out
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="wirebench run")
+    parser.add_argument("suite", nargs="?", default="default")
+    parser.add_argument("--run-dir", type=Path)
+    parser.add_argument("--degrade", help="fault injection: NODE=RATE for one node's link (cluster suites)")
+    parser.add_argument("--inject-fault", choices=["corrupt"], help="fault injection: a planted wrong byte")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    try:
+        args = parser.parse_args(argv[1:])
+    except SystemExit as exit_:
+        return 0 if exit_.code == 0 else 3
+    try:
+        path, suite = load_suite(args.suite)
+    except SuiteError as error:
+        print(f"error: {error} (exit code 3)", file=sys.stderr)
+        return 3
+    run_dir = args.run_dir or Path("runs") / time.strftime(f"{suite.get('name', 'run')}-%Y%m%dT%H%M%SZ", time.gmtime())
+    cluster = suite.get("cluster")
+    steps = suite["steps"]
+    if args.dry_run:
+        for number, step in enumerate(steps, start=1):
+            print(shlex.join(launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
+        return 0
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    print(f"wirebench run: suite {suite.get('name')} ({path}) into {run_dir}", flush=True)
+    with (run_dir / "topology.json").open("w") as out:
+        subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=out, check=False)
+    rate = 0
+    if cluster:
+        rate = int(cluster.get("rate_mbit", 1000))
+        up = [str(VCLUSTER), "up", "--nodes", str(cluster.get("nodes", 2)), "--ranks", str(cluster.get("ranks", 1)),
+              "--rate", f"{rate}mbit"]
+        if args.degrade:
+            node, _, degraded = args.degrade.partition("=")
+            up += ["--degrade", f"{node}={degraded}"]
+        result = subprocess.run(up, capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)", file=sys.stderr)
+            return 2
+    extra = ["--inject-fault", "corrupt"] if args.inject_fault else []
+    worst = 0
+    try:
+        for number, step in enumerate(steps, start=1):
+            worst = max(worst, run_step(number, len(steps), step, run_dir, cluster, extra, started))
+    finally:
+        if cluster:
+            subprocess.run([str(VCLUSTER), "down"], capture_output=True)
+    (run_dir / "suite.json").write_text(json.dumps({"name": suite.get("name"), "source": str(path),
+                                                    "expectations": expectations(suite, rate)}, indent=2) + "\n")
+    print(f"wirebench run: measured in {time.time() - started:.0f} s; judging", flush=True)
+    report = subprocess.run([str(BIN / "wirebench"), "report", str(run_dir)])
+    return report.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

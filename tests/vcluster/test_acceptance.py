@@ -1,0 +1,84 @@
+"""End to end on the virtual cluster (ctest label: vcluster; root): `wirebench run vcluster`
+measures three nodes over links shaped to 1 Gbit/s and judges them; injected faults must show
+up as the right verdict and exit code, naming the right link."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
+
+
+def wirebench():
+    return Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wirebench"
+
+
+def run_suite(run_dir, *args, timeout=600):
+    return subprocess.run([str(wirebench()), "run", "vcluster", "--run-dir", str(run_dir), *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def verdicts(run_dir):
+    return json.loads((run_dir / "summary.json").read_text())["verdicts"]
+
+
+def test_a_clean_cluster_passes(tmp_path):
+    result = run_suite(tmp_path / "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
+    assert len(judged) == 6  # ping-pong and stream, three node pairs, against the 0.125 GB/s ceiling
+    # smaller sizes are SKIP (not judged against the ceiling); nothing fails
+    assert all(v["verdict"] in ("PASS", "WARN", "SKIP") for v in verdicts(tmp_path / "run"))
+    assert "[1/1] point-to-point" in result.stdout  # the progress line
+
+
+def test_one_slow_node_fails_its_links_and_only_those(tmp_path):
+    result = run_suite(tmp_path / "run", "--degrade", "1=500mbit")
+    assert result.returncode == 1, result.stdout + result.stderr
+    for v in verdicts(tmp_path / "run"):
+        if v["fraction"] is None:
+            continue
+        via_node1 = "node1/" in v["key"]
+        if via_node1:
+            assert v["verdict"] == "FAIL" and "of the 0.125 GB/s ceiling" in v["reason"], v
+        else:  # healthy links stay healthy (WARN is healthy too: the band just above the floor)
+            assert v["verdict"] in ("PASS", "WARN"), v
+
+
+def test_a_corrupting_link_is_a_data_error(tmp_path):
+    result = run_suite(tmp_path / "run", "--inject-fault", "corrupt")
+    assert result.returncode == 1, result.stdout + result.stderr
+    failed = [v for v in verdicts(tmp_path / "run") if v["verdict"] == "FAIL"]
+    assert failed and all("wrong elements" in v["reason"] for v in failed)
+
+
+def test_a_killed_rank_is_an_error_and_finished_rows_stay(tmp_path):
+    run_dir = tmp_path / "run"
+    process = subprocess.Popen([str(wirebench()), "run", "vcluster", "--run-dir", str(run_dir)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    results = run_dir / "results.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) >= 3:  # header and two rows
+            break
+        time.sleep(0.05)
+    victims = subprocess.run(["pgrep", "-f", f"wb-net .*{run_dir}"], capture_output=True, text=True).stdout.split()
+    assert victims, "no wb-net process to kill"
+    os.kill(int(victims[-1]), signal.SIGKILL)
+    try:
+        output, _ = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail("the run did not end within 120 s of a rank being killed")
+    assert process.returncode == 2, output
+    rows = list(csv.DictReader(results.open()))
+    assert sum(r["status"] == "OK" for r in rows) >= 2  # measured before the kill: kept
+    errors = [r for r in rows if r["status"] == "ERROR"]
+    assert errors and "point-to-point" in errors[-1]["reason"] and "exited with code" in errors[-1]["reason"]
+    assert "wbnode" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
