@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = ["ci/setup", "ci/test", "ci/run", "ci/fuzz", "ci/gpu-check", "ci/vcluster", "ci/vcluster.d/launch", ".ci/run"]
+SCRIPTS = ["ci/setup", "ci/test", "ci/run", "ci/fuzz", "ci/gpu-check", "ci/vcluster", "ci/vcluster.d/launch", ".ci/run",
+           "ci/templates/slurm-acceptance.sbatch"]
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")

@@ -1,0 +1,61 @@
+"""The nightly CI templates, checked as far as this machine allows: they parse, they run the suite,
+keep the run directory and publish junit.xml; the Slurm script passes shellcheck; the dry run
+prints the commands a launcher template produces."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATES = ROOT / "ci" / "templates"
+
+
+def test_github_actions_workflow():
+    doc = yaml.safe_load((TEMPLATES / "github-actions-gpu.yml").read_text())
+    job = doc["jobs"]["acceptance"]
+    assert "self-hosted" in job["runs-on"] and "gpu" in job["runs-on"]
+    runs = [s.get("run", "") for s in job["steps"]]
+    assert any("ci/run" in r for r in runs)
+    uses = {s.get("uses", "").split("@")[0]: s for s in job["steps"]}
+    assert uses["actions/upload-artifact"]["with"]["path"] == "runs/nightly"
+    assert uses["mikepenz/action-junit-report"]["with"]["report_paths"] == "runs/nightly/junit.xml"
+    assert all(uses[k]["if"] == "always()" for k in ("actions/upload-artifact", "mikepenz/action-junit-report"))
+
+
+def test_gitlab_job():
+    job = yaml.safe_load((TEMPLATES / "gitlab-ci-gpu.yml").read_text())["wirebench-nightly"]
+    assert any("ci/run" in line for line in job["script"])
+    assert job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["reports"]["junit"] == "runs/nightly/junit.xml"
+
+
+def test_kubernetes_mpijob():
+    doc = yaml.safe_load((TEMPLATES / "k8s-mpijob.yaml").read_text())
+    assert doc["kind"] == "MPIJob"
+    launcher = doc["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    assert "ci/run" in launcher["args"][0]
+    assert any(e["name"] == "WB_LAUNCHER" and "{ranks}" in e["value"] for e in launcher["env"])
+    worker = doc["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    assert worker["resources"]["limits"]["nvidia.com/gpu"] == doc["spec"]["slotsPerWorker"]
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+def test_slurm_script_is_clean():
+    result = subprocess.run(["shellcheck", str(TEMPLATES / "slurm-acceptance.sbatch")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def test_dry_run_prints_the_launcher_commands():
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    env = dict(os.environ, WB_LAUNCHER="srun --ntasks={ranks} --gpus-per-task=1")
+    result = subprocess.run([str(Path(binary) / "wirebench"), "run", "default", "--dry-run"], capture_output=True,
+                            text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("srun --ntasks=2 --gpus-per-task=1 ") and "wb-net" in line for line in lines)
+    assert any(line.startswith(str(Path(binary) / "wb-host")) for line in lines)  # one rank: no launcher
