@@ -48,15 +48,41 @@ def load_suite(name):
     for number, step in enumerate(suite["steps"], start=1):
         if not isinstance(step, dict) or "binary" not in step or "name" not in step:
             raise SuiteError(f"{path}: step {number} needs a name and a binary")
+        if step.get("where", "local") not in ("local", "cluster", "always"):
+            raise SuiteError(f"{path}: step {number}: where: must be local, cluster or always")
         if not (BIN / step["binary"]).exists():
             raise SuiteError(f"{path}: step {number}: {BIN / step['binary']} does not exist (build first)")
     return path, suite
 
 
+def chosen_cluster(suite):
+    """The virtual cluster this run brings up: the suite's `cluster` always; its
+    `cluster_if_root_without_gpu` when run as root where no GPU is visible (so the network
+    benchmarks get links with a real ceiling); none otherwise."""
+    if suite.get("cluster"):
+        return suite["cluster"]
+    fallback = suite.get("cluster_if_root_without_gpu")
+    if fallback and os.geteuid() == 0 and not Path("/dev/nvidia0").exists():
+        return fallback
+    return None
+
+
+def selected_steps(suite, cluster):
+    """A step with `where: cluster` runs only on a virtual cluster, `where: local` only without one,
+    `where: always` in both cases (locally); without `where` a step runs on the cluster of a
+    cluster suite, locally otherwise. (Not `on:`: YAML 1.1 reads that key as true.)"""
+    chosen = []
+    for step in suite["steps"]:
+        where = step.get("where", "cluster" if suite.get("cluster") else "local")
+        if where == "cluster" and cluster or where == "local" and not cluster or where == "always":
+            chosen.append(dict(step, where=where))
+    return chosen
+
+
 def launcher(step, cluster):
     ranks = int(step.get("ranks", 1))
     template = os.environ.get("WB_LAUNCHER")
-    if cluster:
+    if cluster and step.get("where") == "cluster":
         return [str(VCLUSTER), "exec"]
     if template and ranks > 1:
         return shlex.split(template.format(ranks=ranks))
@@ -128,8 +154,8 @@ def main(argv):
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return 3
     run_dir = args.run_dir or Path("runs") / time.strftime(f"{suite.get('name', 'run')}-%Y%m%dT%H%M%SZ", time.gmtime())
-    cluster = suite.get("cluster")
-    steps = suite["steps"]
+    cluster = chosen_cluster(suite)
+    steps = selected_steps(suite, cluster)
     if args.dry_run:
         for number, step in enumerate(steps, start=1):
             print(shlex.join(launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
