@@ -3,6 +3,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <exception>
 
@@ -12,6 +16,35 @@
 extern char** environ;
 
 namespace wb {
+
+class ShutdownDeadline {
+ public:
+  ShutdownDeadline(int code, std::chrono::seconds limit)
+      : thread_([this, code, limit] {
+          std::unique_lock lock(mutex_);
+          if (!done_cv_.wait_for(lock, limit, [this] { return done_; })) {
+            std::fprintf(stderr, "warning: %s: MPI did not shut down within %lld s; ending with exit code %d "
+                                 "(every result was written before)\n",
+                         rank_label().c_str(), static_cast<long long>(limit.count()), code);
+            std::fflush(stderr);
+            std::_Exit(code);
+          }
+        }) {}
+  ~ShutdownDeadline() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    done_cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 MpiProgram::MpiProgram(int& argc, char**& argv) {
   int provided = 0;
@@ -27,6 +60,7 @@ MpiProgram::MpiProgram(int& argc, char**& argv) {
 
 MpiProgram::~MpiProgram() {
   if (!aborted_) MPI_Finalize();
+  shutdown_.reset();  // finalized in time: stand the deadline down
 }
 
 bool MpiProgram::parse(const std::function<void()>& step) {
@@ -44,7 +78,9 @@ int MpiProgram::run(const std::function<int()>& body,
   int code = kExitInfrastructure;
   std::string message;
   try {
-    return body();
+    const int result = body();
+    shutdown_ = std::make_unique<ShutdownDeadline>(result, std::chrono::seconds(20));
+    return result;
   } catch (const UsageError& e) {
     code = kExitUsage;
     message = e.what();

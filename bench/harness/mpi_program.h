@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "harness/run_metadata.h"
 
 namespace wb {
+
+class ShutdownDeadline;
 
 class MpiProgram {
  public:
@@ -50,6 +53,9 @@ class MpiProgram {
   int rank_ = 0, size_ = 1;
   std::string host_;
   bool aborted_ = false;
+  // Armed when the body has returned: if tearing MPI down hangs (seen with UCX over TCP), the
+  // process still ends, with the body's exit code, once every result is written.
+  std::unique_ptr<ShutdownDeadline> shutdown_;
 };
 
 }  // namespace wb
