@@ -1,8 +1,8 @@
 """wirebench run [SUITE] [--run-dir DIR] [--degrade NODE=RATE] [--inject-fault corrupt] [--dry-run]
 
 Reads suites/SUITE.yaml (default: default), writes the node's topology.json, runs each step under
-its launcher (mpiexec for several ranks, the virtual cluster's for cluster suites, or the template
-in WB_LAUNCHER, e.g. "srun -n {ranks}") with a timeout per step and a progress line per step, then
+its launcher (the template in WB_LAUNCHER, e.g. "srun -n {ranks}"; else srun inside a Slurm
+allocation, mpiexec outside one; the virtual cluster's for cluster steps) with a timeout per step and a progress line per step, then
 writes suite.json (the suite's expectations) and judges the run (wirebench report). A step that
 fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PASS/WARN, 1 FAIL,
 2 ERROR), 3 for a bad suite or usage. --degrade and --inject-fault are fault injection, for tests.
@@ -86,6 +86,8 @@ def launcher(step, cluster):
         return [str(VCLUSTER), "exec"]
     if template and ranks > 1:
         return shlex.split(template.format(ranks=ranks))
+    if ranks > 1 and os.environ.get("SLURM_JOB_ID"):
+        return ["srun", f"--ntasks={ranks}"]  # inside an allocation, Slurm's own launcher
     if ranks > 1:
         return ["mpiexec", "-n", str(ranks)]
     return []

@@ -59,3 +59,14 @@ def test_dry_run_prints_the_launcher_commands():
     lines = result.stdout.splitlines()
     assert any(line.startswith("srun --ntasks=2 --gpus-per-task=1 ") and "wb-net" in line for line in lines)
     assert any(line.startswith(str(Path(binary) / "wb-host")) for line in lines)  # one rank: no launcher
+
+
+def test_inside_slurm_the_launcher_is_srun():
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
+    env["SLURM_JOB_ID"] = "4242"
+    result = subprocess.run([str(Path(binary) / "wirebench"), "run", "default", "--dry-run"], capture_output=True,
+                            text=True, env=env)
+    assert any(line.startswith("srun --ntasks=2 ") and "wb-coll" in line for line in result.stdout.splitlines())
