@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "harness/benchmark_main.h"
 #include "coll/coll_batch.h"
 #include "coll/coll_options.h"
 #include "coll/sweep_summary.h"
@@ -294,22 +295,8 @@ void apply_mpich_algorithms_early(int argc, char** argv) {
 }  // namespace wb
 
 int main(int argc, char** argv) {
-  wb::apply_mpich_algorithms_early(argc, argv);
-  wb::MpiProgram program(argc, argv);
-  wb::CommandLine args(argc, argv);
-  if (args.take_flag("help")) {
-    if (program.rank() == 0) std::fputs(wb::kCollUsage, stdout);
-    return wb::kExitOk;
-  }
-  wb::CollOptions options;
-  if (!program.parse([&] { options = wb::parse_coll_options(args); })) return wb::kExitUsage;
-  std::unique_ptr<wb::CollRun> run;
-  return program.run(
-      [&] {
-        run = std::make_unique<wb::CollRun>(program, options, args);
-        return run->run();
-      },
-      [&](const std::string& why) {
-        if (run) run->harness().record_interruption(why);
-      });
+  wb::apply_mpich_algorithms_early(argc, argv);  // before MPI_Init reads them
+  return wb::benchmark_main<wb::CollRun, wb::CollOptions>(
+      argc, argv, wb::kCollUsage,
+      [](wb::CommandLine& args, const wb::MpiProgram&) { return wb::parse_coll_options(args); });
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "harness/benchmark_main.h"
 #include "comm/mpi_control.h"
 #include "gpu/gpu_runtime_info.h"
 #include "harness/errors.h"
@@ -183,27 +184,12 @@ class HostRun {
 }  // namespace wb
 
 int main(int argc, char** argv) {
-  wb::MpiProgram program(argc, argv);
-  wb::CommandLine args(argc, argv);
-  if (args.take_flag("help")) {
-    if (program.rank() == 0) std::fputs(wb::kUsage, stdout);
-    return wb::kExitOk;
-  }
-  wb::HostOptions options;
-  if (!program.parse([&] {
-        options = wb::parse_host_options(args);
+  return wb::benchmark_main<wb::HostRun, wb::HostOptions>(
+      argc, argv, wb::kUsage, [](wb::CommandLine& args, const wb::MpiProgram& program) {
+        wb::HostOptions options = wb::parse_host_options(args);
         if (program.size() != 1)
           throw wb::UsageError("wb-host is one process that sees the whole node; run it without mpiexec -n " +
                                std::to_string(program.size()));
-      }))
-    return wb::kExitUsage;
-  std::unique_ptr<wb::HostRun> run;
-  return program.run(
-      [&] {
-        run = std::make_unique<wb::HostRun>(program, options, args);
-        return run->run();
-      },
-      [&](const std::string& why) {
-        if (run) run->harness().record_interruption(why);
+        return options;
       });
 }

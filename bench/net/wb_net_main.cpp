@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "harness/benchmark_main.h"
 #include "comm/mpi_communicator.h"
 #include "comm/mpi_control.h"
 #include "gpu/gpu_runtime_info.h"
@@ -154,25 +155,10 @@ class NetRun {
 }  // namespace wb
 
 int main(int argc, char** argv) {
-  wb::MpiProgram program(argc, argv);
-  wb::CommandLine args(argc, argv);
-  if (args.take_flag("help")) {
-    if (program.rank() == 0) std::fputs(wb::kNetUsage, stdout);
-    return wb::kExitOk;
-  }
-  wb::NetOptions options;
-  if (!program.parse([&] {
-        options = wb::parse_net_options(args);
+  return wb::benchmark_main<wb::NetRun, wb::NetOptions>(
+      argc, argv, wb::kNetUsage, [](wb::CommandLine& args, const wb::MpiProgram& program) {
+        wb::NetOptions options = wb::parse_net_options(args);
         wb::plan_pairs(options.pairs, program.size());  // fewer than 2 ranks is a usage error
-      }))
-    return wb::kExitUsage;
-  std::unique_ptr<wb::NetRun> run;
-  return program.run(
-      [&] {
-        run = std::make_unique<wb::NetRun>(program, options, args);
-        return run->run();
-      },
-      [&](const std::string& why) {
-        if (run) run->harness().record_interruption(why);
+        return options;
       });
 }

@@ -15,14 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .results import InputError, read_results
-
-
-def _metric(row):
-    if row.text("bench") == "coll" and row.number("busbw_GBps") is not None:
-        return "busbw_GBps", row.number("busbw_GBps"), True
-    if row.number("algbw_GBps") is not None:
-        return "algbw_GBps", row.number("algbw_GBps"), True
-    return "time_us", row.number("time_us"), False
+from .verdicts import metric_of
 
 
 def measurements(run_dir: Path):
@@ -31,7 +24,7 @@ def measurements(run_dir: Path):
     for row in results.rows:
         if row.status != "OK":
             continue
-        metric, value, higher_is_better = _metric(row)
+        metric, value, higher_is_better = metric_of(row)
         if value is not None:
             table[row.key] = (row, metric, value, higher_is_better)  # a later repetition replaces an earlier
     return table, results.problems

@@ -27,7 +27,9 @@ class Verdict:
     healthy_fraction: float = None  # the fraction below which the ceiling verdict is FAIL
 
 
-def _metric(row):
+def metric_of(row):
+    """The number a row is judged by: busbw for collectives, algbw for other transfers, the time
+    for latencies; and whether higher is better."""
     if row.text("bench") == "coll" and row.number("busbw_GBps") is not None:
         return "busbw_GBps", row.number("busbw_GBps"), True
     if row.number("algbw_GBps") is not None:
@@ -65,7 +67,7 @@ def judge(results, ceilings):
 def _judge_row(row, ceilings, largest):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
-    metric, value, is_bandwidth = _metric(row)
+    metric, value, is_bandwidth = metric_of(row)
     errors = row.number("errors")
     if errors:
         return Verdict(row, "FAIL", f"{int(errors)} wrong elements in the data check", metric, value)
