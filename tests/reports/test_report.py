@@ -156,3 +156,19 @@ def test_junit_validates_against_the_schema(run):
     broken = etree.parse(str(run / "junit.xml"))
     del broken.getroot().find("testsuite").find("testcase").attrib["name"]
     assert not schema.validate(broken)
+
+
+def test_siblings_only_warn_where_the_ceiling_has_judged(tmp_path):
+    """Seen in CI: three shaped links at 0.1196, 0.1198 and 0.1024 GB/s of a 0.125 ceiling. The slow
+    one is 14% below its siblings but 82% of the ceiling: a WARN, not a FAIL."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    rows = [f"net,stream_bw,mpi,eth,node{a}/rank{a},node{b}/rank{b},uni,send_recv,uint8,1048576,3,3,64,8,8,9,"
+            f"{bw},{bw},0,,OK," for a, b, bw in [(0, 1, 0.1196), (0, 2, 0.1198), (1, 2, 0.1024)]]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    (run_dir / "suite.json").write_text(json.dumps({"expectations": [
+        {"link_class": "eth", "ceiling_GBps": 0.125, "healthy_fraction": 0.8, "source": "test"}]}))
+    v, _ = verdicts_by_line(run_dir)
+    assert [x.verdict for x in v.values()] == ["PASS", "PASS", "WARN"]
+    assert "below the median" in v[4].reason and "81.9% of the 0.125 GB/s ceiling" in v[4].reason
