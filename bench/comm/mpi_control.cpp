@@ -1,9 +1,11 @@
 #include "comm/mpi_control.h"
 
+#include <climits>
 #include <cstring>
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/checked_mpi.h"
+#include "harness/errors.h"
 
 namespace wb {
 
@@ -41,15 +43,28 @@ void MpiControl::barrier(const std::string* what) {
 }
 
 std::vector<std::string> MpiControl::all_gather(const std::string& text) {
-  constexpr std::size_t kWidth = 256;  // host names and labels; longer text is cut
-  char mine[kWidth] = {};
-  std::memcpy(mine, text.data(), std::min(text.size(), kWidth - 1));
-  std::vector<char> all(kWidth * static_cast<std::size_t>(size_));
+  // Lengths first, then the texts, so any length goes through whole (host names, traces).
+  if (text.size() > static_cast<std::size_t>(INT_MAX)) throw CallError("text too long to gather across ranks");
+  const int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size_));
   MPI_Request request;
-  WB_MPI_CHECK(MPI_Iallgather(mine, kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering host names"); });
+  WB_MPI_CHECK(MPI_Iallgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering text lengths across ranks"); });
+  std::vector<int> offsets(static_cast<std::size_t>(size_));
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    if (total + static_cast<std::size_t>(lengths[r]) > static_cast<std::size_t>(INT_MAX))
+      throw CallError("texts too long to gather across ranks");
+    offsets[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(lengths[r]);
+  }
+  std::vector<char> all(std::max<std::size_t>(total, 1));
+  WB_MPI_CHECK(MPI_Iallgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                               comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering texts across ranks"); });
   std::vector<std::string> texts;
-  for (int r = 0; r < size_; ++r) texts.emplace_back(all.data() + static_cast<std::size_t>(r) * kWidth);
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    texts.emplace_back(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
   return texts;
 }
 

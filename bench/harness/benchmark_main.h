@@ -16,8 +16,8 @@ namespace wb {
 
 template <typename Run, typename Options>
 int benchmark_main(int argc, char** argv, const char* usage,
-                   const std::function<Options(CommandLine&, const MpiProgram&)>& parse) {
-  MpiProgram program(argc, argv);
+                   const std::function<Options(CommandLine&, const MpiProgram&)>& parse, int thread_level = -1) {
+  MpiProgram program(argc, argv, thread_level);
   CommandLine args(argc, argv);
   if (args.take_flag("help")) {
     if (program.rank() == 0) std::fputs(usage, stdout);

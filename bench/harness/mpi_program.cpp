@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "comm/mpi_deadline_wait.h"
@@ -46,10 +47,18 @@ class ShutdownDeadline {
   std::thread thread_;
 };
 
-MpiProgram::MpiProgram(int& argc, char**& argv) {
+MpiProgram::MpiProgram(int& argc, char**& argv, int thread_level) {
+  const int required = thread_level < 0 ? MPI_THREAD_FUNNELED : thread_level;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, required, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  if (provided < required) {
+    if (rank_ == 0)
+      std::fprintf(stderr, "error: the MPI library offers thread level %d, this program needs %d (exit code %d)\n",
+                   provided, required, kExitInfrastructure);
+    MPI_Finalize();
+    std::exit(kExitInfrastructure);
+  }
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;

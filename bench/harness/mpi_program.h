@@ -24,7 +24,9 @@ class ShutdownDeadline;
 
 class MpiProgram {
  public:
-  MpiProgram(int& argc, char**& argv);
+  // `thread_level`: the MPI thread support the program needs (an MPI_THREAD_* value; FUNNELED when
+  // not given). A library that offers less ends the program with a message and exit code 2.
+  MpiProgram(int& argc, char**& argv, int thread_level = -1);
   ~MpiProgram();
   MpiProgram(const MpiProgram&) = delete;
   MpiProgram& operator=(const MpiProgram&) = delete;

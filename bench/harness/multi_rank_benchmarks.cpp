@@ -107,7 +107,7 @@ int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
 }
 
 void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& name) {
-  const CaseInfo& info = cases_.at(name);
+  CaseInfo& info = cases_.at(name);
   current_ = &info;
   std::unique_ptr<TimedBatch> batch = factories_.at(name)();
   const std::uint64_t ops = batch->ops_per_batch();
@@ -141,6 +141,11 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   const std::uint64_t errors = control_.sum(local_errors);
   total_errors_ += errors;
   if (per_op_us.empty()) return;
+  // The reporter builds the row from this case once the function returns: details the batch
+  // computed go in now (replacing a previous repetition's).
+  if (!base_extra_.count(name)) base_extra_[name] = info.row.extra;
+  if (const std::string more = batch->extra_after_run(); !more.empty())
+    info.row.extra = base_extra_[name] + (base_extra_[name].empty() ? "" : ";") + more;
 
   const Summary s = summarize(per_op_us);
   const bool checked = batch->checks_data();

@@ -63,6 +63,7 @@ class MultiRankBenchmarks {
   HarnessOptions options_;
   std::vector<std::string> order_;
   std::map<std::string, CaseInfo> cases_;
+  std::map<std::string, std::string> base_extra_;  // each case's extra before extra_after_run
   std::map<std::string, BatchFactory> factories_;
   std::vector<ResultRow> unmeasured_;
   std::unique_ptr<ResultsCsvWriter> writer_;  // rank 0 only

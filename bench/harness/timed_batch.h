@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace wb {
 
@@ -31,6 +32,10 @@ class TimedBatch {
     (void)sample;
     return 0;
   }
+
+  // Called on every rank once the timed batches are done (it may talk to the other ranks): more
+  // key=value details for the row's `extra` column, computed from what the batches saw.
+  virtual std::string extra_after_run() { return {}; }
 };
 
 }  // namespace wb

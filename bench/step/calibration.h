@@ -1,0 +1,28 @@
+// Before the steps: a short size sweep of every collective the programs use, on the group it runs
+// on, through the same executor the steps use (same threads, same MPI calls), fitted to
+// t(S) = alpha + S beta. That is the cost model's measured input when no fits.csv is given.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "comm/mpi_control.h"
+#include "step/cost_model.h"
+#include "step/mpi_step_executor.h"
+
+namespace wb::step {
+
+struct CalibrationPoint {
+  CollOp op;
+  Group group;
+  int ranks;
+  int element_bytes;
+  std::vector<SweepPoint> points;
+  AlphaBeta fit;
+};
+
+// Every rank calls it with the same programs. Returns the costs and what was measured.
+CollectiveCosts calibrate(const std::vector<Program>& programs, MpiStepExecutor& executor, MpiControl& control,
+                          double scale, std::vector<CalibrationPoint>* measured = nullptr);
+
+}  // namespace wb::step

@@ -1,0 +1,104 @@
+#include "step/cost_model.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "harness/errors.h"
+
+namespace wb::step {
+
+double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link) {
+  if (ranks <= 1) return 0;
+  const double p = ranks;
+  switch (op) {
+    case CollOp::kAllReduce: return 2 * (p - 1) * link.alpha_us + 2 * (p - 1) / p * bytes * link.beta_us_per_byte;
+    case CollOp::kAllGather:
+    case CollOp::kReduceScatter:
+    case CollOp::kAllToAll: return (p - 1) * link.alpha_us + (p - 1) / p * bytes * link.beta_us_per_byte;
+    case CollOp::kBroadcast:
+    case CollOp::kReduce:
+    case CollOp::kSendRecv: return link.alpha_us + bytes * link.beta_us_per_byte;
+  }
+  return 0;
+}
+
+double CollectiveCosts::predict_us(CollOp op, int ranks, double bytes, int group, int element_bytes) const {
+  if (ranks <= 1) return 0;
+  for (const auto& key : {std::tuple{op, ranks, group, element_bytes}, std::tuple{op, ranks, group, kAny},
+                          std::tuple{op, ranks, kAny, element_bytes}, std::tuple{op, ranks, kAny, kAny}})
+    if (const auto it = fits_.find(key); it != fits_.end())
+      return it->second.alpha_us + bytes * it->second.beta_us_per_byte;
+  if (link_) return ring_time_us(op, ranks, bytes, *link_);
+  throw std::out_of_range(std::string("no cost for ") + describe(op).name + " on " + std::to_string(ranks) +
+                          " ranks: neither a fit nor a link cost");
+}
+
+namespace {
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') quoted = true;
+    else if (c == ',') fields.push_back(std::move(field)), field.clear();
+    else field += c;
+  }
+  fields.push_back(field);
+  return fields;
+}
+}  // namespace
+
+CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const std::string& link_class) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "cannot read the fits file");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError(path, 1, "empty file, expected a header line");
+  const std::vector<std::string> header = split_csv_line(line);
+  auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    throw InputError(path, 1, "no column '" + name + "' in the header");
+  };
+  const std::size_t op_col = column("op"), ranks_col = column("ranks"), alpha_col = column("alpha_us"),
+                    beta_col = column("beta_us_per_byte"), class_col = column("link_class");
+  CollectiveCosts costs;
+  long number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const std::vector<std::string> f = split_csv_line(line);
+    if (f.size() != header.size())
+      throw InputError(path, number, std::to_string(f.size()) + " fields where the header has " + std::to_string(header.size()));
+    if (!link_class.empty() && f[class_col] != link_class) continue;
+    if (f[alpha_col].empty() || f[beta_col].empty()) continue;  // a sweep too short to fit
+    try {
+      AlphaBeta fit;
+      fit.alpha_us = std::stod(f[alpha_col]);
+      fit.beta_us_per_byte = std::stod(f[beta_col]);
+      costs.add_fit(parse_collective(f[op_col]), std::stoi(f[ranks_col]), fit);
+    } catch (const UsageError& e) {
+      throw InputError(path, number, e.what());
+    } catch (const std::exception&) {
+      throw InputError(path, number, "alpha_us, beta_us_per_byte or ranks is not a number");
+    }
+  }
+  return costs;
+}
+
+Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale) {
+  return simulate(program, [&](const Op& op) {
+    if (op.kind == OpKind::kCompute) return scaled_compute_us(op, scale);
+    const int n = program.group_sizes[static_cast<int>(op.group)];
+    return costs.predict_us(op.collective, n, static_cast<double>(scaled_bytes(op, n, scale)), static_cast<int>(op.group),
+                            op.element_bytes);
+  });
+}
+
+}  // namespace wb::step

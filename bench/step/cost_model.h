@@ -1,0 +1,54 @@
+// The alpha-beta (Hockney) cost model of collectives.md. Two sources of parameters:
+// - a fit per collective and group size, t(S) = alpha + S beta over the full buffer S, taken
+//   from a measured sweep (wb-coll's fits.csv, or wb-step's own calibration before the steps);
+// - a link's alpha and beta, turned into a collective's time by the ring formulas.
+// The step prediction plays the program with these durations (same schedule, same overlap rules).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "coll/sweep_summary.h"
+#include "step/program.h"
+#include "step/timeline.h"
+
+namespace wb::step {
+
+struct LinkCost {
+  double alpha_us = 0;
+  double beta_us_per_byte = 0;
+};
+
+// Ring algorithms (collectives.md): all_reduce 2(p-1) alpha + 2 (p-1)/p n beta; reduce_scatter,
+// all_gather, all_to_all (p-1) alpha + (p-1)/p n beta; broadcast, reduce, send/recv alpha + n beta.
+// n is the full buffer S; one rank costs nothing.
+double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link);
+
+// Fits are looked up by collective and group size, and where known by the group (HYBRID_SHARD's
+// shard and replicate groups can have one size and different links) and the element size (a
+// bf16 reduction costs the CPU more than an fp32 one); the most specific fit wins.
+class CollectiveCosts {
+ public:
+  static constexpr int kAny = -1;
+  void add_fit(CollOp op, int ranks, const AlphaBeta& fit, int group = kAny, int element_bytes = kAny) {
+    fits_[{op, ranks, group, element_bytes}] = fit;
+  }
+  void set_link(const LinkCost& link) { link_ = link; }
+  // Throws std::out_of_range when neither a fit nor a link cost covers the collective.
+  double predict_us(CollOp op, int ranks, double bytes, int group = kAny, int element_bytes = kAny) const;
+
+  // Reads fit rows of wb-coll's fits.csv (op, ranks, alpha_us, beta_us_per_byte); rows for the
+  // link class given (if any) only. Throws InputError naming the file and line.
+  static CollectiveCosts from_fits_csv(const std::string& path, const std::string& link_class = "");
+
+ private:
+  std::map<std::tuple<CollOp, int, int, int>, AlphaBeta> fits_;
+  std::optional<LinkCost> link_;
+};
+
+// The predicted timeline of a program at `scale`, each collective costed on its group's size.
+Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale);
+
+}  // namespace wb::step

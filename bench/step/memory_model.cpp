@@ -1,0 +1,76 @@
+#include "step/memory_model.h"
+
+#include <cstdio>
+
+namespace wb::step {
+
+double model_state_bytes(Strategy s, double P, int ranks, int shard_group) {
+  const double N = ranks;
+  switch (s) {
+    case Strategy::kDdp: return 16 * P;
+    case Strategy::kZero1:
+    case Strategy::kZero1Paper: return 4 * P + 12 * P / N;
+    case Strategy::kZero2:
+    case Strategy::kZero2Paper:
+    case Strategy::kFsdpGradOp: return 2 * P + 14 * P / N;  // SHARD_GRAD_OP keeps full parameters between passes
+    case Strategy::kZero3:
+    case Strategy::kZero3Paper:
+    case Strategy::kFsdpFull: return 16 * P / N;
+    case Strategy::kFsdpHybrid: return 16 * P / shard_group;
+  }
+  return 16 * P;
+}
+
+std::string memory_formula(Strategy s) {
+  switch (s) {
+    case Strategy::kDdp: return "16P";
+    case Strategy::kZero1:
+    case Strategy::kZero1Paper: return "4P+12P/N";
+    case Strategy::kZero2:
+    case Strategy::kZero2Paper:
+    case Strategy::kFsdpGradOp: return "2P+14P/N";
+    case Strategy::kFsdpHybrid: return "16P/g";
+    default: return "16P/N";
+  }
+}
+
+namespace {
+std::string gb(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+std::string ms(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g ms", us / 1e3);
+  return text;
+}
+}  // namespace
+
+Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gpu_memory_bytes) {
+  Recommendation r;
+  const StrategyOutcome* best = nullptr;
+  const StrategyOutcome* fastest = nullptr;
+  for (const auto& o : outcomes) {
+    if (!fastest || o.step_us < fastest->step_us) fastest = &o;
+    if (o.memory_bytes <= gpu_memory_bytes && (!best || o.step_us < best->step_us)) best = &o;
+  }
+  if (!best) {
+    r.reason = "no strategy's model states fit " + gb(gpu_memory_bytes) + " per GPU; the smallest needs more";
+    double smallest = 0;
+    for (const auto& o : outcomes)
+      if (smallest == 0 || o.memory_bytes < smallest) smallest = o.memory_bytes;
+    if (!outcomes.empty()) r.reason += " (" + gb(smallest) + ")";
+    return r;
+  }
+  r.strategy = best->strategy;
+  r.reason = std::string(strategy_name(best->strategy)) + ": fastest step (" + ms(best->step_us) +
+             ") among the strategies whose model states fit " + gb(gpu_memory_bytes) + " (it needs " +
+             gb(best->memory_bytes) + ", " + memory_formula(best->strategy) + ")";
+  if (fastest != best)
+    r.reason += "; " + std::string(strategy_name(fastest->strategy)) + " is faster (" + ms(fastest->step_us) +
+                ") but needs " + gb(fastest->memory_bytes);
+  return r;
+}
+
+}  // namespace wb::step

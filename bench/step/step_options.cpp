@@ -1,0 +1,51 @@
+#include "step/step_options.h"
+
+#include <charconv>
+
+#include "harness/errors.h"
+
+namespace wb::step {
+namespace {
+
+double positive_number(const std::string& flag, const std::string& text) {
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !(value > 0))
+    throw UsageError(flag + ": '" + text + "' is not a number > 0");
+  return value;
+}
+
+}  // namespace
+
+StepOptions parse_step_options(CommandLine& args) {
+  StepOptions o;
+  o.harness = take_harness_options(args);
+  if (auto v = args.take("model")) o.model = *v;
+  o.strategies = parse_strategies(args.take("strategy").value_or("all"));
+  if (auto v = args.take("scale")) o.scale = positive_number("--scale", *v);
+  if (auto v = args.take("tokens")) o.settings.tokens = positive_number("--tokens", *v);
+  if (auto v = args.take("tflops")) o.settings.tflops = positive_number("--tflops", *v);
+  if (auto v = args.take("hbm-GBps")) o.settings.hbm_GBps = positive_number("--hbm-GBps", *v);
+  if (auto v = args.take("precision")) {
+    if (*v == "fp32") o.settings.param_bytes = o.settings.grad_bytes = 4;
+    else if (*v == "bf16") o.settings.param_bytes = o.settings.grad_bytes = 2;
+    else throw UsageError("--precision: '" + *v + "' is not fp32 or bf16");
+  }
+  if (auto v = args.take("shard-group")) {
+    const double g = positive_number("--shard-group", *v);
+    if (g != static_cast<int>(g)) throw UsageError("--shard-group: '" + *v + "' is not a whole number");
+    o.shard_group = static_cast<int>(g);
+  }
+  if (auto v = args.take("backward-prefetch")) o.settings.backward_prefetch = parse_prefetch(*v);
+  if (auto v = args.take("overlap-comm")) {
+    if (*v != "0" && *v != "1") throw UsageError("--overlap-comm: '" + *v + "' is not 0 or 1");
+    o.settings.overlap_comm = *v == "1";
+  }
+  if (auto v = args.take("gpu-memory")) o.gpu_memory_GB = positive_number("--gpu-memory", *v);
+  o.fits = args.take("fits");
+  o.wiring = args.take("wiring").value_or("");
+  o.link_class = args.take("link-class");
+  return o;
+}
+
+}  // namespace wb::step

@@ -1,0 +1,91 @@
+#include "step/strategy.h"
+
+#include "harness/errors.h"
+
+namespace wb::step {
+
+const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::kDdp: return "ddp";
+    case Strategy::kFsdpFull: return "fsdp-full";
+    case Strategy::kFsdpGradOp: return "fsdp-grad-op";
+    case Strategy::kFsdpHybrid: return "fsdp-hybrid";
+    case Strategy::kZero1: return "zero1";
+    case Strategy::kZero2: return "zero2";
+    case Strategy::kZero3: return "zero3";
+    case Strategy::kZero1Paper: return "zero1-paper";
+    case Strategy::kZero2Paper: return "zero2-paper";
+    case Strategy::kZero3Paper: return "zero3-paper";
+  }
+  return "?";
+}
+
+std::vector<Strategy> all_strategies() {
+  return {Strategy::kDdp,   Strategy::kFsdpFull, Strategy::kFsdpGradOp, Strategy::kFsdpHybrid, Strategy::kZero1,
+          Strategy::kZero2, Strategy::kZero3,    Strategy::kZero1Paper, Strategy::kZero2Paper, Strategy::kZero3Paper};
+}
+
+std::vector<Strategy> parse_strategies(const std::string& text) {
+  if (text == "all") return all_strategies();
+  std::vector<Strategy> chosen;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    bool found = false;
+    for (Strategy s : all_strategies())
+      if (item == strategy_name(s)) {
+        chosen.push_back(s);
+        found = true;
+      }
+    if (!found) {
+      std::string names;
+      for (Strategy s : all_strategies()) names += std::string(names.empty() ? "" : ", ") + strategy_name(s);
+      throw UsageError("--strategy: '" + item + "' is not one of all, " + names);
+    }
+    start = comma + 1;
+  }
+  return chosen;
+}
+
+const char* prefetch_name(Prefetch p) {
+  switch (p) {
+    case Prefetch::kPre: return "pre";
+    case Prefetch::kPost: return "post";
+    case Prefetch::kNone: return "none";
+  }
+  return "?";
+}
+
+Prefetch parse_prefetch(const std::string& text) {
+  if (text == "pre") return Prefetch::kPre;
+  if (text == "post") return Prefetch::kPost;
+  if (text == "none") return Prefetch::kNone;
+  throw UsageError("--backward-prefetch: '" + text + "' is not pre, post or none");
+}
+
+double forward_us(std::uint64_t matmul_parameters, const StepSettings& s) {
+  return 2.0 * static_cast<double>(matmul_parameters) * s.tokens / (s.tflops * 1e12) * 1e6;
+}
+
+double optimizer_us(std::uint64_t local_parameters, const StepSettings& s) {
+  return static_cast<double>(local_parameters) * s.optimizer_bytes_per_param / (s.hbm_GBps * 1e9) * 1e6;
+}
+
+std::uint64_t padded(std::uint64_t elements, int shards) {
+  const auto n = static_cast<std::uint64_t>(shards);
+  return (elements + n - 1) / n * n;
+}
+
+Program make_program(const Model& model, Strategy strategy, const StepSettings& settings) {
+  if (settings.ranks < 1) throw UsageError("a step needs at least one rank");
+  switch (strategy) {
+    case Strategy::kDdp: return make_ddp_program(model, settings);
+    case Strategy::kFsdpFull:
+    case Strategy::kFsdpGradOp:
+    case Strategy::kFsdpHybrid: return make_fsdp_program(model, strategy, settings);
+    default: return make_zero_program(model, strategy, settings);
+  }
+}
+
+}  // namespace wb::step

@@ -1,0 +1,55 @@
+#include "step/timeline.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wb::step {
+
+std::uint64_t scaled_bytes(const Op& op, int group_size, double scale) {
+  const auto element = static_cast<std::uint64_t>(op.element_bytes);
+  const auto n = static_cast<std::uint64_t>(std::max(group_size, 1));
+  auto elements = static_cast<std::uint64_t>(std::llround(static_cast<double>(op.bytes / element) * scale));
+  elements = std::max<std::uint64_t>(elements, n);
+  elements = (elements + n - 1) / n * n;
+  return elements * element;
+}
+
+double scaled_compute_us(const Op& op, double scale) { return op.compute_us * scale; }
+
+Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us) {
+  Timeline t;
+  t.ops.resize(program.ops.size());
+  double host = 0;
+  double stream_free[kStreams] = {};
+  for (std::size_t i = 0; i < program.ops.size(); ++i) {
+    const Op& op = program.ops[i];
+    if (op.kind == OpKind::kHostWait) {
+      host = std::max(host, t.ops[static_cast<std::size_t>(op.waits_for)].end_us);
+      t.ops[i] = {host, host};
+      continue;
+    }
+    const int stream = stream_of(op);
+    double start = std::max(host, stream_free[stream]);
+    for (int dep : op.after) start = std::max(start, t.ops[static_cast<std::size_t>(dep)].end_us);
+    const double d = duration_us(op);
+    t.ops[i] = {start, start + d};
+    stream_free[stream] = start + d;
+    t.step_us = std::max(t.step_us, start + d);
+    if (op.kind == OpKind::kCompute) t.compute_us += d;
+  }
+  return t;
+}
+
+std::map<std::string, double> collective_time_by_kind(const Program& program, const Timeline& timeline) {
+  std::map<std::string, double> total;
+  for (std::size_t i = 0; i < program.ops.size(); ++i) {
+    const Op& op = program.ops[i];
+    if (op.kind != OpKind::kCollective) continue;
+    std::string key = describe(op.collective).name;
+    if (op.group != Group::kWorld) key += std::string("@") + group_name(op.group);
+    total[key] += timeline.ops[i].end_us - timeline.ops[i].start_us;
+  }
+  return total;
+}
+
+}  // namespace wb::step

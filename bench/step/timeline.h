@@ -1,0 +1,38 @@
+// When each operation of a step ran (measured by an executor or predicted by the cost model),
+// and what a step's time splits into: exposed communication = step time - compute busy time
+// (strategies.md, rule 2, as ASTRA-sim reports it).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "step/program.h"
+
+namespace wb::step {
+
+struct OpTiming {
+  double start_us = 0, end_us = 0;
+};
+
+struct Timeline {
+  std::vector<OpTiming> ops;  // per program operation (a host wait: when the host went on)
+  double step_us = 0;         // from the start to the last operation's end
+  double compute_us = 0;      // busy time of the compute stream
+  double exposed_us() const { return step_us > compute_us ? step_us - compute_us : 0; }
+};
+
+// The collective and compute sizes a program has at `scale` (a CPU run shrinks the model): bytes
+// rounded to whole elements, a multiple of the group size, at least one element per rank.
+std::uint64_t scaled_bytes(const Op& op, int group_size, double scale);
+double scaled_compute_us(const Op& op, double scale);
+
+// Plays the program by its rules with the given durations: an operation starts when the host has
+// issued it, its stream is free and everything in `after` has ended.
+Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us);
+
+// Total time per collective kind ("all_gather", "reduce_scatter@shard") in a timeline.
+std::map<std::string, double> collective_time_by_kind(const Program& program, const Timeline& timeline);
+
+}  // namespace wb::step

@@ -1,0 +1,252 @@
+// wb-step: DDP / FSDP / ZeRO training-step emulation on MPI, with the cost model's prediction
+// beside every measurement and a recommendation. See step_options.h for the command line.
+#include <mpi.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "comm/mpi_control.h"
+#include "coll/nccl_backend.h"
+#include "gpu/gpu_runtime_info.h"
+#include "harness/benchmark_main.h"
+#include "harness/multi_rank_benchmarks.h"
+#include "harness/results_csv_writer.h"
+#include "harness/size_spec.h"
+#include "harness/statistics.h"
+#include "net/link_class.h"
+#include "step/calibration.h"
+#include "step/chrome_trace.h"
+#include "step/memory_model.h"
+#include "step/mpi_step_executor.h"
+#include "step/step_options.h"
+
+#ifndef WB_SOURCE_SUITES_DIR
+#define WB_SOURCE_SUITES_DIR "suites"
+#endif
+
+namespace wb::step {
+namespace {
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+// What one strategy's measurement came to, for the summary table.
+struct Outcome {
+  Strategy strategy;
+  double step_us = 0, compute_us = 0, exposed_us = 0;
+  Timeline predicted;
+  std::map<std::string, double> measured_by_kind, predicted_by_kind;
+  double memory_bytes = 0;
+};
+
+// One step per batch. The harness times it (slowest rank); the batch keeps each rank's own step
+// and compute time for the exposed-communication split, and the last step's timeline for the trace.
+class StepBatch final : public TimedBatch {
+ public:
+  StepBatch(const Program& program, MpiStepExecutor& executor, MpiControl& control, const Timeline& predicted,
+            Outcome& outcome, std::string trace_path, int warmup_steps)
+      : program_(program), executor_(executor), control_(control), predicted_(predicted), outcome_(outcome),
+        trace_path_(std::move(trace_path)), warmup_steps_(static_cast<std::size_t>(warmup_steps)) {}
+
+  std::uint64_t ops_per_batch() const override { return 1; }
+  void prepare(std::uint64_t) override {}
+  double run() override {
+    last_ = executor_.run(program_);
+    steps_.push_back(last_.step_us);
+    computes_.push_back(last_.compute_us);
+    return last_.step_us / 1e6;
+  }
+  std::uint64_t verify(std::uint64_t) override { return 0; }
+  bool checks_data() const override { return false; }  // the step moves bytes; wb-coll checks them
+
+  std::string extra_after_run() override {
+    // The slowest rank's step, step by step, as the harness times it; compute is each rank's own.
+    // The harness's warm-up steps come first; they are not part of the medians.
+    std::vector<double> slowest, compute;
+    for (std::size_t i = warmup_steps_; i < steps_.size(); ++i) {
+      slowest.push_back(control_.max(steps_[i]));
+      compute.push_back(computes_[i]);
+    }
+    outcome_.step_us = summarize(slowest).median;
+    outcome_.compute_us = control_.max(summarize(compute).median);
+    outcome_.exposed_us = std::max(0.0, outcome_.step_us - outcome_.compute_us);
+    outcome_.predicted = predicted_;
+    outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
+    outcome_.predicted_by_kind = collective_time_by_kind(program_, predicted_);
+    const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));
+    if (control_.is_root()) write_chrome_trace(trace_path_, events);
+
+    std::string extra = "compute_us=" + number(outcome_.compute_us) + ";exposed_us=" + number(outcome_.exposed_us) +
+                        ";exposed_pct=" + number(100 * outcome_.exposed_us / outcome_.step_us) +
+                        ";predicted_us=" + number(predicted_.step_us) +
+                        ";predicted_exposed_us=" + number(predicted_.exposed_us());
+    for (const auto& [kind, bytes] : bytes_by_kind(program_)) extra += ";bytes_" + kind + "=" + std::to_string(bytes);
+    extra += ";memory_GB=" + number(outcome_.memory_bytes / 1e9) + ";trace=" + std::filesystem::path(trace_path_).filename().string();
+    return extra;
+  }
+
+ private:
+  const Program& program_;
+  MpiStepExecutor& executor_;
+  MpiControl& control_;
+  const Timeline& predicted_;
+  Outcome& outcome_;
+  std::string trace_path_;
+  std::size_t warmup_steps_;
+  Timeline last_;
+  std::vector<double> steps_, computes_;
+};
+
+class StepRun {
+ public:
+  StepRun(MpiProgram& program, const StepOptions& options, const CommandLine& args)
+      : program_(program), options_(options), args_(args), control_(MPI_COMM_WORLD, options.harness.timeout),
+        harness_(control_, options.harness) {}
+
+  MultiRankBenchmarks& harness() { return harness_; }
+
+  int run() {
+    const auto hosts = control_.all_gather(program_.host());
+    const std::set<std::string> nodes(hosts.begin(), hosts.end());
+    const int ranks = program_.size();
+    nodes_ = static_cast<int>(nodes.size());
+    StepSettings settings = options_.settings;
+    settings.ranks = ranks;
+    settings.shard_group = options_.shard_group.value_or(
+        nodes.size() > 1 && ranks % static_cast<int>(nodes.size()) == 0 ? ranks / static_cast<int>(nodes.size())
+        : ranks % 2 == 0                                                 ? ranks / 2
+                                                                         : ranks);
+    if (settings.shard_group < 1 || ranks % settings.shard_group != 0)
+      throw UsageError("--shard-group " + std::to_string(settings.shard_group) + " does not divide " +
+                       std::to_string(ranks) + " ranks");
+    const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
+    for (Strategy s : options_.strategies) programs_.push_back(make_program(model, s, settings));
+
+    executor_ = std::make_unique<MpiStepExecutor>(MPI_COMM_WORLD, settings.shard_group, options_.harness.timeout,
+                                                  options_.scale);
+    std::vector<CalibrationPoint> calibration;
+    if (options_.fits) costs_ = CollectiveCosts::from_fits_csv(*options_.fits);
+    else costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
+    if (control_.is_root()) print_calibration(calibration);
+
+    ResultRow base;
+    base.bench = "step";
+    base.backend = "mpi";
+    base.link_class = nodes.size() == 1 ? "shm" : options_.link_class.value_or(detect_network_link_class());
+    base.src = model.shape.name;
+    base.dst = options_.wiring.empty() ? "world" : options_.wiring;
+    base.direction = "uni";
+    base.op = "step";
+    base.dtype = settings.param_bytes == 2 ? "bf16" : "fp32";
+    base.ranks = ranks;
+    base.nodes = static_cast<int>(nodes.size());
+    outcomes_.resize(programs_.size());
+    predicted_.resize(programs_.size());
+    std::filesystem::create_directories(options_.harness.run_dir);
+    for (std::size_t i = 0; i < programs_.size(); ++i) {
+      const Program& p = programs_[i];
+      predicted_[i] = predict_step(p, costs_, options_.scale);
+      outcomes_[i].strategy = options_.strategies[i];
+      outcomes_[i].memory_bytes = model_state_bytes(options_.strategies[i], static_cast<double>(model.parameters()),
+                                                    ranks, settings.shard_group);
+      CaseInfo info;
+      info.row = base;
+      info.row.case_name = p.strategy;
+      std::uint64_t moved = 0;
+      for (const Op& op : p.ops)
+        if (op.kind == OpKind::kCollective) moved += scaled_bytes(op, p.group_sizes[static_cast<int>(op.group)], options_.scale);
+      info.row.bytes = moved;
+      info.row.extra = "scale=" + number(options_.scale) + ";tokens=" + number(settings.tokens) +
+                       ";tflops=" + number(settings.tflops) + ";costs=" + (options_.fits ? "fits.csv" : "calibrated");
+      if (p.strategy == "fsdp-hybrid") info.row.extra += ";shard_group=" + std::to_string(settings.shard_group);
+      info.name = "step/" + p.strategy + "/" + model.shape.name + (options_.wiring.empty() ? "" : "/" + options_.wiring);
+      const std::string trace = options_.harness.run_dir + "/step_trace_" + model.shape.name + "_" + p.strategy +
+                                (options_.wiring.empty() ? "" : "_" + options_.wiring) + ".json";
+      harness_.add(std::move(info), [this, i, trace] {
+        return std::make_unique<StepBatch>(programs_[i], *executor_, control_, predicted_[i], outcomes_[i], trace,
+                                           options_.harness.warmup_batches);
+      });
+    }
+    const int code = harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
+    if (control_.is_root()) print_summary(model, settings);
+    return code;
+  }
+
+ private:
+  void print_calibration(const std::vector<CalibrationPoint>& calibration) const {
+    if (options_.fits) {
+      std::printf("cost model: fits from %s\n", options_.fits->c_str());
+      return;
+    }
+    std::printf("cost model calibration (t = alpha + S beta, %zu collectives):\n", calibration.size());
+    for (const auto& c : calibration)
+      std::printf("  %-15s %-9s %2d ranks %s  alpha %9.1f us  %8.3f GB/s  (%zu sizes up to %s)\n",
+                  describe(c.op).name, group_name(c.group), c.ranks, c.element_bytes == 2 ? "bf16" : "fp32",
+                  c.fit.alpha_us, c.fit.bandwidth_GBps(), c.points.size(),
+                  c.points.empty() ? "-" : format_size(c.points.back().bytes).c_str());
+    std::fflush(stdout);
+  }
+
+  void print_summary(const Model& model, const StepSettings& settings) const {
+    std::printf("\n%s (%.3g B parameters), %d ranks on %d node(s)%s, scale %g, %g tokens/rank at %g TFLOP/s\n",
+                model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, settings.ranks,
+                nodes_, options_.wiring.empty() ? "" : (", wiring " + options_.wiring).c_str(),
+                options_.scale, settings.tokens, settings.tflops);
+    std::printf("%-13s %10s %10s %10s %8s %12s %8s %12s %12s\n", "strategy", "step ms", "compute ms", "exposed ms",
+                "exposed%", "predicted ms", "error%", "MB (S)/step", "memory/rank");
+    std::vector<StrategyOutcome> ranking;
+    for (std::size_t i = 0; i < programs_.size(); ++i) {
+      const Outcome& o = outcomes_[i];
+      if (o.step_us <= 0) continue;  // filtered out
+      double bytes = 0;
+      for (const auto& [kind, b] : bytes_by_kind(programs_[i])) bytes += static_cast<double>(b);
+      std::printf("%-13s %10.2f %10.2f %10.2f %8.1f %12.2f %+8.1f %12.1f %9.3g GB\n", strategy_name(o.strategy),
+                  o.step_us / 1e3, o.compute_us / 1e3, o.exposed_us / 1e3, 100 * o.exposed_us / o.step_us,
+                  o.predicted.step_us / 1e3, 100 * (o.predicted.step_us - o.step_us) / o.step_us, bytes / 1e6,
+                  o.memory_bytes / 1e9);
+      ranking.push_back({o.strategy, o.step_us, o.memory_bytes});
+    }
+    std::printf("\ncollectives per step (bytes S at model scale; time measured in the last step / predicted):\n");
+    for (std::size_t i = 0; i < programs_.size(); ++i) {
+      const Outcome& o = outcomes_[i];
+      if (o.step_us <= 0) continue;
+      std::printf("  %-13s", strategy_name(o.strategy));
+      for (const auto& [kind, bytes] : bytes_by_kind(programs_[i]))
+        std::printf("  %s %.1f MB %.2f/%.2f ms", kind.c_str(), static_cast<double>(bytes) / 1e6, o.measured_by_kind.at(kind) / 1e3,
+                    o.predicted_by_kind.at(kind) / 1e3);
+      std::printf("   [%s]\n", programs_[i].variant_note.c_str());
+    }
+    const Recommendation r = recommend(ranking, options_.gpu_memory_GB * 1e9);
+    std::printf("\nrecommendation: %s\n", r.reason.c_str());
+    std::printf("(memory: model states of mixed-precision Adam, ZeRO paper formulas, for the full model; "
+                "step traces in %s)\n", options_.harness.run_dir.c_str());
+  }
+
+  MpiProgram& program_;
+  const StepOptions& options_;
+  const CommandLine& args_;
+  MpiControl control_;
+  MultiRankBenchmarks harness_;
+  int nodes_ = 1;
+  std::vector<Program> programs_;
+  std::unique_ptr<MpiStepExecutor> executor_;
+  CollectiveCosts costs_;
+  std::vector<Outcome> outcomes_;
+  std::vector<Timeline> predicted_;
+};
+
+}  // namespace
+}  // namespace wb::step
+
+int main(int argc, char** argv) {
+  return wb::benchmark_main<wb::step::StepRun, wb::step::StepOptions>(
+      argc, argv, wb::step::kStepUsage,
+      [](wb::CommandLine& args, const wb::MpiProgram&) { return wb::step::parse_step_options(args); },
+      MPI_THREAD_MULTIPLE);
+}
