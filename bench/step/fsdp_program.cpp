@@ -13,6 +13,8 @@
 //   computation, so it runs during it and queues ahead of the current reduce_scatter.
 //   POST: after the current gradient computation (the post-backward hook), before its
 //   reduce_scatter. None: in the next unit's own pre-backward hook, behind the reduce_scatter.
+#include <deque>
+
 #include "step/strategy.h"
 
 namespace wb::step {
@@ -36,28 +38,35 @@ Program make_fsdp_program(const Model& model, Strategy strategy, const StepSetti
   const std::size_t layers = model.units.size() - 1;
   auto gather_bytes = [&](std::size_t u) { return padded(model.units[u].parameters(), shards) * s.param_bytes; };
   auto label = [&](const char* what, std::size_t u) { return std::string(what) + " " + model.units[u].name; };
+  // limit_all_gathers, as FSDP1's rate limiter does it: each free of gathered parameters (after a
+  // unit's forward; after its backward) queues the compute it follows; before a gather, if two are
+  // queued, the host takes the oldest and waits for it. SHARD_GRAD_OP frees nothing after forward
+  // and gathers nothing in backward, so it never waits.
   const bool limited = s.limit_all_gathers && regather;
-  const std::size_t window = static_cast<std::size_t>(s.max_inflight_all_gathers);
+  std::deque<int> frees;
+  auto limit = [&] {
+    if (!limited || frees.size() < static_cast<std::size_t>(s.max_inflight_all_gathers)) return;
+    p.host_wait(frees.front());
+    frees.pop_front();
+  };
 
   // Forward.
   const int root_gather = p.collective(CollOp::kAllGather, shard_group, gather_bytes(0), s.param_bytes, label("all_gather", 0));
   std::vector<int> forward(model.units.size(), -1);
   for (std::size_t u = 1; u <= layers; ++u) {
-    if (limited && u > window) p.host_wait(forward[u - window]);
+    limit();
     const int gather = p.collective(CollOp::kAllGather, shard_group, gather_bytes(u), s.param_bytes, label("all_gather", u));
     forward[u] = p.compute(label("fwd", u), forward_us(model.units[u].parameters(), s), {gather, root_gather});
+    frees.push_back(forward[u]);
   }
   p.compute("fwd head", forward_us(head, s), {root_gather});
 
   // Backward: the head (root), the layers from the last, then the root's reduce_scatter.
   std::vector<int> backward(model.units.size(), -1), backward_gather(model.units.size(), -1);
-  std::size_t gathers_issued = 0;
   auto issue_backward_gather = [&](std::size_t u, std::vector<int> after) {
-    // The limiter counts unfreed units: units whose backward is enqueued but not done.
-    if (limited && gathers_issued >= window) p.host_wait(backward[u + window]);
+    limit();
     backward_gather[u] = p.collective(CollOp::kAllGather, shard_group, gather_bytes(u), s.param_bytes,
                                       label("all_gather", u) + " (backward)", std::move(after));
-    ++gathers_issued;
   };
   if (regather && s.backward_prefetch == Prefetch::kPre) issue_backward_gather(layers, {});
   int last_compute = p.compute("bwd head", 2 * forward_us(head, s));
@@ -79,6 +88,7 @@ Program make_fsdp_program(const Model& model, Strategy strategy, const StepSetti
     std::vector<int> needs;
     if (regather) needs.push_back(backward_gather[u]);
     backward[u] = last_compute = p.compute(label("bwd", u), 2 * forward_us(model.units[u].parameters(), s), needs);
+    if (regather) frees.push_back(backward[u]);
     if (regather && s.backward_prefetch == Prefetch::kPost && u > 1) issue_backward_gather(u - 1, {last_compute});
     reduce(u, last_compute);
   }

@@ -112,16 +112,16 @@ void add_stage3(Program& p, const Model& model, const StepSettings& s, bool as_p
     }
   };
 
-  std::vector<int> last_bucket;  // the reductions compute must wait for (see GradientBuckets' users)
-  int pending_wait = -1;         // with overlap: the reduction the next compute waits for
+  std::vector<int> launched;      // reductions so far
+  std::vector<int> pending_waits;  // what the next computation must wait for
   GradientBuckets buckets(s.reduce_bucket_elements, [&](std::uint64_t elements, int ready, int index) {
     const int op = p.collective(CollOp::kReduceScatter, Group::kWorld, padded(elements, ranks) * s.grad_bytes,
                                 s.grad_bytes, "reduce_scatter bucket " + std::to_string(index), {ready});
-    if (!overlap) pending_wait = op;  // on the compute stream: what follows waits for it
-    else {
-      if (!last_bucket.empty()) pending_wait = last_bucket.back();
-      last_bucket.push_back(op);
-    }
+    // Without overlap the reduction is on the compute stream: what follows waits for it. With
+    // overlap, bucket k is waited for once bucket k+1 is launched (its buffer is reused).
+    if (!overlap) pending_waits.push_back(op);
+    else if (!launched.empty()) pending_waits.push_back(launched.back());
+    launched.push_back(op);
     return op;
   });
 
@@ -146,10 +146,8 @@ void add_stage3(Program& p, const Model& model, const StepSettings& s, bool as_p
       if (!prefetch.empty()) gather(prefetch, "all_gather prefetch of " + std::to_string(prefetch.size()) + " modules");
       needs.push_back(gathered_by.at(t));
     }
-    if (pending_wait >= 0) {
-      needs.push_back(pending_wait);
-      pending_wait = -1;
-    }
+    needs.insert(needs.end(), pending_waits.begin(), pending_waits.end());
+    pending_waits.clear();
     const int compute = p.compute(std::string(a.forward ? "fwd " : "bwd ") + t->name, a.compute_us, needs);
     if (!a.forward) buckets.add(t->elements, compute);
     // Release unless the next use of this module comes within max_reuse_distance elements.
@@ -198,22 +196,20 @@ Program make_zero_program(const Model& model, Strategy strategy, const StepSetti
 
   const bool overlap = s.overlap_comm.value_or(false);
   const CollOp reduction = as_paper ? CollOp::kReduceScatter : CollOp::kAllReduce;
-  int pending_wait = -1;
+  std::vector<int> pending_waits;  // what the next backward computation must wait for
   std::vector<int> launched;
   GradientBuckets buckets(s.reduce_bucket_elements, [&](std::uint64_t elements, int ready, int index) {
     const int op = p.collective(reduction, Group::kWorld, padded(elements, s.ranks) * s.grad_bytes, s.grad_bytes,
                                 std::string(describe(reduction).name) + " bucket " + std::to_string(index), {ready});
-    if (!overlap) pending_wait = op;
-    else {
-      if (!launched.empty()) pending_wait = launched.back();
-      launched.push_back(op);
-    }
+    if (!overlap) pending_waits.push_back(op);
+    else if (!launched.empty()) pending_waits.push_back(launched.back());
+    launched.push_back(op);
     return op;
   });
   auto backward = [&](const std::string& label, double us) {
     std::vector<int> needs;
-    if (stage == 2 && pending_wait >= 0) needs.push_back(pending_wait);
-    pending_wait = -1;
+    if (stage == 2) needs = pending_waits;
+    pending_waits.clear();
     return p.compute(label, us, needs);
   };
 

@@ -1,0 +1,135 @@
+// The cost model against cases worked by hand, the simulation's overlap rules, memory and the
+// recommendation.
+#include "step/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/errors.h"
+#include "step/memory_model.h"
+
+namespace wb::step {
+namespace {
+
+TEST(CostModelTest, RingFormulasByHand) {
+  const LinkCost link{10.0, 1e-3};  // 10 us, 1 GB/s
+  // all_reduce, 4 ranks, 1 MB: 2*3*10 + 2*(3/4)*1e6*1e-3 = 60 + 1500
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kAllReduce, 4, 1e6, link), 1560.0);
+  // all_gather / reduce_scatter: 3*10 + (3/4)*1000 = 780
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kAllGather, 4, 1e6, link), 780.0);
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kReduceScatter, 4, 1e6, link), 780.0);
+  // 8 ranks all_reduce of 8 MB: 14*10 + 2*(7/8)*8000 = 140 + 14000
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kAllReduce, 8, 8e6, link), 14140.0);
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kBroadcast, 4, 1e6, link), 1010.0);
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kAllReduce, 1, 1e6, link), 0.0);
+}
+
+TEST(CostModelTest, TheMostSpecificFitWinsAndALinkCoversTheRest) {
+  CollectiveCosts costs;
+  costs.add_fit(CollOp::kAllReduce, 4, AlphaBeta{100, 0.01, 6});
+  costs.add_fit(CollOp::kAllReduce, 4, AlphaBeta{50, 0.001, 6}, static_cast<int>(Group::kShard));
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kAllReduce, 4, 1000), 110.0);
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kAllReduce, 4, 1000, static_cast<int>(Group::kShard)), 51.0);
+  EXPECT_THROW(costs.predict_us(CollOp::kAllGather, 4, 1000), std::out_of_range);
+  costs.set_link({10.0, 1e-3});
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kAllGather, 4, 1e6), 780.0);
+}
+
+TEST(CostModelTest, SimulationFollowsStreamsDependenciesAndHostWaits) {
+  Program p;
+  p.group_sizes[0] = 2;
+  const int fwd = p.compute("fwd", 100);
+  const int ar = p.collective(CollOp::kAllReduce, Group::kWorld, 1000, 4, "ar", {fwd});
+  p.compute("bwd", 80);                 // overlaps the all_reduce
+  p.compute("optimizer", 30, {ar});     // waits for it
+  Timeline t = simulate(p, [](const Op& op) { return op.kind == OpKind::kCompute ? op.compute_us : 50.0; });
+  EXPECT_DOUBLE_EQ(t.ops[1].start_us, 100);
+  EXPECT_DOUBLE_EQ(t.ops[1].end_us, 150);
+  EXPECT_DOUBLE_EQ(t.ops[3].start_us, 180);
+  EXPECT_DOUBLE_EQ(t.step_us, 210);
+  EXPECT_DOUBLE_EQ(t.compute_us, 210);
+  EXPECT_DOUBLE_EQ(t.exposed_us(), 0);
+  // A slow all_reduce is exposed: 100 + 500, then the optimizer.
+  t = simulate(p, [](const Op& op) { return op.kind == OpKind::kCompute ? op.compute_us : 500.0; });
+  EXPECT_DOUBLE_EQ(t.step_us, 630);
+  EXPECT_DOUBLE_EQ(t.exposed_us(), 420);
+  // The host waiting for the all_reduce delays everything it issues after.
+  Program q;
+  q.group_sizes[0] = 2;
+  const int a = q.collective(CollOp::kAllGather, Group::kWorld, 1000, 4, "ag");
+  q.host_wait(a);
+  q.compute("c", 10);
+  t = simulate(q, [](const Op& op) { return op.kind == OpKind::kCompute ? op.compute_us : 40.0; });
+  EXPECT_DOUBLE_EQ(t.ops[2].start_us, 40);
+  EXPECT_DOUBLE_EQ(t.step_us, 50);
+}
+
+TEST(CostModelTest, CollectivesOnOneCommunicatorRunInIssueOrder) {
+  Program p;
+  p.group_sizes[0] = 4;
+  const int slow_ready = p.compute("compute", 100);
+  p.collective(CollOp::kReduceScatter, Group::kWorld, 1, 4, "rs", {slow_ready});
+  p.collective(CollOp::kAllGather, Group::kWorld, 1, 4, "ag");  // ready at once, but queued behind rs
+  const Timeline t = simulate(p, [](const Op& op) { return op.kind == OpKind::kCompute ? op.compute_us : 10.0; });
+  EXPECT_DOUBLE_EQ(t.ops[2].start_us, 110);
+}
+
+TEST(CostModelTest, PredictedStepUsesScaledBytesAndGroupSizes) {
+  Program p;
+  p.group_sizes[0] = 4;
+  p.compute("c", 1000);
+  p.collective(CollOp::kAllReduce, Group::kWorld, 4000000, 4, "ar", {0});
+  CollectiveCosts costs;
+  costs.add_fit(CollOp::kAllReduce, 4, AlphaBeta{20, 0.001, 6});
+  // At scale 0.5: compute 500, all_reduce of 2 MB: 20 + 2000.
+  const Timeline t = predict_step(p, costs, 0.5);
+  EXPECT_DOUBLE_EQ(t.step_us, 500 + 20 + 2000);
+}
+
+TEST(CostModelTest, FitsFileIsReadAndBadLinesAreNamed) {
+  const auto dir = std::filesystem::temp_directory_path() / "wb_fits_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "fits.csv").string();
+  std::ofstream(path) << "bench,op,dtype,case,backend,link_class,ranks,nodes,alpha_us,beta_us_per_byte\n"
+                         "coll,all_reduce,float32,out_of_place,mpi,eth,4,2,30,0.008\n"
+                         "coll,all_gather,float32,out_of_place,mpi,shm,4,1,5,0.0001\n";
+  CollectiveCosts costs = CollectiveCosts::from_fits_csv(path, "eth");
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kAllReduce, 4, 1000), 38.0);
+  EXPECT_THROW(costs.predict_us(CollOp::kAllGather, 4, 1000), std::out_of_range);
+  std::ofstream(path, std::ios::app) << "coll,all_reduce,float32,out_of_place,mpi,eth,four,2,30,0.008\n";
+  try {
+    CollectiveCosts::from_fits_csv(path);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":4:"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MemoryModelTest, ZeroPaperFormulas) {
+  const double P = 7.5e9;  // the paper's example: 7.5 B parameters on 64 GPUs
+  EXPECT_DOUBLE_EQ(model_state_bytes(Strategy::kDdp, P, 64, 8), 120e9);
+  EXPECT_NEAR(model_state_bytes(Strategy::kZero1, P, 64, 8), 31.4e9, 0.1e9);
+  EXPECT_NEAR(model_state_bytes(Strategy::kZero2, P, 64, 8), 16.6e9, 0.1e9);
+  EXPECT_NEAR(model_state_bytes(Strategy::kZero3, P, 64, 8), 1.9e9, 0.1e9);
+  EXPECT_DOUBLE_EQ(model_state_bytes(Strategy::kFsdpHybrid, P, 64, 8), 15e9);
+}
+
+TEST(MemoryModelTest, RecommendationIsTheFastestThatFits) {
+  const std::vector<StrategyOutcome> outcomes = {
+      {Strategy::kDdp, 100, 112e9}, {Strategy::kFsdpFull, 130, 14e9}, {Strategy::kZero2, 120, 20e9}};
+  Recommendation r = recommend(outcomes, 80e9);
+  ASSERT_TRUE(r.strategy);
+  EXPECT_EQ(*r.strategy, Strategy::kZero2);
+  EXPECT_NE(r.reason.find("ddp is faster"), std::string::npos) << r.reason;
+  r = recommend(outcomes, 200e9);
+  EXPECT_EQ(*r.strategy, Strategy::kDdp);
+  r = recommend(outcomes, 1e9);
+  EXPECT_FALSE(r.strategy);
+  EXPECT_NE(r.reason.find("no strategy"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wb::step
