@@ -1,0 +1,89 @@
+"""wb-step under mpiexec: every strategy on 4 ranks completes and reports; bad usage and a hung
+rank end cleanly."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import bin_dir, mpiexec, rank_pids, read_results, run_mpi
+
+STRATEGIES = ["ddp", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", "zero1", "zero2", "zero3",
+              "zero1-paper", "zero2-paper", "zero3-paper"]
+# The tiny model written out (suites/models/tiny.json): h 384, f 1024, V 2048, 4 layers.
+LAYER = 4 * 384 * 384 + 3 * 384 * 1024 + 2 * 384
+ROOT = 2 * 2048 * 384 + 384
+P = 4 * LAYER + ROOT
+QUICK = ["--model", "tiny", "--scale", "0.25", "--tflops", "4", "--benchmark_min_time=0.01", "--warmup=1"]
+
+
+def extra(row):
+    return dict(item.split("=", 1) for item in row["extra"].split(";") if item)
+
+
+def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
+    result = run_mpi(4, "wb-step", [*QUICK, "--strategy", "all", "--run-dir", str(tmp_path)], timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert [r["case"] for r in rows] == STRATEGIES
+    for row in rows:
+        e = extra(row)
+        assert row["bench"] == "step" and row["status"] == "OK" and row["ranks"] == "4", row
+        step, compute, exposed = float(row["time_us"]), float(e["compute_us"]), float(e["exposed_us"])
+        assert step > 0 and 0 < compute <= step * 1.05 and exposed >= 0, row
+        assert abs(step - compute - exposed) <= 0.05 * step, row
+        assert float(e["predicted_us"]) > 0, row
+        assert row["errors"] == "", row  # a step does not check data: no claim either way
+        trace = json.loads((tmp_path / e["trace"]).read_text())
+        events = [ev for ev in trace["traceEvents"] if ev["ph"] == "X"]
+        assert {ev["pid"] for ev in events} == {0, 1, 2, 3}
+        assert all(ev["dur"] >= 0 and "predicted_us" in ev["args"] for ev in events)
+    by_case = {r["case"]: extra(r) for r in rows}
+    # Bytes per collective kind at model scale, against strategies.md.
+    assert by_case["ddp"]["bytes_all_reduce"] == str(4 * P)
+    assert by_case["fsdp-full"]["bytes_all_gather"] == str(4 * (2 * P - ROOT))
+    assert by_case["zero3-paper"]["bytes_all_gather"] == str(8 * P)
+    assert by_case["fsdp-hybrid"]["bytes_all_reduce@replicate"] == str(4 * P // 2)
+    out = result.stdout
+    for name in STRATEGIES:
+        assert f"\n{name} " in out, out
+    assert "predicted ms" in out and "exposed ms" in out
+    assert "recommendation: " in out
+
+
+def test_bad_usage_exits_3_with_the_reason(tmp_path):
+    result = run_mpi(2, "wb-step", ["--strategy", "fsdp", "--run-dir", str(tmp_path)])
+    assert result.returncode == 3
+    assert "--strategy: 'fsdp' is not one of" in result.stderr
+    result = run_mpi(2, "wb-step", ["--model", "gpt5", "--run-dir", str(tmp_path)])
+    assert result.returncode == 3
+    assert "'gpt5' is neither a file nor a model" in result.stderr
+
+
+def test_a_hung_rank_ends_the_step_with_a_message(tmp_path):
+    command = [mpiexec(), "-n", "2", str(bin_dir() / "wb-step"), *QUICK, "--strategy", "ddp,fsdp-full,zero3",
+               "--benchmark_min_time=2", "--timeout", "3", "--run-dir", str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    results = tmp_path / "results.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (results.exists() and read_results(results)):
+        assert process.poll() is None, process.stdout.read()
+        time.sleep(0.05)
+    pids = rank_pids(tmp_path, "wb-step")
+    os.kill(pids[1], signal.SIGSTOP)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("wb-step did not give up within 60 s of a rank hanging (timeout 3 s)")
+    finally:
+        try:
+            os.kill(pids[1], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    output = process.stdout.read()
+    assert process.returncode == 2, output
+    assert "did not complete within 3.0 s" in output, output
+    rows = read_results(results)
+    assert rows[0]["status"] == "OK"
+    assert rows[-1]["status"] == "ERROR" and "did not complete within 3.0 s" in rows[-1]["reason"]
