@@ -44,11 +44,11 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, MpiStepExecutor&
       const std::uint64_t bytes = scaled_bytes(op, n, 1.0);
       if (!seen.insert(bytes).second) continue;
       probe.ops = {op};
-      executor.run(probe);  // warm-up
+      executor.run(probe, 1.0);  // warm-up; the sizes are already scaled
       std::vector<double> times;
       for (int r = 0; r < kRuns; ++r) {
         control.barrier();
-        const Timeline t = executor.run(probe);
+        const Timeline t = executor.run(probe, 1.0);
         times.push_back(control.max(t.ops[0].end_us - t.ops[0].start_us));
       }
       c.points.push_back({bytes, summarize(times).median, 0});

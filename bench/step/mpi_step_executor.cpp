@@ -61,7 +61,7 @@ MpiStepExecutor::~MpiStepExecutor() = default;
 
 int MpiStepExecutor::group_size(Group g) const { return comms_[static_cast<int>(g)]->size(); }
 
-void MpiStepExecutor::execute_collective(const Program& program, const Op& op) {
+void MpiStepExecutor::execute_collective(const Program& program, const Op& op, double scale) {
   MpiCommunicator& comm = *comms_[static_cast<int>(op.group)];
   const int n = comm.size();
   if (n != program.group_sizes[static_cast<int>(op.group)])
@@ -69,7 +69,7 @@ void MpiStepExecutor::execute_collective(const Program& program, const Op& op) {
                      std::to_string(program.group_sizes[static_cast<int>(op.group)]) + " ranks, the communicator " +
                      std::to_string(n));
   if (n == 1) return;  // a group of one has nothing to exchange
-  const std::uint64_t bytes = scaled_bytes(op, n, scale_);
+  const std::uint64_t bytes = scaled_bytes(op, n, scale);
   Buffers& b = buffers_[static_cast<int>(op.group)];
   if (b.send.size() < bytes) b.send.resize(bytes, std::byte{1});
   if (b.recv.size() < bytes) b.recv.resize(bytes, std::byte{0});
@@ -84,7 +84,8 @@ void MpiStepExecutor::execute_collective(const Program& program, const Op& op) {
   comm.wait(request);
 }
 
-Timeline MpiStepExecutor::run(const Program& program) {
+Timeline MpiStepExecutor::run(const Program& program, std::optional<double> scale_override) {
+  const double scale = scale_override.value_or(scale_);
   StepState state;
   const std::size_t count = program.ops.size();
   state.done.assign(count, 0);
@@ -112,9 +113,9 @@ Timeline MpiStepExecutor::run(const Program& program) {
         const Op& op = program.ops[static_cast<std::size_t>(index)];
         const double began = since_us(start);
         if (op.kind == OpKind::kCompute)
-          std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(scaled_compute_us(op, scale_)));
+          std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(scaled_compute_us(op, scale)));
         else
-          execute_collective(program, op);
+          execute_collective(program, op, scale);
         const double ended = since_us(start);
         {
           std::lock_guard lock(state.mutex);

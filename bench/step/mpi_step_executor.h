@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "comm/mpi_communicator.h"
@@ -28,14 +29,15 @@ class MpiStepExecutor {
   int group_size(Group g) const;
 
   // Runs one step of `program` (this rank's part) and returns when each operation ran, in
-  // microseconds from the start. Needs MPI_THREAD_MULTIPLE.
-  Timeline run(const Program& program);
+  // microseconds from the start. Needs MPI_THREAD_MULTIPLE. `scale` replaces the executor's own
+  // (calibration runs collectives of exactly the sizes it names: 1).
+  Timeline run(const Program& program, std::optional<double> scale = std::nullopt);
 
  private:
   struct Buffers {
     std::vector<std::byte> send, recv;
   };
-  void execute_collective(const Program& program, const Op& op);
+  void execute_collective(const Program& program, const Op& op, double scale);
 
   std::chrono::milliseconds timeout_;
   double scale_;
