@@ -175,6 +175,8 @@ class StepRun {
     }
     const int code = harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
     if (control_.is_root()) print_summary(model, settings);
+    executor_.reset();
+    control_.barrier();  // every rank reaches MPI_Finalize together
     return code;
   }
 
