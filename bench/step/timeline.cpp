@@ -40,6 +40,20 @@ Timeline simulate(const Program& program, const std::function<double(const Op&)>
   return t;
 }
 
+double communication_busy_us(const Program& program, const Timeline& timeline) {
+  std::vector<std::pair<double, double>> spans;
+  for (std::size_t i = 0; i < program.ops.size(); ++i)
+    if (program.ops[i].kind == OpKind::kCollective) spans.emplace_back(timeline.ops[i].start_us, timeline.ops[i].end_us);
+  std::sort(spans.begin(), spans.end());
+  double busy = 0, covered_to = -1e300;
+  for (const auto& [start, end] : spans) {
+    const double from = std::max(start, covered_to);
+    if (end > from) busy += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+  return busy;
+}
+
 std::map<std::string, double> collective_time_by_kind(const Program& program, const Timeline& timeline) {
   std::map<std::string, double> total;
   for (std::size_t i = 0; i < program.ops.size(); ++i) {

@@ -32,6 +32,9 @@ double scaled_compute_us(const Op& op, double scale);
 // issued it, its stream is free and everything in `after` has ended.
 Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us);
 
+// Time during which at least one collective was running (the union over communication streams).
+double communication_busy_us(const Program& program, const Timeline& timeline);
+
 // Total time per collective kind ("all_gather", "reduce_scatter@shard") in a timeline.
 std::map<std::string, double> collective_time_by_kind(const Program& program, const Timeline& timeline);
 

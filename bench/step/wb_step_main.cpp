@@ -84,7 +84,10 @@ class StepBatch final : public TimedBatch {
 
     std::string extra = "compute_us=" + number(outcome_.compute_us) + ";exposed_us=" + number(outcome_.exposed_us) +
                         ";exposed_pct=" + number(100 * outcome_.exposed_us / outcome_.step_us) +
+                        ";comm_us=" + number(control_.max(communication_busy_us(program_, last_))) +
                         ";predicted_us=" + number(predicted_.step_us) +
+                        ";predicted_compute_us=" + number(predicted_.compute_us) +
+                        ";predicted_comm_us=" + number(communication_busy_us(program_, predicted_)) +
                         ";predicted_exposed_us=" + number(predicted_.exposed_us());
     for (const auto& [kind, bytes] : bytes_by_kind(program_)) extra += ";bytes_" + kind + "=" + std::to_string(bytes);
     extra += ";memory_GB=" + number(outcome_.memory_bytes / 1e9) + ";trace=" + std::filesystem::path(trace_path_).filename().string();

@@ -1,6 +1,6 @@
 """The report's plots (matplotlib, PNG): bandwidth against size per measurement with the ceiling
 and its healthy band, latency against size, GPU x GPU heatmaps of bandwidth and of percent of
-ceiling, and node x node heatmaps from point-to-point pair sweeps. Every line carries a gid naming what it shows, so tests (and people with an SVG viewer)
+ceiling, node x node heatmaps from point-to-point pair sweeps, and the step-emulation breakdown. Every line carries a gid naming what it shows, so tests (and people with an SVG viewer)
 can find the series."""
 from collections import OrderedDict
 from pathlib import Path
@@ -69,6 +69,8 @@ def latency_figures(verdicts):
     """Time per operation against size, for latency measurements (ping-pong at every size)."""
     families = OrderedDict()
     for v in verdicts:
+        if v.row.text("bench") == "step":
+            continue
         if v.row.number("time_us") is not None and (v.metric == "time_us" or v.row.text("case") in LATENCY_CASES):
             families.setdefault(_family_key(v.row), []).append(v)
     figures = []
@@ -170,12 +172,64 @@ def node_heatmaps(verdicts):
     return figures
 
 
+def _extra(row):
+    return dict(item.split("=", 1) for item in row.text("extra").split(";") if "=" in item)
+
+
+def step_breakdown_figures(verdicts):
+    """Per model and wiring: each strategy's step as compute plus exposed communication, with the
+    communication hidden under compute (overlapped) beside it, measured and predicted side by side."""
+    groups = OrderedDict()
+    for v in verdicts:
+        if v.row.text("bench") == "step" and v.row.status == "OK" and v.row.number("time_us") is not None:
+            groups.setdefault((v.row.text("src"), v.row.text("dst"), v.row.text("nodes")), []).append(v)
+    figures = []
+    for (model, wiring, nodes), members in groups.items():
+        figure, axes = plt.subplots(figsize=(max(6, 1.3 * len(members)), 4))
+        width = 0.38
+        for index, v in enumerate(members):
+            e = _extra(v.row)
+            try:
+                measured = (float(e["compute_us"]), float(e["exposed_us"]), float(e.get("comm_us", "nan")))
+                predicted_step = float(e["predicted_us"])
+                predicted = (float(e.get("predicted_compute_us", e["compute_us"])),
+                             max(0.0, predicted_step - float(e.get("predicted_compute_us", e["compute_us"]))),
+                             float(e.get("predicted_comm_us", "nan")))
+            except (KeyError, ValueError):
+                continue
+            for offset, (compute, exposed, comm), kind in ((-width / 2, measured, "measured"),
+                                                          (width / 2, predicted, "predicted")):
+                x = index + offset
+                hatch = "//" if kind == "predicted" else None
+                axes.bar(x, compute / 1e3, width, color="#4c72b0", hatch=hatch, gid=f"{v.row.text('case')}:{kind}:compute",
+                         label="compute" if index == 0 and kind == "measured" else None)
+                axes.bar(x, exposed / 1e3, width, bottom=compute / 1e3, color="#c44e52", hatch=hatch,
+                         gid=f"{v.row.text('case')}:{kind}:exposed",
+                         label="exposed communication" if index == 0 and kind == "measured" else None)
+                overlapped = comm - exposed
+                if overlapped == overlapped and overlapped > 0:  # not NaN
+                    axes.bar(x, overlapped / 1e3, width * 0.35, color="#dd8452", alpha=0.8,
+                             gid=f"{v.row.text('case')}:{kind}:overlapped",
+                             label="overlapped communication" if index == 0 and kind == "measured" else None)
+        axes.set_xticks(range(len(members)))
+        axes.set_xticklabels([f"{m.row.text('case')}\n(left: measured,\nright: predicted)" if i == 0
+                              else m.row.text("case") for i, m in enumerate(members)], fontsize=7)
+        axes.set_ylabel("time per step (ms)")
+        axes.set_title(f"step emulation: {model}, {nodes} node(s), wiring {wiring}", fontsize=9)
+        axes.legend(fontsize=7)
+        figure.tight_layout()
+        figures.append((f"step-{_safe(model)}-{_safe(wiring)}-{_safe(nodes)}",
+                        f"step emulation {model} on {wiring}: compute, exposed and overlapped communication", figure))
+    return figures
+
+
 def write_plots(verdicts, out_dir: Path):
     """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]."""
     plot_dir = out_dir / "plots"
     plot_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    figures = bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts) + node_heatmaps(verdicts)
+    figures = (bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts) + node_heatmaps(verdicts)
+               + step_breakdown_figures(verdicts))
     for name, title, figure in figures:
         path = plot_dir / f"{name}.png"
         figure.savefig(path, dpi=90)

@@ -65,9 +65,49 @@ def judge(results, ceilings):
     return verdicts
 
 
+# Step emulation (wb-step): a step is judged by how much of it waits on communication and by
+# whether the cost model explains it. Above EXPOSED_WARN_PCT exposed communication the wiring is
+# costing the job (the mission's "up to 40% of a step"); beyond PREDICTION_TOLERANCE the measured
+# step is not what the links' measured alpha-beta predict (contention, a slow rank, a bad route).
+EXPOSED_WARN_PCT = 40.0
+PREDICTION_TOLERANCE = 0.20
+
+
+def extra_items(row):
+    return dict(item.split("=", 1) for item in row.text("extra").split(";") if "=" in item)
+
+
+def _judge_step(row):
+    step = row.number("time_us")
+    if step is None:
+        return Verdict(row, "ERROR", "no measured step time in the row", "time_us")
+    extra = extra_items(row)
+    try:
+        compute = float(extra["compute_us"])
+        exposed = float(extra["exposed_us"])
+        predicted = float(extra["predicted_us"])
+    except (KeyError, ValueError):
+        return Verdict(row, "ERROR", "a step row without compute_us, exposed_us and predicted_us in extra",
+                       "time_us", step)
+    exposed_pct = 100 * exposed / step if step > 0 else 0
+    error = (predicted - step) / step if step > 0 else 0
+    reason = (f"step {step / 1e3:.4g} ms: compute {compute / 1e3:.4g} ms, exposed communication "
+              f"{exposed / 1e3:.4g} ms ({exposed_pct:.0f}%); the cost model predicts {predicted / 1e3:.4g} ms "
+              f"({100 * error:+.0f}%)")
+    problems = []
+    if exposed_pct > EXPOSED_WARN_PCT:
+        problems.append(f"more than {EXPOSED_WARN_PCT:.0f}% of the step waits on communication")
+    if abs(error) > PREDICTION_TOLERANCE:
+        problems.append(f"the prediction misses by more than {100 * PREDICTION_TOLERANCE:.0f}%")
+    verdict = "WARN" if problems else "PASS"
+    return Verdict(row, verdict, reason + ("; " + "; ".join(problems) if problems else ""), "time_us", step)
+
+
 def _judge_row(row, ceilings, largest):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
+    if row.text("bench") == "step":
+        return _judge_step(row)
     metric, value, is_bandwidth = metric_of(row)
     errors = row.number("errors")
     if errors:
@@ -100,6 +140,8 @@ def _compare_siblings(verdicts, ceilings, minimum=3):
     groups = {}
     for v in verdicts:
         if v.verdict in ("SKIP", "ERROR") or v.value is None or v.row.number("errors"):
+            continue
+        if v.row.text("bench") == "step":  # strategies and wirings differ on purpose
             continue
         f = v.row.fields
         ceiling = v.ceiling_GBps

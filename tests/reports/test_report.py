@@ -172,3 +172,57 @@ def test_siblings_only_warn_where_the_ceiling_has_judged(tmp_path):
     v, _ = verdicts_by_line(run_dir)
     assert [x.verdict for x in v.values()] == ["PASS", "PASS", "WARN"]
     assert "below the median" in v[4].reason and "81.9% of the 0.125 GB/s ceiling" in v[4].reason
+
+
+def _step_row(case, wiring, step, compute, exposed, predicted):
+    extra = (f"scale=0.1;compute_us={compute};exposed_us={exposed};comm_us={exposed + 5000};predicted_us={predicted};"
+             f"predicted_compute_us={compute};predicted_comm_us={exposed + 4000};bytes_all_reduce=34616832")
+    return (f"step,{case},mpi,eth,tiny,{wiring},uni,step,fp32,34616832,4,2,8,{step},{step},{step},,,,"
+            f"\"{extra}\",OK,")
+
+
+def test_step_rows_are_judged_by_exposed_communication_and_prediction(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    rows = [_step_row("ddp", "1gbit", 100000, 80000, 20000, 110000),       # 20% exposed, +10%: PASS
+            _step_row("fsdp-full", "1gbit", 100000, 50000, 50000, 105000),  # 50% exposed: WARN
+            _step_row("zero3", "1gbit", 100000, 80000, 20000, 130000),      # prediction +30%: WARN
+            _step_row("ddp", "200mbit", 400000, 80000, 320000, 390000),     # a different wiring, not a sibling
+            _step_row("ddp", "4gbit", 90000, 80000, 10000, 95000)]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "PASS", v[2].reason
+    assert "exposed communication 20 ms (20%)" in v[2].reason and "predicts 110 ms (+10%)" in v[2].reason
+    assert v[3].verdict == "WARN" and "more than 40% of the step waits on communication" in v[3].reason
+    assert v[4].verdict == "WARN" and "the prediction misses by more than 20%" in v[4].reason
+    # Three wirings of one strategy differ on purpose: no sibling outlier rule for steps.
+    assert "equivalent links" not in v[5].reason
+    assert v[5].verdict == "WARN"  # 80% exposed
+    assert main(["wirebench report", str(run_dir)]) == 0
+    assert (run_dir / "plots" / "step-tiny-1gbit-2.png").exists()
+    bad = run_dir / "bad"
+    bad.mkdir()
+    (bad / "results.csv").write_text(header + "\n" + _step_row("ddp", "x", 1000, 1, 1, 1).replace(
+        "compute_us", "compute") + "\n")
+    v, _ = verdicts_by_line(bad)
+    assert v[2].verdict == "ERROR" and "compute_us" in v[2].reason
+
+
+def test_step_breakdown_plot_shows_measured_and_predicted_parts(tmp_path):
+    from wirebench_report.plots import step_breakdown_figures
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    rows = [_step_row("ddp", "1gbit", 100000, 80000, 20000, 110000),
+            _step_row("zero3", "1gbit", 120000, 80000, 40000, 125000)]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    results = read_results(run_dir / "results.csv")
+    figures = step_breakdown_figures(judge(results, Ceilings.load(run_dir)))
+    assert len(figures) == 1
+    bars = {p.get_gid(): p for p in figures[0][2].axes[0].patches}
+    assert bars["ddp:measured:compute"].get_height() == pytest.approx(80)
+    assert bars["ddp:measured:exposed"].get_height() == pytest.approx(20)
+    assert bars["ddp:measured:exposed"].get_y() == pytest.approx(80)       # stacked on compute
+    assert bars["zero3:predicted:exposed"].get_height() == pytest.approx(45)  # 125 - 80
+    assert bars["zero3:measured:overlapped"].get_height() == pytest.approx(5)  # comm 45 - exposed 40

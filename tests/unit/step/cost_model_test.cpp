@@ -133,3 +133,22 @@ TEST(MemoryModelTest, RecommendationIsTheFastestThatFits) {
 
 }  // namespace
 }  // namespace wb::step
+
+namespace wb::step {
+namespace {
+
+TEST(TimelineTest, CommunicationBusyTimeIsTheUnionOverStreams) {
+  Program p;
+  p.group_sizes[1] = p.group_sizes[2] = 2;
+  p.collective(CollOp::kReduceScatter, Group::kShard, 1, 4, "a");
+  p.collective(CollOp::kAllReduce, Group::kReplicate, 1, 4, "b");
+  p.compute("c", 5);
+  Timeline t;
+  t.ops = {{0, 10}, {5, 20}, {0, 5}};
+  EXPECT_DOUBLE_EQ(communication_busy_us(p, t), 20);
+  t.ops = {{0, 10}, {30, 40}, {0, 5}};
+  EXPECT_DOUBLE_EQ(communication_busy_us(p, t), 20);
+}
+
+}  // namespace
+}  // namespace wb::step
