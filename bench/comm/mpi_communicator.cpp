@@ -54,6 +54,14 @@ Request MpiCommunicator::irecv(void* buffer, std::uint64_t bytes, int peer) {
   return Request{from_mpi(request), Request::Kind::kRecv, peer, bytes};
 }
 
+bool MpiCommunicator::test(Request& request) {
+  MPI_Request mpi = to_mpi(request.handle);
+  int done = 0;
+  WB_MPI_CHECK(MPI_Test(&mpi, &done, MPI_STATUS_IGNORE));
+  request.handle = from_mpi(mpi);
+  return done != 0;
+}
+
 void MpiCommunicator::wait_all(std::span<Request> requests) {
   // Small fixed buffer for the common case (a window of up to 64 messages) to keep the
   // latency path free of allocation.

@@ -24,6 +24,9 @@ class MpiCommunicator final : public Communicator {
   Request isend(const void* buffer, std::uint64_t bytes, int peer) override;
   Request irecv(void* buffer, std::uint64_t bytes, int peer) override;
   void wait_all(std::span<Request> requests) override;
+  // Whether `request` has completed (then it is released); never blocks. For callers that drive
+  // several requests from one thread with their own deadline.
+  bool test(Request& request);
 
   bool supports(CollOp op, bool in_place) const override;
   std::size_t in_place_result_block(CollOp) const override { return 0; }

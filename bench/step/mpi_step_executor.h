@@ -1,9 +1,13 @@
-// Runs a step program on MPI host buffers: a thread per stream (compute, and one per group's
-// communicator) takes the operations the host issues, in order, and starts each when everything
-// it waits for has ended. Compute is a sleep of the scaled duration (it stands for device time
-// and leaves the CPU to communication); a collective is MPI's non-blocking call, driven to
-// completion by its stream's thread. Every wait has the communicator's deadline: a peer that
-// never arrives ends the step with a TimeoutError naming the operation.
+// Runs a step program on MPI host buffers. Streams as DESIGN.md describes them: the compute stream
+// is a thread that sleeps each computation's scaled duration (it stands for device time and leaves
+// the CPU to communication); each group's communicator is a stream whose collectives start in
+// issue order, each when everything it waits for has ended, as MPI non-blocking calls.
+//
+// Every MPI call is made from the calling (main) thread, which issues the program and drives all
+// communication streams' requests: with MPICH 4.0.2 over UCX/TCP, collectives driven from other
+// threads made MPI_Finalize hang or crash now and then (1 run in 6, bench/MEASUREMENTS.md).
+// A collective that does not complete within the timeout fails the step with a TimeoutError
+// naming it; nothing waits forever.
 #pragma once
 
 #include <mpi.h>
@@ -29,15 +33,15 @@ class MpiStepExecutor {
   int group_size(Group g) const;
 
   // Runs one step of `program` (this rank's part) and returns when each operation ran, in
-  // microseconds from the start. Needs MPI_THREAD_MULTIPLE. `scale` replaces the executor's own
-  // (calibration runs collectives of exactly the sizes it names: 1).
+  // microseconds from the start. `scale` replaces the executor's own (calibration runs
+  // collectives of exactly the sizes it names: 1).
   Timeline run(const Program& program, std::optional<double> scale = std::nullopt);
 
  private:
   struct Buffers {
     std::vector<std::byte> send, recv;
   };
-  void execute_collective(const Program& program, const Op& op, double scale);
+  Request start_collective(const Program& program, const Op& op, double scale);
 
   std::chrono::milliseconds timeout_;
   double scale_;

@@ -253,5 +253,5 @@ int main(int argc, char** argv) {
   return wb::benchmark_main<wb::step::StepRun, wb::step::StepOptions>(
       argc, argv, wb::step::kStepUsage,
       [](wb::CommandLine& args, const wb::MpiProgram&) { return wb::step::parse_step_options(args); },
-      MPI_THREAD_MULTIPLE);
+      MPI_THREAD_FUNNELED);  // only the main thread calls MPI (mpi_step_executor.h)
 }
