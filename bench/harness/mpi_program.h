@@ -55,6 +55,7 @@ class MpiProgram {
   int rank_ = 0, size_ = 1;
   std::string host_;
   bool aborted_ = false;
+  int exit_code_ = 0;  // what the body returned
   // Armed when the body has returned: if tearing MPI down hangs (seen with UCX over TCP), the
   // process still ends, with the body's exit code, once every result is written.
   std::unique_ptr<ShutdownDeadline> shutdown_;
