@@ -11,21 +11,26 @@ namespace wb::step {
 
 CollectiveCosts calibrate(const std::vector<Program>& programs, MpiStepExecutor& executor, MpiControl& control,
                           double scale, std::vector<CalibrationPoint>* measured) {
-  // The largest call of each (collective, group, element size) the steps will make.
-  std::map<std::tuple<CollOp, Group, int>, std::uint64_t> largest;
+  // The smallest and largest call of each (collective, group, element size) the steps will make:
+  // the sweep covers that range, so the fit describes the sizes that matter.
+  std::map<std::tuple<CollOp, Group, int>, std::pair<std::uint64_t, std::uint64_t>> range;
   for (const Program& p : programs)
     for (const Op& op : p.ops) {
       if (op.kind != OpKind::kCollective) continue;
       const int n = p.group_sizes[static_cast<int>(op.group)];
       if (n <= 1) continue;
-      auto& top = largest[{op.collective, op.group, op.element_bytes}];
-      top = std::max(top, scaled_bytes(op, n, scale));
+      const std::uint64_t bytes = scaled_bytes(op, n, scale);
+      auto [it, added] = range.try_emplace({op.collective, op.group, op.element_bytes}, bytes, bytes);
+      it->second.first = std::min(it->second.first, bytes);
+      it->second.second = std::max(it->second.second, bytes);
     }
-  constexpr int kRuns = 5;
-  constexpr double kFactor = 4;
-  constexpr int kSizes = 6;  // the largest size and five below it, each a quarter of the next
+  constexpr int kRuns = 6;
+  constexpr int kSizes = 8;  // geometric from the smallest call to the largest, at least a factor 64 apart
   CollectiveCosts costs;
-  for (const auto& [key, top] : largest) {
+  for (const auto& [key, sizes] : range) {
+    const std::uint64_t top = sizes.second;
+    const double bottom = std::min(static_cast<double>(sizes.first), static_cast<double>(top) / 64);
+    const double factor = std::pow(static_cast<double>(top) / std::max(bottom, 1.0), 1.0 / (kSizes - 1));
     const auto [collective, group, element_bytes] = key;
     const int n = executor.group_size(group);
     CalibrationPoint c{collective, group, n, element_bytes, {}, {}};
@@ -39,23 +44,23 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, MpiStepExecutor&
       op.collective = collective;
       op.group = group;
       op.element_bytes = element_bytes;
-      op.bytes = static_cast<std::uint64_t>(static_cast<double>(top) / std::pow(kFactor, k));
+      op.bytes = static_cast<std::uint64_t>(static_cast<double>(top) / std::pow(factor, k));
       op.label = "calibration " + std::string(describe(collective).name);
       const std::uint64_t bytes = scaled_bytes(op, n, 1.0);
       if (!seen.insert(bytes).second) continue;
-      probe.ops = {op};
-      executor.run(probe, 1.0);  // warm-up; the sizes are already scaled
+      // Calls back to back, as a step makes them: a lone call after a pause would ride a link's
+      // idle burst allowance (a token bucket's) and look faster than the same call in a step.
+      // The first call is left out; the median of the rest, slowest rank.
+      probe.ops.assign(kRuns + 1, op);
+      control.barrier();
+      const Timeline t = executor.run(probe, 1.0);  // the sizes are already scaled
       std::vector<double> times;
-      for (int r = 0; r < kRuns; ++r) {
-        control.barrier();
-        const Timeline t = executor.run(probe, 1.0);
-        times.push_back(control.max(t.ops[0].end_us - t.ops[0].start_us));
-      }
-      c.points.push_back({bytes, summarize(times).median, 0});
+      for (int r = 1; r <= kRuns; ++r) times.push_back(t.ops[static_cast<std::size_t>(r)].end_us - t.ops[static_cast<std::size_t>(r)].start_us);
+      c.points.push_back({bytes, control.max(summarize(times).median), 0});
     }
     if (auto fit = fit_alpha_beta(c.points)) {
       c.fit = *fit;
-      costs.add_fit(collective, n, *fit, static_cast<int>(group), element_bytes);
+      costs.add_sweep(collective, n, c.points, *fit, static_cast<int>(group), element_bytes);
     } else if (!c.points.empty()) {
       // Too few distinct sizes to fit (a tiny model): the time per byte of the largest call.
       const SweepPoint& p = *std::max_element(c.points.begin(), c.points.end(),

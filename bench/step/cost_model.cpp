@@ -1,5 +1,6 @@
 #include "step/cost_model.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -24,12 +25,30 @@ double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link) {
   return 0;
 }
 
+void CollectiveCosts::add_sweep(CollOp op, int ranks, std::vector<SweepPoint> points, const AlphaBeta& fit, int group,
+                                int element_bytes) {
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  sweeps_[{op, ranks, group, element_bytes}] = std::move(points);
+  add_fit(op, ranks, fit, group, element_bytes);
+}
+
 double CollectiveCosts::predict_us(CollOp op, int ranks, double bytes, int group, int element_bytes) const {
   if (ranks <= 1) return 0;
   for (const auto& key : {std::tuple{op, ranks, group, element_bytes}, std::tuple{op, ranks, group, kAny},
-                          std::tuple{op, ranks, kAny, element_bytes}, std::tuple{op, ranks, kAny, kAny}})
+                          std::tuple{op, ranks, kAny, element_bytes}, std::tuple{op, ranks, kAny, kAny}}) {
+    if (const auto sweep = sweeps_.find(key); sweep != sweeps_.end() && sweep->second.size() >= 2) {
+      const auto& p = sweep->second;
+      if (bytes >= static_cast<double>(p.front().bytes) && bytes <= static_cast<double>(p.back().bytes)) {
+        std::size_t i = 1;
+        while (i + 1 < p.size() && static_cast<double>(p[i].bytes) < bytes) ++i;
+        const double x0 = static_cast<double>(p[i - 1].bytes), x1 = static_cast<double>(p[i].bytes);
+        const double w = x1 > x0 ? (bytes - x0) / (x1 - x0) : 0;
+        return p[i - 1].time_us + w * (p[i].time_us - p[i - 1].time_us);
+      }
+    }
     if (const auto it = fits_.find(key); it != fits_.end())
       return it->second.alpha_us + bytes * it->second.beta_us_per_byte;
+  }
   if (link_) return ring_time_us(op, ranks, bytes, *link_);
   throw std::out_of_range(std::string("no cost for ") + describe(op).name + " on " + std::to_string(ranks) +
                           " ranks: neither a fit nor a link cost");

@@ -1,6 +1,7 @@
 // The alpha-beta (Hockney) cost model of collectives.md. Two sources of parameters:
 // - a fit per collective and group size, t(S) = alpha + S beta over the full buffer S, taken
-//   from a measured sweep (wb-coll's fits.csv, or wb-step's own calibration before the steps);
+//   from a measured sweep (wb-coll's fits.csv, or wb-step's own calibration before the steps,
+//   whose measured points also refine it between the sizes measured);
 // - a link's alpha and beta, turned into a collective's time by the ring formulas.
 // The step prediction plays the program with these durations (same schedule, same overlap rules).
 #pragma once
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "coll/sweep_summary.h"
 #include "step/program.h"
@@ -35,6 +37,11 @@ class CollectiveCosts {
   void add_fit(CollOp op, int ranks, const AlphaBeta& fit, int group = kAny, int element_bytes = kAny) {
     fits_[{op, ranks, group, element_bytes}] = fit;
   }
+  // A measured sweep: between its sizes the time is interpolated point to point (a local
+  // alpha-beta per segment), since libraries switch algorithms with the size (MPICH's
+  // reduce_scatter changes from recursive halving to pairwise exchange); outside, the fit holds.
+  void add_sweep(CollOp op, int ranks, std::vector<SweepPoint> points, const AlphaBeta& fit, int group = kAny,
+                 int element_bytes = kAny);
   void set_link(const LinkCost& link) { link_ = link; }
   // Throws std::out_of_range when neither a fit nor a link cost covers the collective.
   double predict_us(CollOp op, int ranks, double bytes, int group = kAny, int element_bytes = kAny) const;
@@ -45,6 +52,7 @@ class CollectiveCosts {
 
  private:
   std::map<std::tuple<CollOp, int, int, int>, AlphaBeta> fits_;
+  std::map<std::tuple<CollOp, int, int, int>, std::vector<SweepPoint>> sweeps_;  // sorted by bytes
   std::optional<LinkCost> link_;
 };
 

@@ -136,6 +136,7 @@ class StepRun {
     std::vector<CalibrationPoint> calibration;
     if (options_.fits) costs_ = CollectiveCosts::from_fits_csv(*options_.fits);
     else costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
+    std::filesystem::create_directories(options_.harness.run_dir);
     if (control_.is_root()) print_calibration(calibration);
 
     ResultRow base;
@@ -189,7 +190,15 @@ class StepRun {
       std::printf("cost model: fits from %s\n", options_.fits->c_str());
       return;
     }
-    std::printf("cost model calibration (t = alpha + S beta, %zu collectives):\n", calibration.size());
+    // Every measured point, for whoever wants to check the fits.
+    std::ofstream points(options_.harness.run_dir + "/step_calibration.csv");
+    points << "op,group,ranks,element_bytes,bytes,time_us,alpha_us,beta_us_per_byte\n";
+    for (const auto& c : calibration)
+      for (const auto& p : c.points)
+        points << describe(c.op).name << ',' << group_name(c.group) << ',' << c.ranks << ',' << c.element_bytes << ','
+               << p.bytes << ',' << p.time_us << ',' << c.fit.alpha_us << ',' << c.fit.beta_us_per_byte << '\n';
+    std::printf("cost model calibration (t = alpha + S beta, %zu collectives; points in step_calibration.csv):\n",
+                calibration.size());
     for (const auto& c : calibration)
       std::printf("  %-15s %-9s %2d ranks %s  alpha %9.1f us  %8.3f GB/s  (%zu sizes up to %s)\n",
                   describe(c.op).name, group_name(c.group), c.ranks, c.element_bytes == 2 ? "bf16" : "fp32",

@@ -152,3 +152,19 @@ TEST(TimelineTest, CommunicationBusyTimeIsTheUnionOverStreams) {
 
 }  // namespace
 }  // namespace wb::step
+
+namespace wb::step {
+namespace {
+
+TEST(CostModelTest, MeasuredSweepsAreFollowedBetweenTheirSizesAndTheFitOutside) {
+  CollectiveCosts costs;
+  // A library switching algorithm at 1000 bytes: the line through all points would miss both sides.
+  costs.add_sweep(CollOp::kReduceScatter, 3, {{4000, 900, 0}, {100, 10, 0}, {1000, 100, 0}}, AlphaBeta{0, 0.2, 3});
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kReduceScatter, 3, 550), 55);    // between 100 and 1000
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kReduceScatter, 3, 2500), 500);  // between 1000 and 4000
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kReduceScatter, 3, 1000), 100);
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kReduceScatter, 3, 8000), 1600);  // beyond: the fit
+}
+
+}  // namespace
+}  // namespace wb::step
