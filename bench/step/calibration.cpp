@@ -9,7 +9,7 @@
 
 namespace wb::step {
 
-CollectiveCosts calibrate(const std::vector<Program>& programs, MpiStepExecutor& executor, MpiControl& control,
+CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& executor, MpiControl& control,
                           double scale, std::vector<CalibrationPoint>* measured) {
   // The smallest and largest call of each (collective, group, element size) the steps will make:
   // the sweep covers that range, so the fit describes the sizes that matter.

@@ -8,7 +8,7 @@
 
 #include "comm/mpi_control.h"
 #include "step/cost_model.h"
-#include "step/mpi_step_executor.h"
+#include "step/step_executor.h"
 
 namespace wb::step {
 
@@ -22,7 +22,7 @@ struct CalibrationPoint {
 };
 
 // Every rank calls it with the same programs. Returns the costs and what was measured.
-CollectiveCosts calibrate(const std::vector<Program>& programs, MpiStepExecutor& executor, MpiControl& control,
+CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& executor, MpiControl& control,
                           double scale, std::vector<CalibrationPoint>* measured = nullptr);
 
 }  // namespace wb::step

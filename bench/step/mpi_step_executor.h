@@ -18,24 +18,19 @@
 #include <vector>
 
 #include "comm/mpi_communicator.h"
-#include "step/program.h"
-#include "step/timeline.h"
+#include "step/step_executor.h"
 
 namespace wb::step {
 
-class MpiStepExecutor {
+class MpiStepExecutor final : public StepExecutor {
  public:
   // `shard_group`: ranks per HYBRID_SHARD shard group (consecutive world ranks).
   MpiStepExecutor(MPI_Comm world, int shard_group, std::chrono::milliseconds timeout, double scale);
-  ~MpiStepExecutor();
+  ~MpiStepExecutor() override;
 
-  // The group sizes this executor's communicators have, for checking a program against them.
-  int group_size(Group g) const;
-
-  // Runs one step of `program` (this rank's part) and returns when each operation ran, in
-  // microseconds from the start. `scale` replaces the executor's own (calibration runs
-  // collectives of exactly the sizes it names: 1).
-  Timeline run(const Program& program, std::optional<double> scale = std::nullopt);
+  std::string backend() const override { return "mpi"; }
+  int group_size(Group g) const override;
+  Timeline run(const Program& program, std::optional<double> scale = std::nullopt) override;
 
  private:
   struct Buffers {

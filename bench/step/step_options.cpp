@@ -21,6 +21,10 @@ StepOptions parse_step_options(CommandLine& args) {
   StepOptions o;
   o.harness = take_harness_options(args);
   if (auto v = args.take("model")) o.model = *v;
+  if (auto v = args.take("backend")) {
+    if (*v != "mpi" && *v != "nccl") throw UsageError("--backend: '" + *v + "' is not mpi or nccl");
+    o.backend = *v;
+  }
   o.strategies = parse_strategies(args.take("strategy").value_or("all"));
   if (auto v = args.take("scale")) o.scale = positive_number("--scale", *v);
   if (auto v = args.take("tokens")) o.settings.tokens = positive_number("--tokens", *v);

@@ -21,6 +21,8 @@ inline constexpr const char* kStepUsage =
     "                           llama2-70b) or a shape file (default tiny)\n"
     "  --strategy LIST|all      ddp, fsdp-full, fsdp-grad-op, fsdp-hybrid, zero1, zero2, zero3,\n"
     "                           zero1-paper, zero2-paper, zero3-paper (default all)\n"
+    "  --backend mpi|nccl       MPI on host buffers (default), or NCCL with CUDA streams, one GPU per\n"
+    "                           rank (SKIP rows with the reason where no GPU is)\n"
     "  --scale F                shrink the model: bytes and compute x F (default 1)\n"
     "  --tokens N               tokens per rank and step (default 4096)\n"
     "  --tflops X               compute rate per rank, TFLOP/s (default 400)\n"
@@ -41,6 +43,7 @@ inline constexpr const char* kStepUsage =
 struct StepOptions {
   HarnessOptions harness;
   std::string model = "tiny";
+  std::string backend = "mpi";
   std::vector<Strategy> strategies;
   StepSettings settings;  // ranks and shard_group filled at run time
   std::optional<int> shard_group;

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +22,7 @@
 #include "step/chrome_trace.h"
 #include "step/memory_model.h"
 #include "step/mpi_step_executor.h"
+#include "step/nccl_step_executor.h"
 #include "step/step_options.h"
 
 #ifndef WB_SOURCE_SUITES_DIR
@@ -29,6 +31,15 @@
 
 namespace wb::step {
 namespace {
+
+// The NCCL and MPICH settings that change a wiring's behaviour, recorded with each row.
+std::string environment_extra() {
+  std::string extra;
+  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
+                           "NCCL_IB_DISABLE"})
+    if (const char* value = std::getenv(name)) extra += std::string(";") + name + "=" + value;
+  return extra;
+}
 
 std::string number(double value) {
   char text[32];
@@ -49,7 +60,7 @@ struct Outcome {
 // and compute time for the exposed-communication split, and the last step's timeline for the trace.
 class StepBatch final : public TimedBatch {
  public:
-  StepBatch(const Program& program, MpiStepExecutor& executor, MpiControl& control, const Timeline& predicted,
+  StepBatch(const Program& program, StepExecutor& executor, MpiControl& control, const Timeline& predicted,
             Outcome& outcome, std::string trace_path, int warmup_steps)
       : program_(program), executor_(executor), control_(control), predicted_(predicted), outcome_(outcome),
         trace_path_(std::move(trace_path)), warmup_steps_(static_cast<std::size_t>(warmup_steps)) {}
@@ -96,7 +107,7 @@ class StepBatch final : public TimedBatch {
 
  private:
   const Program& program_;
-  MpiStepExecutor& executor_;
+  StepExecutor& executor_;
   MpiControl& control_;
   const Timeline& predicted_;
   Outcome& outcome_;
@@ -131,17 +142,9 @@ class StepRun {
     const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
     for (Strategy s : options_.strategies) programs_.push_back(make_program(model, s, settings));
 
-    executor_ = std::make_unique<MpiStepExecutor>(MPI_COMM_WORLD, settings.shard_group, options_.harness.timeout,
-                                                  options_.scale);
-    std::vector<CalibrationPoint> calibration;
-    if (options_.fits) costs_ = CollectiveCosts::from_fits_csv(*options_.fits);
-    else costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
-    std::filesystem::create_directories(options_.harness.run_dir);
-    if (control_.is_root()) print_calibration(calibration);
-
     ResultRow base;
     base.bench = "step";
-    base.backend = "mpi";
+    base.backend = options_.backend;
     base.link_class = nodes.size() == 1 ? "shm" : options_.link_class.value_or(detect_network_link_class());
     base.src = model.shape.name;
     base.dst = options_.wiring.empty() ? "world" : options_.wiring;
@@ -153,6 +156,29 @@ class StepRun {
     outcomes_.resize(programs_.size());
     predicted_.resize(programs_.size());
     std::filesystem::create_directories(options_.harness.run_dir);
+
+    // Every rank takes the same decision: run the backend, or write SKIP rows with the reason.
+    const auto skip = options_.backend == "nccl" ? control_.first_reason(nccl_step_unavailable()) : std::nullopt;
+    if (skip) {
+      for (const Program& p : programs_) {
+        ResultRow row = base;
+        row.case_name = p.strategy;
+        row.status = RowStatus::kSkip;
+        row.reason = *skip;
+        harness_.add_unmeasured(row);
+      }
+      return harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
+    }
+    if (options_.backend == "nccl")
+      executor_ = make_nccl_step_executor(MPI_COMM_WORLD, settings.shard_group, options_.harness.timeout, options_.scale);
+    else
+      executor_ = std::make_unique<MpiStepExecutor>(MPI_COMM_WORLD, settings.shard_group, options_.harness.timeout,
+                                                    options_.scale);
+    std::vector<CalibrationPoint> calibration;
+    if (options_.fits) costs_ = CollectiveCosts::from_fits_csv(*options_.fits);
+    else costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
+    if (control_.is_root()) print_calibration(calibration);
+
     for (std::size_t i = 0; i < programs_.size(); ++i) {
       const Program& p = programs_[i];
       predicted_[i] = predict_step(p, costs_, options_.scale);
@@ -167,7 +193,8 @@ class StepRun {
         if (op.kind == OpKind::kCollective) moved += scaled_bytes(op, p.group_sizes[static_cast<int>(op.group)], options_.scale);
       info.row.bytes = moved;
       info.row.extra = "scale=" + number(options_.scale) + ";tokens=" + number(settings.tokens) +
-                       ";tflops=" + number(settings.tflops) + ";costs=" + (options_.fits ? "fits.csv" : "calibrated");
+                       ";tflops=" + number(settings.tflops) + ";costs=" + (options_.fits ? "fits.csv" : "calibrated") +
+                       environment_extra();
       if (p.strategy == "fsdp-hybrid") info.row.extra += ";shard_group=" + std::to_string(settings.shard_group);
       info.name = "step/" + p.strategy + "/" + model.shape.name + (options_.wiring.empty() ? "" : "/" + options_.wiring);
       const std::string trace = options_.harness.run_dir + "/step_trace_" + model.shape.name + "_" + p.strategy +
@@ -249,7 +276,7 @@ class StepRun {
   MultiRankBenchmarks harness_;
   int nodes_ = 1;
   std::vector<Program> programs_;
-  std::unique_ptr<MpiStepExecutor> executor_;
+  std::unique_ptr<StepExecutor> executor_;
   CollectiveCosts costs_;
   std::vector<Outcome> outcomes_;
   std::vector<Timeline> predicted_;

@@ -45,3 +45,22 @@ def test_wb_net_nccl(tmp_path):
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "results.csv")
     assert rows and all(r["status"] == "OK" and r["errors"] == "0" for r in rows)
+
+
+def test_wb_step_nccl_compute_kernels_keep_their_time(tmp_path):
+    """One rank per GPU (NCCL refuses two ranks on one GPU): on one GPU every group is a group of
+    one, so this checks the busy kernel's durations and the event timing; with two GPUs the
+    collectives run too."""
+    ranks = min(gpu_count(), 2)
+    result = run_mpi(ranks, "wb-step", ["--backend", "nccl", "--model", "tiny", "--strategy", "ddp,fsdp-full,zero3",
+                                        "--tflops", "20", "--run-dir", str(tmp_path), "--benchmark_min_time=0.2"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert [r["case"] for r in rows] == ["ddp", "fsdp-full", "zero3"] and all(r["status"] == "OK" for r in rows)
+    for row in rows:
+        extra = dict(item.split("=", 1) for item in row["extra"].split(";") if "=" in item)
+        # 6 P FLOPs per token at 20 TFLOP/s for 4096 tokens: the kernels' busy time is the model's
+        # compute (the optimizer adds a little), not more.
+        expected_us = 6 * 8654208 * 4096 / 20e12 * 1e6
+        assert 0.97 * expected_us < float(extra["compute_us"]) < 1.1 * expected_us, row
+        assert abs(float(extra["predicted_us"]) - float(row["time_us"])) < 0.25 * float(row["time_us"]), row
