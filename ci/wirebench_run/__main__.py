@@ -50,6 +50,13 @@ def load_suite(name):
             raise SuiteError(f"{path}: step {number} needs a name and a binary")
         if step.get("where", "local") not in ("local", "cluster", "always"):
             raise SuiteError(f"{path}: step {number}: where: must be local, cluster or always")
+        ranks = step.get("ranks", 1)
+        if not (ranks == "gpus" or isinstance(ranks, int) and ranks >= 1):
+            raise SuiteError(f"{path}: step {number}: ranks: must be a whole number >= 1 or 'gpus'")
+        env = step.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float))
+                                                for k, v in env.items()):
+            raise SuiteError(f"{path}: step {number}: env: must map variable names to values")
         if not (BIN / step["binary"]).exists():
             raise SuiteError(f"{path}: step {number}: {BIN / step['binary']} does not exist (build first)")
     return path, suite
@@ -79,8 +86,23 @@ def selected_steps(suite, cluster):
     return chosen
 
 
+def gpu_count():
+    """GPUs visible on this node (`ranks: gpus` in a suite: one rank per GPU), at least 1."""
+    return max(1, len([p for p in Path("/dev").glob("nvidia[0-9]*")]))
+
+
+def step_ranks(step):
+    ranks = step.get("ranks", 1)
+    return gpu_count() if ranks == "gpus" else int(ranks)
+
+
+def step_env(step):
+    """The step's own environment variables (e.g. NCCL_ALGO=Ring: one more wiring to measure)."""
+    return {name: str(value) for name, value in step.get("env", {}).items()}
+
+
 def launcher(step, cluster):
-    ranks = int(step.get("ranks", 1))
+    ranks = step_ranks(step)
     template = os.environ.get("WB_LAUNCHER")
     if cluster and step.get("where") == "cluster":
         return [str(VCLUSTER), "exec"]
@@ -102,7 +124,7 @@ def error_row(run_dir, step, reason):
         if new:
             writer.writeheader()
         writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
-                         "backend": "run", "bytes": 0, "ranks": step.get("ranks", 1), "nodes": 1, "iters": 0,
+                         "backend": "run", "bytes": 0, "ranks": step_ranks(step), "nodes": 1, "iters": 0,
                          "errors": "", "status": "ERROR", "reason": reason})
 
 
@@ -112,10 +134,12 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
     timeout = float(step.get("timeout", 600))
     print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
     log = run_dir / "logs" / f"{number:02d}-{step['binary']}.log"
+    env = step_env(step)
     with log.open("w") as out:
-        out.write("$ " + shlex.join(command) + "\n")
+        out.write("$ " + shlex.join([f"{k}={v}" for k, v in env.items()] + command) + "\n")
         out.flush()
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                   env={**os.environ, **env})
         try:
             code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -160,7 +184,8 @@ def main(argv):
     steps = selected_steps(suite, cluster)
     if args.dry_run:
         for number, step in enumerate(steps, start=1):
-            print(shlex.join(launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
+            env = [f"{k}={v}" for k, v in step_env(step).items()]
+            print(shlex.join(env + launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
         return 0
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     started = time.time()

@@ -70,3 +70,39 @@ def test_inside_slurm_the_launcher_is_srun():
     result = subprocess.run([str(Path(binary) / "wirebench"), "run", "default", "--dry-run"], capture_output=True,
                             text=True, env=env)
     assert any(line.startswith("srun --ntasks=2 ") and "wb-coll" in line for line in result.stdout.splitlines())
+
+
+def _dry_run_of(tmp_path, suite_text):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    (tmp_path / "mine.yaml").write_text(suite_text)
+    env = {k: v for k, v in os.environ.items() if k not in ("WB_LAUNCHER", "SLURM_JOB_ID")}
+    env["WB_SUITES_DIR"] = str(tmp_path)
+    return subprocess.run([str(Path(binary) / "wirebench"), "run", "mine", "--dry-run"], capture_output=True,
+                          text=True, env=env)
+
+
+def test_a_step_can_set_its_environment_and_run_one_rank_per_gpu(tmp_path):
+    result = _dry_run_of(tmp_path, """
+name: mine
+steps:
+  - name: ring only
+    binary: wb-step
+    ranks: gpus
+    env: {NCCL_ALGO: Ring, NCCL_P2P_DISABLE: 1}
+    args: ["--backend", "nccl"]
+""")
+    assert result.returncode == 0, result.stderr
+    [line] = [l for l in result.stdout.splitlines() if "wb-step" in l]
+    gpus = len(list(Path("/dev").glob("nvidia[0-9]*")))
+    launcher = f"mpiexec -n {gpus} " if gpus > 1 else ""
+    assert line.startswith(f"NCCL_ALGO=Ring NCCL_P2P_DISABLE=1 {launcher}"), line
+    assert line.endswith("wb-step --backend nccl"), line
+
+
+def test_bad_env_and_ranks_are_named(tmp_path):
+    result = _dry_run_of(tmp_path, "name: mine\nsteps:\n  - name: x\n    binary: wb-step\n    env: [NCCL_ALGO]\n")
+    assert result.returncode == 3 and "step 1: env: must map variable names to values" in result.stderr
+    result = _dry_run_of(tmp_path, "name: mine\nsteps:\n  - name: x\n    binary: wb-step\n    ranks: many\n")
+    assert result.returncode == 3 and "step 1: ranks: must be" in result.stderr
