@@ -19,8 +19,8 @@
 #include "harness/statistics.h"
 #include "net/link_class.h"
 #include "step/calibration.h"
-#include "step/chrome_trace.h"
 #include "step/memory_model.h"
+#include "step/step_batch.h"
 #include "step/mpi_step_executor.h"
 #include "step/nccl_step_executor.h"
 #include "step/step_options.h"
@@ -40,82 +40,6 @@ std::string environment_extra() {
     if (const char* value = std::getenv(name)) extra += std::string(";") + name + "=" + value;
   return extra;
 }
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
-}
-
-// What one strategy's measurement came to, for the summary table.
-struct Outcome {
-  Strategy strategy;
-  double step_us = 0, compute_us = 0, exposed_us = 0;
-  Timeline predicted;
-  std::map<std::string, double> measured_by_kind, predicted_by_kind;
-  double memory_bytes = 0;
-};
-
-// One step per batch. The harness times it (slowest rank); the batch keeps each rank's own step
-// and compute time for the exposed-communication split, and the last step's timeline for the trace.
-class StepBatch final : public TimedBatch {
- public:
-  StepBatch(const Program& program, StepExecutor& executor, MpiControl& control, const Timeline& predicted,
-            Outcome& outcome, std::string trace_path, int warmup_steps)
-      : program_(program), executor_(executor), control_(control), predicted_(predicted), outcome_(outcome),
-        trace_path_(std::move(trace_path)), warmup_steps_(static_cast<std::size_t>(warmup_steps)) {}
-
-  std::uint64_t ops_per_batch() const override { return 1; }
-  void prepare(std::uint64_t) override {}
-  double run() override {
-    last_ = executor_.run(program_);
-    steps_.push_back(last_.step_us);
-    computes_.push_back(last_.compute_us);
-    return last_.step_us / 1e6;
-  }
-  std::uint64_t verify(std::uint64_t) override { return 0; }
-  bool checks_data() const override { return false; }  // the step moves bytes; wb-coll checks them
-
-  std::string extra_after_run() override {
-    // The slowest rank's step, step by step, as the harness times it; compute is each rank's own.
-    // The harness's warm-up steps come first; they are not part of the medians.
-    std::vector<double> slowest, compute;
-    for (std::size_t i = warmup_steps_; i < steps_.size(); ++i) {
-      slowest.push_back(control_.max(steps_[i]));
-      compute.push_back(computes_[i]);
-    }
-    outcome_.step_us = summarize(slowest).median;
-    outcome_.compute_us = control_.max(summarize(compute).median);
-    outcome_.exposed_us = std::max(0.0, outcome_.step_us - outcome_.compute_us);
-    outcome_.predicted = predicted_;
-    outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
-    outcome_.predicted_by_kind = collective_time_by_kind(program_, predicted_);
-    const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));
-    if (control_.is_root()) write_chrome_trace(trace_path_, events);
-
-    std::string extra = "compute_us=" + number(outcome_.compute_us) + ";exposed_us=" + number(outcome_.exposed_us) +
-                        ";exposed_pct=" + number(100 * outcome_.exposed_us / outcome_.step_us) +
-                        ";comm_us=" + number(control_.max(communication_busy_us(program_, last_))) +
-                        ";predicted_us=" + number(predicted_.step_us) +
-                        ";predicted_compute_us=" + number(predicted_.compute_us) +
-                        ";predicted_comm_us=" + number(communication_busy_us(program_, predicted_)) +
-                        ";predicted_exposed_us=" + number(predicted_.exposed_us());
-    for (const auto& [kind, bytes] : bytes_by_kind(program_)) extra += ";bytes_" + kind + "=" + std::to_string(bytes);
-    extra += ";memory_GB=" + number(outcome_.memory_bytes / 1e9) + ";trace=" + std::filesystem::path(trace_path_).filename().string();
-    return extra;
-  }
-
- private:
-  const Program& program_;
-  StepExecutor& executor_;
-  MpiControl& control_;
-  const Timeline& predicted_;
-  Outcome& outcome_;
-  std::string trace_path_;
-  std::size_t warmup_steps_;
-  Timeline last_;
-  std::vector<double> steps_, computes_;
-};
 
 class StepRun {
  public:

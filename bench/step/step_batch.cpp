@@ -1,0 +1,54 @@
+#include "step/step_batch.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/statistics.h"
+#include "step/chrome_trace.h"
+
+namespace wb::step {
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+double StepBatch::run() {
+  last_ = executor_.run(program_);
+  steps_.push_back(last_.step_us);
+  computes_.push_back(last_.compute_us);
+  return last_.step_us / 1e6;
+}
+
+std::string StepBatch::extra_after_run() {
+  // The slowest rank's step, step by step, as the harness times it; compute is each rank's own.
+  // The harness's warm-up steps come first; they are not part of the medians.
+  std::vector<double> slowest, compute;
+  for (std::size_t i = warmup_steps_; i < steps_.size(); ++i) {
+    slowest.push_back(control_.max(steps_[i]));
+    compute.push_back(computes_[i]);
+  }
+  outcome_.step_us = summarize(slowest).median;
+  outcome_.compute_us = control_.max(summarize(compute).median);
+  outcome_.exposed_us = std::max(0.0, outcome_.step_us - outcome_.compute_us);
+  outcome_.predicted = predicted_;
+  outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
+  outcome_.predicted_by_kind = collective_time_by_kind(program_, predicted_);
+  const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));
+  if (control_.is_root()) write_chrome_trace(trace_path_, events);
+
+  std::string extra = "compute_us=" + number(outcome_.compute_us) + ";exposed_us=" + number(outcome_.exposed_us) +
+                      ";exposed_pct=" + number(100 * outcome_.exposed_us / outcome_.step_us) +
+                      ";comm_us=" + number(control_.max(communication_busy_us(program_, last_))) +
+                      ";predicted_us=" + number(predicted_.step_us) +
+                      ";predicted_compute_us=" + number(predicted_.compute_us) +
+                      ";predicted_comm_us=" + number(communication_busy_us(program_, predicted_)) +
+                      ";predicted_exposed_us=" + number(predicted_.exposed_us());
+  for (const auto& [kind, bytes] : bytes_by_kind(program_)) extra += ";bytes_" + kind + "=" + std::to_string(bytes);
+  extra += ";memory_GB=" + number(outcome_.memory_bytes / 1e9) + ";trace=" + std::filesystem::path(trace_path_).filename().string();
+  return extra;
+}
+
+}  // namespace wb::step
