@@ -76,7 +76,18 @@ MpiProgram::~MpiProgram() {
   // pass the barrier below, so all ranks leave the same way: at once, without finalizing.
   const char* skip = std::getenv("WB_SKIP_MPI_FINALIZE");
   if (!aborted_ && shutdown_ && skip != nullptr && std::string(skip) == "1") {
+    // Past this point an MPI error (a peer already gone) must not turn a finished run into a
+    // failure. After the barrier each rank lingers, still progressing MPI, so that a peer still
+    // finishing the barrier gets its messages and no socket is closed with data unread (which
+    // resets the connection under that peer: exit code 1 from Hydra, seen once).
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Barrier(MPI_COMM_WORLD);  // under the shutdown deadline
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (std::chrono::steady_clock::now() < until) {
+      int flag = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(exit_code_);
