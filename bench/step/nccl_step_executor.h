@@ -23,4 +23,7 @@ std::optional<std::string> nccl_step_unavailable();
 std::unique_ptr<StepExecutor> make_nccl_step_executor(MPI_Comm world, int shard_group,
                                                       std::chrono::milliseconds timeout, double scale);
 
+// The compute rate of this rank's GPU for an m x k by k x n bf16 GEMM, TFLOP/s (cuBLAS).
+double measure_step_tflops(int m, int n, int k, std::chrono::milliseconds timeout);
+
 }  // namespace wb::step

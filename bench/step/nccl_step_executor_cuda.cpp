@@ -9,6 +9,7 @@
 #include "compute_kernels.h"
 #include "gpu/checked_cuda.h"
 #include "gpu/checked_nccl.h"
+#include "gpu/gemm_rate.h"
 #include "gpu/gpu_runtime_info.h"
 #include "gpu/local_device.h"
 #include "gpu/stream_wait.h"
@@ -199,6 +200,10 @@ class NcclStepExecutor final : public StepExecutor {
 };
 
 }  // namespace
+
+double measure_step_tflops(int m, int n, int k, std::chrono::milliseconds timeout) {
+  return measure_gemm_tflops(m, n, k, timeout);
+}
 
 std::optional<std::string> nccl_step_unavailable() { return gpu_availability().unavailable_reason; }
 

@@ -11,4 +11,8 @@ std::unique_ptr<StepExecutor> make_nccl_step_executor(MPI_Comm, int, std::chrono
   throw std::logic_error("the NCCL step executor is not built (no CUDA)");
 }
 
+double measure_step_tflops(int, int, int, std::chrono::milliseconds) {
+  throw std::logic_error("the GEMM rate needs CUDA");
+}
+
 }  // namespace wb::step

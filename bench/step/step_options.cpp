@@ -28,7 +28,10 @@ StepOptions parse_step_options(CommandLine& args) {
   o.strategies = parse_strategies(args.take("strategy").value_or("all"));
   if (auto v = args.take("scale")) o.scale = positive_number("--scale", *v);
   if (auto v = args.take("tokens")) o.settings.tokens = positive_number("--tokens", *v);
-  if (auto v = args.take("tflops")) o.settings.tflops = positive_number("--tflops", *v);
+  if (auto v = args.take("tflops")) {
+    if (*v == "measured") o.measure_tflops = true;
+    else o.settings.tflops = positive_number("--tflops", *v);
+  }
   if (auto v = args.take("hbm-GBps")) o.settings.hbm_GBps = positive_number("--hbm-GBps", *v);
   if (auto v = args.take("precision")) {
     if (*v == "fp32") o.settings.param_bytes = o.settings.grad_bytes = 4;
@@ -49,6 +52,7 @@ StepOptions parse_step_options(CommandLine& args) {
   o.fits = args.take("fits");
   o.wiring = args.take("wiring").value_or("");
   o.link_class = args.take("link-class");
+  if (o.measure_tflops && o.backend != "nccl") throw UsageError("--tflops measured needs --backend nccl (a GPU to measure)");
   return o;
 }
 

@@ -25,7 +25,8 @@ inline constexpr const char* kStepUsage =
     "                           rank (SKIP rows with the reason where no GPU is)\n"
     "  --scale F                shrink the model: bytes and compute x F (default 1)\n"
     "  --tokens N               tokens per rank and step (default 4096)\n"
-    "  --tflops X               compute rate per rank, TFLOP/s (default 400)\n"
+    "  --tflops X|measured      compute rate per rank, TFLOP/s (default 400); measured: the model's\n"
+    "                           layer GEMM on the GPU (bf16, cuBLAS; --backend nccl)\n"
     "  --hbm-GBps X             memory rate for the optimizer step (default 3000)\n"
     "  --precision fp32|bf16    FSDP/ZeRO gathered parameters and reduced gradients (default fp32)\n"
     "  --shard-group G          HYBRID_SHARD shard group size (default: ranks per node, or half\n"
@@ -48,6 +49,7 @@ struct StepOptions {
   StepSettings settings;  // ranks and shard_group filled at run time
   std::optional<int> shard_group;
   double scale = 1;
+  bool measure_tflops = false;
   double gpu_memory_GB = 80;
   std::optional<std::string> fits;
   std::string wiring;

@@ -64,7 +64,6 @@ class StepRun {
       throw UsageError("--shard-group " + std::to_string(settings.shard_group) + " does not divide " +
                        std::to_string(ranks) + " ranks");
     const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
-    for (Strategy s : options_.strategies) programs_.push_back(make_program(model, s, settings));
 
     ResultRow base;
     base.bench = "step";
@@ -77,16 +76,14 @@ class StepRun {
     base.dtype = settings.param_bytes == 2 ? "bf16" : "fp32";
     base.ranks = ranks;
     base.nodes = static_cast<int>(nodes.size());
-    outcomes_.resize(programs_.size());
-    predicted_.resize(programs_.size());
     std::filesystem::create_directories(options_.harness.run_dir);
 
     // Every rank takes the same decision: run the backend, or write SKIP rows with the reason.
     const auto skip = options_.backend == "nccl" ? control_.first_reason(nccl_step_unavailable()) : std::nullopt;
     if (skip) {
-      for (const Program& p : programs_) {
+      for (Strategy strategy : options_.strategies) {
         ResultRow row = base;
-        row.case_name = p.strategy;
+        row.case_name = strategy_name(strategy);
         row.status = RowStatus::kSkip;
         row.reason = *skip;
         harness_.add_unmeasured(row);
@@ -98,6 +95,20 @@ class StepRun {
     else
       executor_ = std::make_unique<MpiStepExecutor>(MPI_COMM_WORLD, settings.shard_group, options_.harness.timeout,
                                                     options_.scale);
+    if (options_.measure_tflops) {
+      // The rate of the model's layer GEMM (tokens x h by h x h) on this GPU; the slowest rank's
+      // sets everyone's compute, as the slowest GPU sets a synchronous step.
+      const double mine = measure_step_tflops(static_cast<int>(settings.tokens), static_cast<int>(model.shape.hidden),
+                                              static_cast<int>(model.shape.hidden), options_.harness.timeout);
+      settings.tflops = -control_.max(-mine);
+      if (control_.is_root())
+        std::printf("compute rate: %.1f TFLOP/s measured (bf16 GEMM %g x %llu x %llu, slowest rank)\n", settings.tflops,
+                    settings.tokens, static_cast<unsigned long long>(model.shape.hidden),
+                    static_cast<unsigned long long>(model.shape.hidden));
+    }
+    for (Strategy s : options_.strategies) programs_.push_back(make_program(model, s, settings));
+    outcomes_.resize(programs_.size());
+    predicted_.resize(programs_.size());
     std::vector<CalibrationPoint> calibration;
     if (options_.fits) costs_ = CollectiveCosts::from_fits_csv(*options_.fits);
     else costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
@@ -117,7 +128,8 @@ class StepRun {
         if (op.kind == OpKind::kCollective) moved += scaled_bytes(op, p.group_sizes[static_cast<int>(op.group)], options_.scale);
       info.row.bytes = moved;
       info.row.extra = "scale=" + number(options_.scale) + ";tokens=" + number(settings.tokens) +
-                       ";tflops=" + number(settings.tflops) + ";costs=" + (options_.fits ? "fits.csv" : "calibrated") +
+                       ";tflops=" + number(settings.tflops) + (options_.measure_tflops ? ";tflops_measured=1" : "") +
+                       ";costs=" + (options_.fits ? "fits.csv" : "calibrated") +
                        environment_extra();
       if (p.strategy == "fsdp-hybrid") info.row.extra += ";shard_group=" + std::to_string(settings.shard_group);
       info.name = "step/" + p.strategy + "/" + model.shape.name + (options_.wiring.empty() ? "" : "/" + options_.wiring);

@@ -64,3 +64,16 @@ def test_wb_step_nccl_compute_kernels_keep_their_time(tmp_path):
         expected_us = 6 * 8654208 * 4096 / 20e12 * 1e6
         assert 0.97 * expected_us < float(extra["compute_us"]) < 1.1 * expected_us, row
         assert abs(float(extra["predicted_us"]) - float(row["time_us"])) < 0.25 * float(row["time_us"]), row
+
+
+def test_wb_step_measures_the_gpu_compute_rate(tmp_path):
+    result = run_mpi(1, "wb-step", ["--backend", "nccl", "--model", "llama2-7b", "--scale", "0.01", "--strategy", "ddp",
+                                    "--tflops", "measured", "--run-dir", str(tmp_path), "--benchmark_min_time=0.2"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    [row] = read_results(tmp_path / "results.csv")
+    extra = dict(item.split("=", 1) for item in row["extra"].split(";") if "=" in item)
+    assert extra["tflops_measured"] == "1"
+    # A 4096 x 4096 x 4096 bf16 GEMM on any data-centre GPU of the last generations: tens to
+    # hundreds of TFLOP/s, far from both zero and the dense peaks (312 A100 ... 2250 B200).
+    assert 20 < float(extra["tflops"]) < 2500, extra["tflops"]
+    assert "compute rate:" in result.stdout and "measured" in result.stdout
