@@ -57,9 +57,25 @@ def load_suite(name):
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float))
                                                 for k, v in env.items()):
             raise SuiteError(f"{path}: step {number}: env: must map variable names to values")
+        if not all(isinstance(a, (str, int, float)) for a in step.get("args", [])):
+            raise SuiteError(f"{path}: step {number}: args: must be a list of words")
         if not (BIN / step["binary"]).exists():
             raise SuiteError(f"{path}: step {number}: {BIN / step['binary']} does not exist (build first)")
+    rates = cluster_rates(suite.get("cluster") or suite.get("cluster_if_root_without_gpu") or {})
+    if len(rates) > 1 and any(e.get("from_cluster_rate") for e in suite.get("expectations", []) or []):
+        raise SuiteError(f"{path}: from_cluster_rate needs one cluster rate, not {len(rates)}")
     return path, suite
+
+
+def cluster_rates(cluster):
+    """A cluster's link rates in Mbit/s: one, or a list (the same steps on each wiring in turn)."""
+    rate = cluster.get("rate_mbit", 1000)
+    return [int(r) for r in rate] if isinstance(rate, list) else [int(rate)]
+
+
+def with_rate(step, rate):
+    """The step with {rate_mbit} in its arguments replaced by the wiring it runs on."""
+    return dict(step, args=[str(a).replace("{rate_mbit}", str(rate)) for a in step.get("args", [])])
 
 
 def chosen_cluster(suite):
@@ -181,9 +197,12 @@ def main(argv):
         return 3
     run_dir = args.run_dir or Path("runs") / time.strftime(f"{suite.get('name', 'run')}-%Y%m%dT%H%M%SZ", time.gmtime())
     cluster = chosen_cluster(suite)
-    steps = selected_steps(suite, cluster)
+    rates = cluster_rates(cluster) if cluster else [0]
+    # (rate, step) in the order they run: cluster steps on every wiring, the others once.
+    plan = [(rate, with_rate(step, rate)) for index, rate in enumerate(rates)
+            for step in selected_steps(suite, cluster) if step["where"] == "cluster" or index == 0]
     if args.dry_run:
-        for number, step in enumerate(steps, start=1):
+        for rate, step in plan:
             env = [f"{k}={v}" for k, v in step_env(step).items()]
             print(shlex.join(env + launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
         return 0
@@ -192,28 +211,30 @@ def main(argv):
     print(f"wirebench run: suite {suite.get('name')} ({path}) into {run_dir}", flush=True)
     with (run_dir / "topology.json").open("w") as out:
         subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=out, check=False)
-    rate = 0
-    if cluster:
-        rate = int(cluster.get("rate_mbit", 1000))
-        up = [str(VCLUSTER), "up", "--nodes", str(cluster.get("nodes", 2)), "--ranks", str(cluster.get("ranks", 1)),
-              "--rate", f"{rate}mbit"]
-        if args.degrade:
-            node, _, degraded = args.degrade.partition("=")
-            up += ["--degrade", f"{node}={degraded}"]
-        result = subprocess.run(up, capture_output=True, text=True)
-        if result.returncode != 0:
-            print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)", file=sys.stderr)
-            return 2
     extra = ["--inject-fault", "corrupt"] if args.inject_fault else []
-    worst = 0
+    current = None  # the rate the virtual cluster is up at
     try:
-        for number, step in enumerate(steps, start=1):
-            worst = max(worst, run_step(number, len(steps), step, run_dir, cluster, extra, started))
+        for number, (rate, step) in enumerate(plan, start=1):
+            if cluster and rate != current:
+                up = [str(VCLUSTER), "up", "--nodes", str(cluster.get("nodes", 2)), "--ranks",
+                      str(cluster.get("ranks", 1)), "--rate", f"{rate}mbit"]
+                if args.degrade:
+                    node, _, degraded = args.degrade.partition("=")
+                    up += ["--degrade", f"{node}={degraded}"]
+                result = subprocess.run(up, capture_output=True, text=True)
+                if result.returncode != 0:
+                    print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)",
+                          file=sys.stderr)
+                    return 2
+                current = rate
+                if len(rates) > 1:
+                    print(f"wirebench run: virtual cluster links at {rate} Mbit/s", flush=True)
+            run_step(number, len(plan), step, run_dir, cluster, extra, started)
     finally:
         if cluster:
             subprocess.run([str(VCLUSTER), "down"], capture_output=True)
     (run_dir / "suite.json").write_text(json.dumps({"name": suite.get("name"), "source": str(path),
-                                                    "expectations": expectations(suite, rate)}, indent=2) + "\n")
+                                                    "expectations": expectations(suite, rates[0])}, indent=2) + "\n")
     print(f"wirebench run: measured in {time.time() - started:.0f} s; judging", flush=True)
     report = subprocess.run([str(BIN / "wirebench"), "report", str(run_dir)])
     return report.returncode

@@ -223,13 +223,47 @@ def step_breakdown_figures(verdicts):
     return figures
 
 
+def step_wiring_figures(verdicts):
+    """Per model and node count measured on two wirings or more: each strategy's step time across
+    the wirings (measured solid, predicted dashed), so where the sharded strategies lose to DDP
+    shows at a glance."""
+    groups = OrderedDict()
+    for v in verdicts:
+        if v.row.text("bench") == "step" and v.row.status == "OK" and v.row.number("time_us") is not None:
+            groups.setdefault((v.row.text("src"), v.row.text("nodes")), []).append(v)
+    figures = []
+    for (model, nodes), members in groups.items():
+        wirings = list(OrderedDict.fromkeys(m.row.text("dst") for m in members))
+        if len(wirings) < 2:
+            continue
+        figure, axes = plt.subplots(figsize=(7, 4))
+        strategies = list(OrderedDict.fromkeys(m.row.text("case") for m in members))
+        for strategy in strategies:
+            points = {m.row.text("dst"): m for m in members if m.row.text("case") == strategy}
+            xs = [i for i, w in enumerate(wirings) if w in points]
+            measured = [points[wirings[i]].row.number("time_us") / 1e3 for i in xs]
+            line, = axes.plot(xs, measured, marker="o", label=strategy, gid=f"measured:{strategy}")
+            predicted = [float(_extra(points[wirings[i]].row).get("predicted_us", "nan")) / 1e3 for i in xs]
+            axes.plot(xs, predicted, linestyle="--", color=line.get_color(), gid=f"predicted:{strategy}")
+        axes.set_xticks(range(len(wirings)))
+        axes.set_xticklabels(wirings, fontsize=7)
+        axes.set_ylabel("time per step (ms)")
+        axes.set_yscale("log")
+        axes.set_title(f"step emulation: {model}, {nodes} node(s), by wiring (dashed: predicted)", fontsize=9)
+        axes.legend(fontsize=7)
+        figure.tight_layout()
+        figures.append((f"step-wirings-{_safe(model)}-{_safe(nodes)}",
+                        f"step emulation {model}: step time by wiring, measured and predicted", figure))
+    return figures
+
+
 def write_plots(verdicts, out_dir: Path):
     """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]."""
     plot_dir = out_dir / "plots"
     plot_dir.mkdir(parents=True, exist_ok=True)
     written = []
     figures = (bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts) + node_heatmaps(verdicts)
-               + step_breakdown_figures(verdicts))
+               + step_breakdown_figures(verdicts) + step_wiring_figures(verdicts))
     for name, title, figure in figures:
         path = plot_dir / f"{name}.png"
         figure.savefig(path, dpi=90)

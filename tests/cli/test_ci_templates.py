@@ -106,3 +106,28 @@ def test_bad_env_and_ranks_are_named(tmp_path):
     assert result.returncode == 3 and "step 1: env: must map variable names to values" in result.stderr
     result = _dry_run_of(tmp_path, "name: mine\nsteps:\n  - name: x\n    binary: wb-step\n    ranks: many\n")
     assert result.returncode == 3 and "step 1: ranks: must be" in result.stderr
+
+
+def test_a_cluster_suite_runs_its_steps_on_every_rate(tmp_path):
+    result = _dry_run_of(tmp_path, """
+name: mine
+cluster: {nodes: 2, ranks: 2, rate_mbit: [200, 4000]}
+steps:
+  - name: steps
+    binary: wb-step
+    args: ["--wiring", "vc-{rate_mbit}mbit"]
+""")
+    assert result.returncode == 0, result.stderr
+    lines = [l for l in result.stdout.splitlines() if "wb-step" in l]
+    assert [l.split()[-1] for l in lines] == ["vc-200mbit", "vc-4000mbit"]
+    assert all(" exec " in l for l in lines)  # placed in the virtual cluster's nodes
+
+
+def test_a_ceiling_from_the_cluster_rate_needs_one_rate(tmp_path):
+    result = _dry_run_of(tmp_path, """
+name: mine
+cluster: {nodes: 2, rate_mbit: [200, 4000]}
+expectations: [{link_class: eth, from_cluster_rate: true}]
+steps: [{name: x, binary: wb-net}]
+""")
+    assert result.returncode == 3 and "from_cluster_rate needs one cluster rate, not 2" in result.stderr

@@ -226,3 +226,23 @@ def test_step_breakdown_plot_shows_measured_and_predicted_parts(tmp_path):
     assert bars["ddp:measured:exposed"].get_y() == pytest.approx(80)       # stacked on compute
     assert bars["zero3:predicted:exposed"].get_height() == pytest.approx(45)  # 125 - 80
     assert bars["zero3:measured:overlapped"].get_height() == pytest.approx(5)  # comm 45 - exposed 40
+
+
+def test_step_wiring_plot_has_a_line_per_strategy_across_wirings(tmp_path):
+    from wirebench_report.plots import step_wiring_figures
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    rows = [_step_row("ddp", "200mbit", 190000, 40000, 150000, 190000),
+            _step_row("fsdp-full", "200mbit", 340000, 40000, 300000, 345000),
+            _step_row("ddp", "4gbit", 53000, 40000, 13000, 50000),
+            _step_row("fsdp-full", "4gbit", 47000, 40000, 7000, 46000)]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    figures = step_wiring_figures(judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir)))
+    assert len(figures) == 1
+    lines = {l.get_gid(): l for l in figures[0][2].axes[0].get_lines()}
+    assert list(lines["measured:fsdp-full"].get_ydata()) == pytest.approx([340, 47])
+    assert list(lines["predicted:ddp"].get_ydata()) == pytest.approx([190, 50])
+    # one wiring only: nothing to compare
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows[:2]) + "\n")
+    assert step_wiring_figures(judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))) == []
