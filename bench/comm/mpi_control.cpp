@@ -22,7 +22,7 @@ double MpiControl::max(double value, const std::string* what) {
   WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_, &request));
   wait_all_with_deadline({&request, 1}, timeout_, [what] {
     return "agreeing on the slowest rank's time" + (what ? " of " + *what : std::string());
-  });
+  }, WaitStyle::kPatient);
   return result;
 }
 
@@ -30,7 +30,7 @@ std::uint64_t MpiControl::sum(std::uint64_t value) {
   std::uint64_t result = 0;
   MPI_Request request;
   WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_UINT64_T, MPI_SUM, comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("summing across ranks"); });
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("summing across ranks"); }, WaitStyle::kPatient);
   return result;
 }
 
@@ -39,7 +39,7 @@ void MpiControl::barrier(const std::string* what) {
   WB_MPI_CHECK(MPI_Ibarrier(comm_, &request));
   wait_all_with_deadline({&request, 1}, timeout_, [what] {
     return "waiting for all ranks" + (what ? " at " + *what : std::string());
-  });
+  }, WaitStyle::kPatient);
 }
 
 std::vector<std::string> MpiControl::all_gather(const std::string& text) {
@@ -49,7 +49,7 @@ std::vector<std::string> MpiControl::all_gather(const std::string& text) {
   std::vector<int> lengths(static_cast<std::size_t>(size_));
   MPI_Request request;
   WB_MPI_CHECK(MPI_Iallgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering text lengths across ranks"); });
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering text lengths across ranks"); }, WaitStyle::kPatient);
   std::vector<int> offsets(static_cast<std::size_t>(size_));
   std::size_t total = 0;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
@@ -61,7 +61,7 @@ std::vector<std::string> MpiControl::all_gather(const std::string& text) {
   std::vector<char> all(std::max<std::size_t>(total, 1));
   WB_MPI_CHECK(MPI_Iallgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
                                comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering texts across ranks"); });
+  wait_all_with_deadline({&request, 1}, timeout_, [] { return std::string("gathering texts across ranks"); }, WaitStyle::kPatient);
   std::vector<std::string> texts;
   for (std::size_t r = 0; r < lengths.size(); ++r)
     texts.emplace_back(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));

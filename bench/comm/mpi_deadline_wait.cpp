@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <cstdio>
+#include <thread>
 
 #include "harness/checked_mpi.h"
 
@@ -33,18 +34,23 @@ MPI_Comm duplicate_returning_errors(MPI_Comm parent, int& rank, int& size) {
 }
 
 void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
-                            const std::function<std::string()>& what) {
+                            const std::function<std::string()>& what, WaitStyle style) {
   using Clock = std::chrono::steady_clock;
   // Reading the clock costs about as much as a poll; look at it every few hundred polls only.
   constexpr unsigned kPollsPerClockRead = 256;
-  const auto deadline = Clock::now() + timeout;
+  const auto start = Clock::now();
+  const auto deadline = start + timeout;
+  bool napping = false;
   for (unsigned polls = 1;; ++polls) {
     int done = 0;
     WB_MPI_CHECK(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
                              MPI_STATUSES_IGNORE));
     if (done) return;
-    if (polls % kPollsPerClockRead == 0) {
-      if (Clock::now() > deadline) throw_timeout(what(), timeout, "the peer rank may have died, hung or be unreachable");
+    if (napping) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (napping || polls % kPollsPerClockRead == 0) {
+      const auto now = Clock::now();
+      if (now > deadline) throw_timeout(what(), timeout, "the peer rank may have died, hung or be unreachable");
+      napping = style == WaitStyle::kPatient && now - start > std::chrono::milliseconds(1);
       // Give the core away now and then: with more ranks than cores (tests, CI) a spinning rank
       // would starve the very peer it waits for. Costs nothing when the wait is short.
       sched_yield();

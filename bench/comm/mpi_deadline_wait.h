@@ -11,9 +11,15 @@
 
 namespace wb {
 
+// How a wait spends its time. kSpin polls (yielding now and then): for the data plane, whose waits
+// are timed. kPatient polls for a millisecond, then naps 50 us between polls: for the harness's own
+// waits, where a rank idle through another pair's measurement would otherwise take CPU from it
+// (more ranks than cores: a shaped 1 Gbit/s stream measured 80% instead of 96%).
+enum class WaitStyle { kSpin, kPatient };
+
 // `what` is called only on timeout, to build the message ("receive of 8 bytes from rank 1").
 void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
-                            const std::function<std::string()>& what);
+                            const std::function<std::string()>& what, WaitStyle style = WaitStyle::kSpin);
 
 // The TimeoutError every deadline wait throws: "<rank label>: <what> did not complete within
 // 3.0 s; <hint>". Shared by the MPI and CUDA stream waits so the wording is one.

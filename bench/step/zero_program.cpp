@@ -213,28 +213,26 @@ Program make_zero_program(const Model& model, Strategy strategy, const StepSetti
     return p.compute(label, us, needs);
   };
 
+  // Gradients in the order backward produces them: stage 2 buckets each as it comes (after the
+  // computation that produced it), stage 1 keeps them for once backward has finished.
+  std::vector<std::uint64_t> after_backward;
+  auto offer = [&](std::uint64_t elements, int produced_by) {
+    if (stage == 2) buckets.add(elements, produced_by);
+    else after_backward.push_back(elements);
+  };
+  auto is_head = [](const Tensor& t) { return t.name == "output" || t.name == "final_norm"; };
   const Unit& root = model.units.front();
   int ready = backward("bwd head", 2 * forward_us(head, s));
-  std::vector<std::pair<std::uint64_t, int>> gradients;  // (elements, ready op) in ready order
   for (auto t = root.tensors.rbegin(); t != root.tensors.rend(); ++t)
-    if (t->name == "output" || t->name == "final_norm") gradients.push_back({t->elements, ready});
-  auto offer = [&](std::uint64_t elements, int at) {
-    if (stage == 2) buckets.add(elements, at);
-    else gradients.push_back({elements, at});
-  };
-  if (stage == 2) {
-    for (const auto& [elements, at] : gradients) buckets.add(elements, at);
-    gradients.clear();
-  }
+    if (is_head(*t)) offer(t->elements, ready);
   for (std::size_t u = model.units.size() - 1; u >= 1; --u) {
     const Unit& unit = model.units[u];
     ready = backward("bwd " + unit.name, 2 * forward_us(unit.parameters(), s));
     for (auto t = unit.tensors.rbegin(); t != unit.tensors.rend(); ++t) offer(t->elements, ready);
   }
   for (auto t = root.tensors.rbegin(); t != root.tensors.rend(); ++t)
-    if (t->name != "output" && t->name != "final_norm") offer(t->elements, ready);
-  if (stage == 1)
-    for (const auto& [elements, at] : gradients) buckets.add(elements, ready);
+    if (!is_head(*t)) offer(t->elements, ready);  // the embeddings' gradients come last
+  for (std::uint64_t elements : after_backward) buckets.add(elements, ready);
   buckets.flush();
 
   const std::uint64_t local = padded(model.parameters(), s.ranks) / static_cast<std::uint64_t>(s.ranks);
