@@ -41,10 +41,16 @@ struct StepState {
 };
 
 // The compute stream: takes computations in issue order, waits for what each depends on, sleeps.
+// Each sleep runs to a deadline on the stream's own schedule (the later of the previous
+// computation's planned end and its inputs' ends, plus its duration), so a thread waking late
+// does not push every later computation back: a thousand 10 us sleeps would otherwise each add
+// the scheduler's wake-up delay (ZeRO-3 of a 70B model at scale 1e-4: 132 ms of compute for 13).
 void compute_stream(const Program& program, StepState& state, double scale, Clock::time_point start) {
+  Clock::time_point planned_end = start;
   try {
     for (;;) {
       int index = -1;
+      Clock::time_point inputs_end = start;
       {
         std::unique_lock lock(state.mutex);
         state.changed.wait(lock, [&] { return state.stop || !state.compute_queue.empty() || state.all_issued; });
@@ -54,10 +60,16 @@ void compute_stream(const Program& program, StepState& state, double scale, Cloc
         const Op& op = program.ops[static_cast<std::size_t>(index)];
         state.changed.wait(lock, [&] { return state.stop || state.deps_done(op); });
         if (state.stop) return;
+        for (int dep : op.after)
+          inputs_end = std::max(inputs_end, start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(
+                                                        state.timing[static_cast<std::size_t>(dep)].end_us)));
       }
       const Op& op = program.ops[static_cast<std::size_t>(index)];
       const double began = since_us(start);
-      std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(scaled_compute_us(op, scale)));
+      planned_end = std::max(planned_end, inputs_end) +
+                    std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double, std::micro>(scaled_compute_us(op, scale)));
+      std::this_thread::sleep_until(planned_end);
       const double ended = since_us(start);
       {
         std::lock_guard lock(state.mutex);
