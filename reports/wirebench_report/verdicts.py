@@ -40,10 +40,16 @@ def metric_of(row):
 
 # `extra` items that follow the message size (batching) or the repetition, not what was measured.
 SIZE_DEPENDENT = {"iters", "copies", "window", "rounds", "repetition", "hops"}
+# `extra` items that are results (wb-step's split of a step and the cost model's prediction): they
+# differ from run to run of the same measurement.
+RESULTS = {"compute_us", "exposed_us", "exposed_pct", "comm_us", "predicted_us", "predicted_compute_us",
+           "predicted_comm_us", "predicted_exposed_us"}
 
 
 def stable_extra(extra):
-    items = [item for item in extra.split(";") if item and item.split("=")[0] not in SIZE_DEPENDENT]
+    """What in `extra` identifies a measurement (so runs can be matched)."""
+    results = RESULTS | ({"tflops"} if "tflops_measured=1" in extra.split(";") else set())  # measured, not chosen
+    items = [item for item in extra.split(";") if item and item.split("=")[0] not in SIZE_DEPENDENT | results]
     return ";".join(items)
 
 

@@ -118,3 +118,25 @@ def test_compare_bad_usage(tmp_path, capsys):
     assert compare_module.main(["compare", str(DATA)]) == 3
     assert compare_module.main(["compare", str(DATA), str(tmp_path / "nope")]) == 3
     assert "no such file" in capsys.readouterr().err
+
+
+def test_compare_matches_step_rows_whose_results_differ(tmp_path):
+    """A step row's extra carries results (compute, exposed, the prediction): two runs of the same
+    step differ there and are still the same measurement; a slower step is a drop."""
+    header = (DATA / "results.csv").read_text().splitlines()[0]
+
+    def step_run(name, step_us, compute_us, predicted_us):
+        run = tmp_path / name
+        run.mkdir()
+        extra = (f"scale=0.1;tflops=0.5;compute_us={compute_us};exposed_us={step_us - compute_us};"
+                 f"exposed_pct=10;comm_us=1;predicted_us={predicted_us};predicted_compute_us=1;predicted_comm_us=1;"
+                 f"predicted_exposed_us=1;bytes_all_reduce=100")
+        (run / "results.csv").write_text(header + "\n" + f"step,ddp,mpi,eth,tiny,1gbit,uni,step,fp32,100,4,2,8,"
+                                         f"{step_us},{step_us},{step_us},,,,\"{extra}\",OK,\n")
+        return run
+    a = step_run("a", 100000, 80000, 101000)
+    b = step_run("b", 130000, 79000, 99000)
+    out = tmp_path / "cmp"
+    assert compare_module.main(["compare", str(a), str(b), "--out", str(out)]) == 1
+    [entry] = json.loads((out / "compare.json").read_text())["entries"]
+    assert entry["verdict"] == "FAIL" and entry["ratios"] == [pytest.approx(100000 / 130000)]
