@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -87,6 +88,14 @@ CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const st
   };
   const std::size_t op_col = column("op"), ranks_col = column("ranks"), alpha_col = column("alpha_us"),
                     beta_col = column("beta_us_per_byte"), class_col = column("link_class");
+  auto optional_column = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    return std::nullopt;
+  };
+  // A step's collectives are out of place; in-place sweeps are left out where the file says which.
+  const auto case_col = optional_column("case");
+  const auto dtype_col = optional_column("dtype");
   CollectiveCosts costs;
   long number = 1;
   while (std::getline(in, line)) {
@@ -96,12 +105,18 @@ CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const st
     if (f.size() != header.size())
       throw InputError(path, number, std::to_string(f.size()) + " fields where the header has " + std::to_string(header.size()));
     if (!link_class.empty() && f[class_col] != link_class) continue;
+    if (case_col && f[*case_col] == "in_place") continue;
     if (f[alpha_col].empty() || f[beta_col].empty()) continue;  // a sweep too short to fit
     try {
       AlphaBeta fit;
       fit.alpha_us = std::stod(f[alpha_col]);
       fit.beta_us_per_byte = std::stod(f[beta_col]);
-      costs.add_fit(parse_collective(f[op_col]), std::stoi(f[ranks_col]), fit);
+      const int element_bytes = dtype_col ? static_cast<int>(info(parse_dtype(f[*dtype_col])).size) : kAny;
+      const CollOp op = parse_collective(f[op_col]);
+      const int ranks = std::stoi(f[ranks_col]);
+      costs.add_fit(op, ranks, fit, kAny, element_bytes);
+      // Also for any element size, unless an earlier row answered for it already.
+      if (!costs.fits_.count({op, ranks, kAny, kAny})) costs.add_fit(op, ranks, fit);
     } catch (const UsageError& e) {
       throw InputError(path, number, e.what());
     } catch (const std::exception&) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "comm/mpi_control.h"
 #include "coll/nccl_backend.h"
@@ -110,8 +111,24 @@ class StepRun {
     outcomes_.resize(programs_.size());
     predicted_.resize(programs_.size());
     std::vector<CalibrationPoint> calibration;
-    if (options_.fits) costs_ = CollectiveCosts::from_fits_csv(*options_.fits);
-    else costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
+    if (options_.fits) {
+      costs_ = CollectiveCosts::from_fits_csv(*options_.fits, base.link_class);
+      // Every collective of every program must have a cost before anything runs.
+      for (const Program& p : programs_)
+        for (const Op& op : p.ops) {
+          const int n = p.group_sizes[static_cast<int>(op.group)];
+          if (op.kind != OpKind::kCollective || n <= 1) continue;
+          try {
+            costs_.predict_us(op.collective, n, 1.0, static_cast<int>(op.group), op.element_bytes);
+          } catch (const std::out_of_range&) {
+            throw UsageError("--fits " + *options_.fits + " has no " + base.link_class + " fit for " +
+                             describe(op.collective).name + " on " + std::to_string(n) + " ranks (run wb-coll with " +
+                             "--op " + describe(op.collective).name + " on this wiring first)");
+          }
+        }
+    } else {
+      costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
+    }
     if (control_.is_root()) print_calibration(calibration);
 
     for (std::size_t i = 0; i < programs_.size(); ++i) {

@@ -87,3 +87,22 @@ def test_a_hung_rank_ends_the_step_with_a_message(tmp_path):
     rows = read_results(results)
     assert rows[0]["status"] == "OK"
     assert rows[-1]["status"] == "ERROR" and "did not complete within 3.0 s" in rows[-1]["reason"]
+
+
+def test_predictions_from_wb_coll_fits(tmp_path):
+    coll = run_mpi(2, "wb-coll", ["--op", "all_reduce,all_gather", "-b", "1K", "-e", "4M", "-f", "4",
+                                  "--run-dir", str(tmp_path / "coll"), "--benchmark_min_time=0.01"])
+    assert coll.returncode == 0, coll.stderr
+    fits = tmp_path / "coll" / "fits.csv"
+    # DDP needs only all_reduce; ZeRO-1 all_reduce and all_gather: both covered by the sweep.
+    result = run_mpi(2, "wb-step", [*QUICK, "--strategy", "ddp,zero1", "--fits", str(fits),
+                                    "--run-dir", str(tmp_path / "step")])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"cost model: fits from {fits}" in result.stdout
+    rows = read_results(tmp_path / "step" / "results.csv")
+    assert all("costs=fits.csv" in r["extra"] and float(extra(r)["predicted_us"]) > 0 for r in rows)
+    # FSDP reduce_scatters, which the sweep did not measure: said before anything runs.
+    result = run_mpi(2, "wb-step", [*QUICK, "--strategy", "fsdp-full", "--fits", str(fits),
+                                    "--run-dir", str(tmp_path / "step2")])
+    assert result.returncode == 3
+    assert "has no shm fit for reduce_scatter on 2 ranks" in result.stderr
