@@ -10,6 +10,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# A report builds its figures first and saves and closes each in write_plots: a full run has a few
+# dozen small ones open at once, which is fine (matplotlib warns from 20).
+plt.rcParams["figure.max_open_warning"] = 0
+
 
 def _series_key(row):
     f = row.fields
