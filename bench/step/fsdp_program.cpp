@@ -7,8 +7,7 @@
 //
 // Issue order (what the host does, the streams run it as soon as they can):
 // - forward: the all_gather of a unit right after the previous unit's compute is enqueued;
-//   limit_all_gathers: before a gather, if two gathered units are not yet freed, the host waits
-//   for the oldest one's compute (its free).
+//   limit_all_gathers holds the host back before a gather while two frees are pending (below).
 // - backward_prefetch PRE: the next unit's gather is issued before the current unit's gradient
 //   computation, so it runs during it and queues ahead of the current reduce_scatter.
 //   POST: after the current gradient computation (the post-backward hook), before its
