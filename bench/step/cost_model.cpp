@@ -136,3 +136,37 @@ Timeline predict_step(const Program& program, const CollectiveCosts& costs, doub
 }
 
 }  // namespace wb::step
+
+namespace wb::step {
+
+double hierarchical_time_us(CollOp op, double bytes, const ClusterWiring& w) {
+  const int g = w.gpus_per_node, k = w.nodes;
+  if (k <= 1) return ring_time_us(op, g, bytes, w.intra);
+  if (g <= 1) return ring_time_us(op, k, bytes, w.inter);
+  switch (op) {
+    case CollOp::kAllReduce:
+    case CollOp::kAllGather:
+    case CollOp::kReduceScatter:
+      // Inside the node over the whole buffer, across nodes over this GPU's g-th of it.
+      return ring_time_us(op, g, bytes, w.intra) + ring_time_us(op, k, bytes / g, w.inter);
+    default:
+      return ring_time_us(op, g * k, bytes, w.inter);  // flat, limited by the NICs
+  }
+}
+
+Timeline predict_step(const Program& program, const ClusterWiring& wiring) {
+  return simulate(program, [&](const Op& op) {
+    if (op.kind == OpKind::kCompute) return op.compute_us;
+    const double bytes = static_cast<double>(op.bytes);
+    switch (op.group) {
+      case Group::kWorld: return hierarchical_time_us(op.collective, bytes, wiring);
+      case Group::kShard:
+        return ring_time_us(op.collective, program.group_sizes[static_cast<int>(Group::kShard)], bytes, wiring.intra);
+      case Group::kReplicate:
+        return ring_time_us(op.collective, program.group_sizes[static_cast<int>(Group::kReplicate)], bytes, wiring.inter);
+    }
+    return 0.0;
+  });
+}
+
+}  // namespace wb::step

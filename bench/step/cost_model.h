@@ -59,4 +59,19 @@ class CollectiveCosts {
 // The predicted timeline of a program at `scale`, each collective costed on its group's size.
 Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale);
 
+// A cluster that has not been measured: `nodes` x `gpus_per_node`, each GPU with `intra` to its
+// node's GPUs and `inter` (its own NIC) to the other nodes. Collectives over every rank are
+// hierarchical (collectives.md): a ring inside the node over the whole buffer, then a ring across
+// nodes over 1/g of it, so the NICs carry only a g-th. A group inside a node is a ring over
+// `intra`; a group of one rank per node (HYBRID_SHARD's replicas) a ring over `inter`.
+struct ClusterWiring {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  LinkCost intra;
+  LinkCost inter;
+};
+double hierarchical_time_us(CollOp op, double bytes, const ClusterWiring& wiring);
+// A program for nodes x gpus_per_node ranks (HYBRID_SHARD's shard group = a node), played on it.
+Timeline predict_step(const Program& program, const ClusterWiring& wiring);
+
 }  // namespace wb::step

@@ -50,6 +50,22 @@ StepOptions parse_step_options(CommandLine& args) {
   }
   if (auto v = args.take("gpu-memory")) o.gpu_memory_GB = positive_number("--gpu-memory", *v);
   o.fits = args.take("fits");
+  if (auto v = args.take("what-if")) {
+    StepOptions::WhatIf w;
+    const auto x = v->find('x');
+    const std::string nodes = v->substr(0, x), gpus = x == std::string::npos ? "" : v->substr(x + 1);
+    const double n = x == std::string::npos ? 0 : positive_number("--what-if", nodes);
+    const double g = x == std::string::npos ? 0 : positive_number("--what-if", gpus);
+    if (n != static_cast<int>(n) || g != static_cast<int>(g) || n < 1 || g < 1)
+      throw UsageError("--what-if: '" + *v + "' is not NODESxGPUS (e.g. 8x8)");
+    w.nodes = static_cast<int>(n);
+    w.gpus_per_node = static_cast<int>(g);
+    if (auto b = args.take("intra-GBps")) w.intra_GBps = positive_number("--intra-GBps", *b);
+    if (auto b = args.take("inter-GBps")) w.inter_GBps = positive_number("--inter-GBps", *b);
+    if (auto a = args.take("intra-latency-us")) w.intra_latency_us = positive_number("--intra-latency-us", *a);
+    if (auto a = args.take("inter-latency-us")) w.inter_latency_us = positive_number("--inter-latency-us", *a);
+    o.what_if = w;
+  }
   o.wiring = args.take("wiring").value_or("");
   o.link_class = args.take("link-class");
   if (o.measure_tflops && o.backend != "nccl") throw UsageError("--tflops measured needs --backend nccl (a GPU to measure)");

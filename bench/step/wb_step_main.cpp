@@ -51,6 +51,7 @@ class StepRun {
   MultiRankBenchmarks& harness() { return harness_; }
 
   int run() {
+    if (options_.what_if) return what_if(*options_.what_if);
     const auto hosts = control_.all_gather(program_.host());
     const std::set<std::string> nodes(hosts.begin(), hosts.end());
     const int ranks = program_.size();
@@ -165,6 +166,41 @@ class StepRun {
   }
 
  private:
+  // No measurement: the programs for a cluster of that shape, played on link figures.
+  int what_if(const StepOptions::WhatIf& w) {
+    if (!control_.is_root()) return kExitOk;  // one process answers
+    const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
+    StepSettings settings = options_.settings;
+    settings.ranks = w.nodes * w.gpus_per_node;
+    settings.shard_group = options_.shard_group.value_or(w.gpus_per_node);
+    if (settings.shard_group < 1 || settings.ranks % settings.shard_group != 0)
+      throw UsageError("--shard-group " + std::to_string(settings.shard_group) + " does not divide " +
+                       std::to_string(settings.ranks) + " ranks");
+    ClusterWiring wiring;
+    wiring.nodes = w.nodes;
+    wiring.gpus_per_node = w.gpus_per_node;
+    wiring.intra = {w.intra_latency_us, 1e-3 / w.intra_GBps};
+    wiring.inter = {w.inter_latency_us, 1e-3 / w.inter_GBps};
+    std::printf("what if: %s (%.3g B parameters) on %d nodes x %d GPUs, %g GB/s and %g us inside a node, %g GB/s and "
+                "%g us per GPU between nodes, %g tokens/rank at %g TFLOP/s (predicted, nothing measured)\n",
+                model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, w.nodes, w.gpus_per_node,
+                w.intra_GBps, w.intra_latency_us, w.inter_GBps, w.inter_latency_us, settings.tokens, settings.tflops);
+    std::printf("%-13s %12s %10s %10s %8s %12s\n", "strategy", "step ms", "compute ms", "exposed ms", "exposed%",
+                "memory/rank");
+    std::vector<StrategyOutcome> ranking;
+    for (Strategy strategy : options_.strategies) {
+      const Program p = make_program(model, strategy, settings);
+      const Timeline t = predict_step(p, wiring);
+      const double memory = model_state_bytes(strategy, static_cast<double>(model.parameters()), settings.ranks,
+                                              settings.shard_group);
+      std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB\n", strategy_name(strategy), t.step_us / 1e3,
+                  t.compute_us / 1e3, t.exposed_us() / 1e3, 100 * t.exposed_us() / t.step_us, memory / 1e9);
+      ranking.push_back({strategy, t.step_us, memory});
+    }
+    std::printf("\nrecommendation: %s\n", recommend(ranking, options_.gpu_memory_GB * 1e9).reason.c_str());
+    return kExitOk;
+  }
+
   void print_calibration(const std::vector<CalibrationPoint>& calibration) const {
     if (options_.fits) {
       std::printf("cost model: fits from %s\n", options_.fits->c_str());

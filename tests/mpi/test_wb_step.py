@@ -106,3 +106,16 @@ def test_predictions_from_wb_coll_fits(tmp_path):
                                     "--run-dir", str(tmp_path / "step2")])
     assert result.returncode == 3
     assert "has no shm fit for reduce_scatter on 2 ranks" in result.stderr
+
+
+def test_what_if_predicts_a_cluster_it_does_not_have():
+    slow = run_mpi(1, "wb-step", ["--what-if", "4x8", "--model", "llama2-70b", "--strategy", "ddp,fsdp-full,fsdp-hybrid",
+                                  "--inter-GBps", "12.5"])
+    assert slow.returncode == 0, slow.stderr
+    assert "predicted, nothing measured" in slow.stdout and "recommendation: " in slow.stdout
+    steps = {line.split()[0]: float(line.split()[1]) for line in slow.stdout.splitlines()
+             if line.split() and line.split()[0] in ("ddp", "fsdp-full", "fsdp-hybrid")}
+    # 100 Gb/s per GPU between nodes: FSDP loses to DDP, HYBRID_SHARD (one node per shard group) wins.
+    assert steps["fsdp-full"] > steps["ddp"] > steps["fsdp-hybrid"], steps
+    bad = run_mpi(1, "wb-step", ["--what-if", "8by8"])
+    assert bad.returncode == 3 and "is not NODESxGPUS" in bad.stderr
