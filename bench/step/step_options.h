@@ -14,9 +14,10 @@ namespace wb::step {
 inline constexpr const char* kStepUsage =
     "usage: mpiexec -n N wb-step [options] [Google Benchmark options]\n"
     "Emulates DDP / FSDP / ZeRO training steps: each rank issues the collectives its framework\n"
-    "would, in the same order and with the same overlap rules, with compute replaced by sleeps of\n"
-    "the computed duration. Prints step, compute and exposed communication per strategy beside\n"
-    "what the alpha-beta cost model predicts, and which strategy to use.\n"
+    "would, in the same order and with the same overlap rules, with compute replaced by waits of\n"
+    "the computed duration (a sleep on MPI, a busy kernel on the GPU). Prints step, compute and\n"
+    "exposed communication per strategy beside what the alpha-beta cost model predicts, and which\n"
+    "strategy to use. --what-if needs no mpiexec.\n"
     "  --model NAME|FILE        a model of suites/models (tiny, gpt2-xl, llama2-7b, llama2-13b,\n"
     "                           llama2-70b) or a shape file (default tiny)\n"
     "  --strategy LIST|all      ddp, fsdp-full, fsdp-grad-op, fsdp-hybrid, zero1, zero2, zero3,\n"
