@@ -13,6 +13,7 @@
 #include "harness/benchmark_main.h"
 #include "coll/coll_batch.h"
 #include "coll/coll_options.h"
+#include "coll/fits_file.h"
 #include "coll/sweep_summary.h"
 #include "comm/mpi_communicator.h"
 #include "comm/mpi_control.h"
@@ -23,6 +24,7 @@
 #include "harness/mpi_program.h"
 #include "harness/results_csv_reader.h"
 #include "harness/results_csv_writer.h"
+#include "harness/run_metadata.h"
 #include "harness/size_spec.h"
 #include "net/link_class.h"
 #include "coll/nccl_backend.h"
@@ -56,17 +58,6 @@ MPI_Comm split_world(Split split) {
   MPI_Comm_free(&node);
   WB_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, local_rank, world_rank, &comm));
   return comm;
-}
-
-std::string environment_extra() {
-  std::string extra;
-  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"})
-    if (const char* value = std::getenv(name)) extra += std::string(";") + name + "=" + value;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry(*e);
-    if (entry.starts_with("MPIR_CVAR_") && entry.find("_ALGORITHM=") != std::string::npos) extra += ";" + entry;
-  }
-  return extra;
 }
 
 class CollRun {
@@ -175,7 +166,7 @@ class CollRun {
                 (describe(op).rooted ? "root=" + std::to_string(options_.root) + ";" : std::string()) +
                 "blocking=" + (options_.blocking ? "1" : "0") + ";checks=" + std::to_string(options_.checks) +
                 (options_.graph ? ";graph=1" : "") +
-                environment_extra();
+                path_settings_extra(environ);
     return row;
   }
 
@@ -233,9 +224,7 @@ class CollRun {
     const std::string fits_path = options_.harness.run_dir + "/fits.csv";
     const bool new_file = !std::ifstream(fits_path).good();
     std::ofstream fits(fits_path, std::ios::app);
-    if (new_file)
-      fits << "bench,op,dtype,case,backend,link_class,ranks,nodes,alpha_us,beta_us_per_byte,bandwidth_GBps,points,"
-              "peak_busbw_GBps,peak_bytes,bytes_at_80pct,small_latency_us,small_bytes,extra\n";
+    if (new_file) fits << csv_line(kFitsColumns);
     std::printf("\n%-15s %-9s %-13s %12s %10s %14s %12s %10s %10s\n", "op", "dtype", "placement", "peak busbw",
                 "at", "80% of peak", "latency us", "alpha us", "fit GB/s");
     for (const auto& [key, points] : sweeps) {
@@ -247,7 +236,7 @@ class CollRun {
                   s.bytes_at_80pct ? format_size(*s.bytes_at_80pct).c_str() : "-", s.small_latency_us,
                   fit ? std::to_string(fit->alpha_us).substr(0, 8).c_str() : "-",
                   fit ? std::to_string(fit->bandwidth_GBps()).substr(0, 8).c_str() : "-");
-      const std::array<std::string, 18> fields = {
+      const std::array<std::string, kFitsColumns.size()> fields = {
           "coll", r.op, r.dtype, r.case_name, r.backend, r.link_class, std::to_string(r.ranks), std::to_string(r.nodes),
           fit ? std::to_string(fit->alpha_us) : "", fit ? std::to_string(fit->beta_us_per_byte) : "",
           fit ? std::to_string(fit->bandwidth_GBps()) : "", std::to_string(points.size()),

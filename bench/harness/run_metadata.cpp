@@ -60,6 +60,20 @@ std::map<std::string, std::string> recorded_environment(const char* const* envp)
   return recorded;
 }
 
+std::string path_settings_extra(const char* const* envp) {
+  static constexpr std::string_view kNames[] = {"NCCL_ALGO",        "NCCL_PROTO",         "NCCL_P2P_DISABLE",
+                                                "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE"};
+  std::string extra;
+  for (; envp != nullptr && *envp != nullptr; ++envp) {
+    const std::string_view entry(*envp);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    const bool chosen = std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames) ||
+                        (name.starts_with("MPIR_CVAR_") && name.ends_with("_ALGORITHM"));
+    if (chosen && name.size() < entry.size()) extra += ";" + std::string(entry);
+  }
+  return extra;
+}
+
 void write_run_metadata(const std::string& path, const RunMetadata& meta) {
   nlohmann::json doc = read_existing(path);
   doc["schema_version"] = kMetaSchemaVersion;

@@ -1,12 +1,10 @@
 #include "step/cost_model.h"
 
 #include <algorithm>
-#include <fstream>
-#include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "coll/fits_file.h"
 #include "harness/errors.h"
 
 namespace wb::step {
@@ -55,72 +53,19 @@ double CollectiveCosts::predict_us(CollOp op, int ranks, double bytes, int group
                           " ranks: neither a fit nor a link cost");
 }
 
-namespace {
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
-      else if (c == '"') quoted = false;
-      else field += c;
-    } else if (c == '"') quoted = true;
-    else if (c == ',') fields.push_back(std::move(field)), field.clear();
-    else field += c;
-  }
-  fields.push_back(field);
-  return fields;
-}
-}  // namespace
-
 CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const std::string& link_class) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "cannot read the fits file");
-  std::string line;
-  if (!std::getline(in, line)) throw InputError(path, 1, "empty file, expected a header line");
-  const std::vector<std::string> header = split_csv_line(line);
-  auto column = [&](const std::string& name) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    throw InputError(path, 1, "no column '" + name + "' in the header");
-  };
-  const std::size_t op_col = column("op"), ranks_col = column("ranks"), alpha_col = column("alpha_us"),
-                    beta_col = column("beta_us_per_byte"), class_col = column("link_class");
-  auto optional_column = [&](const std::string& name) -> std::optional<std::size_t> {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    return std::nullopt;
-  };
-  // A step's collectives are out of place; in-place sweeps are left out where the file says which.
-  const auto case_col = optional_column("case");
-  const auto dtype_col = optional_column("dtype");
   CollectiveCosts costs;
-  long number = 1;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    const std::vector<std::string> f = split_csv_line(line);
-    if (f.size() != header.size())
-      throw InputError(path, number, std::to_string(f.size()) + " fields where the header has " + std::to_string(header.size()));
-    if (!link_class.empty() && f[class_col] != link_class) continue;
-    if (case_col && f[*case_col] == "in_place") continue;
-    if (f[alpha_col].empty() || f[beta_col].empty()) continue;  // a sweep too short to fit
+  for (const FitRow& row : read_fits_csv(path)) {
+    if (!link_class.empty() && row.link_class != link_class) continue;
+    if (row.case_name == "in_place") continue;  // a step's collectives are out of place
     try {
-      AlphaBeta fit;
-      fit.alpha_us = std::stod(f[alpha_col]);
-      fit.beta_us_per_byte = std::stod(f[beta_col]);
-      const int element_bytes = dtype_col ? static_cast<int>(info(parse_dtype(f[*dtype_col])).size) : kAny;
-      const CollOp op = parse_collective(f[op_col]);
-      const int ranks = std::stoi(f[ranks_col]);
-      costs.add_fit(op, ranks, fit, kAny, element_bytes);
+      const AlphaBeta fit{row.alpha_us, row.beta_us_per_byte, 0};
+      const CollOp op = parse_collective(row.op);
+      costs.add_fit(op, row.ranks, fit, kAny, static_cast<int>(info(parse_dtype(row.dtype)).size));
       // Also for any element size, unless an earlier row answered for it already.
-      if (!costs.fits_.count({op, ranks, kAny, kAny})) costs.add_fit(op, ranks, fit);
+      if (!costs.fits_.count({op, row.ranks, kAny, kAny})) costs.add_fit(op, row.ranks, fit);
     } catch (const UsageError& e) {
-      throw InputError(path, number, e.what());
-    } catch (const std::exception&) {
-      throw InputError(path, number, "alpha_us, beta_us_per_byte or ranks is not a number");
+      throw InputError(path, row.line, e.what());
     }
   }
   return costs;

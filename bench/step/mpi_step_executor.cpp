@@ -10,6 +10,7 @@
 #include "comm/mpi_deadline_wait.h"
 #include "harness/checked_mpi.h"
 #include "harness/errors.h"
+#include "step/step_groups.h"
 
 namespace wb::step {
 namespace {
@@ -96,19 +97,11 @@ struct CommStream {
 
 MpiStepExecutor::MpiStepExecutor(MPI_Comm world, int shard_group, std::chrono::milliseconds timeout, double scale)
     : timeout_(timeout), scale_(scale) {
-  int rank = 0, size = 1;
-  WB_MPI_CHECK(MPI_Comm_rank(world, &rank));
-  WB_MPI_CHECK(MPI_Comm_size(world, &size));
-  if (shard_group < 1 || size % shard_group != 0)
-    throw UsageError("--shard-group " + std::to_string(shard_group) + " does not divide " + std::to_string(size) + " ranks");
-  comms_[static_cast<int>(Group::kWorld)] = std::make_unique<MpiCommunicator>(world, timeout);
-  MPI_Comm shard = MPI_COMM_NULL, replicate = MPI_COMM_NULL;
-  WB_MPI_CHECK(MPI_Comm_split(world, rank / shard_group, rank, &shard));
-  WB_MPI_CHECK(MPI_Comm_split(world, rank % shard_group, rank, &replicate));
-  comms_[static_cast<int>(Group::kShard)] = std::make_unique<MpiCommunicator>(shard, timeout);
-  comms_[static_cast<int>(Group::kReplicate)] = std::make_unique<MpiCommunicator>(replicate, timeout);
-  MPI_Comm_free(&shard);
-  MPI_Comm_free(&replicate);
+  auto groups = split_step_groups(world, shard_group);
+  for (int g = 0; g < kGroups; ++g) {
+    comms_[g] = std::make_unique<MpiCommunicator>(groups[static_cast<std::size_t>(g)], timeout);  // its own duplicate
+    MPI_Comm_free(&groups[static_cast<std::size_t>(g)]);
+  }
 }
 
 MpiStepExecutor::~MpiStepExecutor() = default;
@@ -252,13 +245,7 @@ Timeline MpiStepExecutor::run(const Program& program, std::optional<double> scal
   state.changed.notify_all();
   compute.join();
 
-  Timeline timeline;
-  timeline.ops = std::move(state.timing);
-  for (std::size_t i = 0; i < count; ++i) {
-    timeline.step_us = std::max(timeline.step_us, timeline.ops[i].end_us);
-    if (program.ops[i].kind == OpKind::kCompute) timeline.compute_us += timeline.ops[i].end_us - timeline.ops[i].start_us;
-  }
-  return timeline;
+  return timeline_of(program, std::move(state.timing));
 }
 
 }  // namespace wb::step

@@ -16,6 +16,7 @@
 #include "harness/checked_mpi.h"
 #include "harness/errors.h"
 #include "step/nccl_step_executor.h"
+#include "step/step_groups.h"
 
 namespace wb::step {
 namespace {
@@ -37,14 +38,8 @@ class NcclStepExecutor final : public StepExecutor {
   NcclStepExecutor(MPI_Comm world, int shard_group, std::chrono::milliseconds timeout, double scale)
       : timeout_(timeout), scale_(scale) {
     select_local_device(world);
-    int rank = 0, size = 1;
-    WB_MPI_CHECK(MPI_Comm_rank(world, &rank));
-    WB_MPI_CHECK(MPI_Comm_size(world, &size));
-    if (shard_group < 1 || size % shard_group != 0)
-      throw UsageError("--shard-group " + std::to_string(shard_group) + " does not divide " + std::to_string(size) + " ranks");
-    WB_MPI_CHECK(MPI_Comm_dup(world, &groups_[static_cast<int>(Group::kWorld)].mpi));
-    WB_MPI_CHECK(MPI_Comm_split(world, rank / shard_group, rank, &groups_[static_cast<int>(Group::kShard)].mpi));
-    WB_MPI_CHECK(MPI_Comm_split(world, rank % shard_group, rank, &groups_[static_cast<int>(Group::kReplicate)].mpi));
+    const auto mpi = split_step_groups(world, shard_group);
+    for (int g = 0; g < kGroups; ++g) groups_[g].mpi = mpi[static_cast<std::size_t>(g)];
     for (Group_& g : groups_) {
       int r = 0;
       WB_MPI_CHECK(MPI_Comm_rank(g.mpi, &r));
@@ -110,17 +105,14 @@ class NcclStepExecutor final : public StepExecutor {
     for (Group_& g : groups_) wait_stream(g.stream, std::string("the ") + "step's NCCL stream");
     wait_stream(compute_, "the step's compute stream");
 
-    Timeline timeline;
-    timeline.ops.resize(count);
+    std::vector<OpTiming> timing(count);
     for (std::size_t i = 0; i < count; ++i) {
       float begin_ms = 0, end_ms = 0;
       WB_CUDA_CHECK(cudaEventElapsedTime(&begin_ms, origin, start_of(i)));
       WB_CUDA_CHECK(cudaEventElapsedTime(&end_ms, origin, end_of(i)));
-      timeline.ops[i] = {begin_ms * 1e3, end_ms * 1e3};
-      timeline.step_us = std::max(timeline.step_us, timeline.ops[i].end_us);
-      if (program.ops[i].kind == OpKind::kCompute) timeline.compute_us += timeline.ops[i].end_us - timeline.ops[i].start_us;
+      timing[i] = {begin_ms * 1e3, end_ms * 1e3};
     }
-    return timeline;
+    return timeline_of(program, std::move(timing));
   }
 
  private:

@@ -16,6 +16,16 @@ std::uint64_t scaled_bytes(const Op& op, int group_size, double scale) {
 
 double scaled_compute_us(const Op& op, double scale) { return op.compute_us * scale; }
 
+Timeline timeline_of(const Program& program, std::vector<OpTiming> ops) {
+  Timeline t;
+  t.ops = std::move(ops);
+  for (std::size_t i = 0; i < t.ops.size(); ++i) {
+    t.step_us = std::max(t.step_us, t.ops[i].end_us);
+    if (program.ops[i].kind == OpKind::kCompute) t.compute_us += t.ops[i].end_us - t.ops[i].start_us;
+  }
+  return t;
+}
+
 Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us) {
   Timeline t;
   t.ops.resize(program.ops.size());

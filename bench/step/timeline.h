@@ -28,6 +28,10 @@ struct Timeline {
 std::uint64_t scaled_bytes(const Op& op, int group_size, double scale);
 double scaled_compute_us(const Op& op, double scale);
 
+// A timeline from when each operation ran: the step ends with the last; compute is the compute
+// stream's busy time.
+Timeline timeline_of(const Program& program, std::vector<OpTiming> ops);
+
 // Plays the program by its rules with the given durations: an operation starts when the host has
 // issued it, its stream is free and everything in `after` has ended.
 Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us);

@@ -16,15 +16,19 @@
 #include "harness/benchmark_main.h"
 #include "harness/multi_rank_benchmarks.h"
 #include "harness/results_csv_writer.h"
+#include "harness/run_metadata.h"
 #include "harness/size_spec.h"
 #include "harness/statistics.h"
 #include "net/link_class.h"
 #include "step/calibration.h"
 #include "step/memory_model.h"
 #include "step/step_batch.h"
+#include "step/step_groups.h"
 #include "step/mpi_step_executor.h"
 #include "step/nccl_step_executor.h"
 #include "step/step_options.h"
+
+extern char** environ;
 
 #ifndef WB_SOURCE_SUITES_DIR
 #define WB_SOURCE_SUITES_DIR "suites"
@@ -32,15 +36,6 @@
 
 namespace wb::step {
 namespace {
-
-// The NCCL and MPICH settings that change a wiring's behaviour, recorded with each row.
-std::string environment_extra() {
-  std::string extra;
-  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
-                           "NCCL_IB_DISABLE"})
-    if (const char* value = std::getenv(name)) extra += std::string(";") + name + "=" + value;
-  return extra;
-}
 
 class StepRun {
  public:
@@ -62,9 +57,7 @@ class StepRun {
         nodes.size() > 1 && ranks % static_cast<int>(nodes.size()) == 0 ? ranks / static_cast<int>(nodes.size())
         : ranks % 2 == 0                                                 ? ranks / 2
                                                                          : ranks);
-    if (settings.shard_group < 1 || ranks % settings.shard_group != 0)
-      throw UsageError("--shard-group " + std::to_string(settings.shard_group) + " does not divide " +
-                       std::to_string(ranks) + " ranks");
+    check_shard_group(settings.shard_group, ranks);
     const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
 
     ResultRow base;
@@ -148,7 +141,7 @@ class StepRun {
       info.row.extra = "scale=" + number(options_.scale) + ";tokens=" + number(settings.tokens) +
                        ";tflops=" + number(settings.tflops) + (options_.measure_tflops ? ";tflops_measured=1" : "") +
                        ";costs=" + (options_.fits ? "fits.csv" : "calibrated") +
-                       environment_extra();
+                       path_settings_extra(environ);
       if (p.strategy == "fsdp-hybrid") info.row.extra += ";shard_group=" + std::to_string(settings.shard_group);
       info.name = "step/" + p.strategy + "/" + model.shape.name + (options_.wiring.empty() ? "" : "/" + options_.wiring);
       const std::string trace = options_.harness.run_dir + "/step_trace_" + model.shape.name + "_" + p.strategy +
@@ -173,9 +166,7 @@ class StepRun {
     StepSettings settings = options_.settings;
     settings.ranks = w.nodes * w.gpus_per_node;
     settings.shard_group = options_.shard_group.value_or(w.gpus_per_node);
-    if (settings.shard_group < 1 || settings.ranks % settings.shard_group != 0)
-      throw UsageError("--shard-group " + std::to_string(settings.shard_group) + " does not divide " +
-                       std::to_string(settings.ranks) + " ranks");
+    check_shard_group(settings.shard_group, settings.ranks);
     ClusterWiring wiring;
     wiring.nodes = w.nodes;
     wiring.gpus_per_node = w.gpus_per_node;

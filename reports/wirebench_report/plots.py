@@ -1,7 +1,8 @@
 """The report's plots (matplotlib, PNG): bandwidth against size per measurement with the ceiling
 and its healthy band, latency against size, GPU x GPU heatmaps of bandwidth and of percent of
-ceiling, node x node heatmaps from point-to-point pair sweeps, and the step-emulation breakdown. Every line carries a gid naming what it shows, so tests (and people with an SVG viewer)
-can find the series."""
+ceiling, node x node heatmaps from point-to-point pair sweeps, and the step emulation (each
+wiring's breakdown, step time by wiring). Every line and bar carries a gid naming what it shows,
+so tests (and people with an SVG viewer) can find the series."""
 from collections import OrderedDict
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from .verdicts import extra_items  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
 # dozen small ones open at once, which is fine (matplotlib warns from 20).
@@ -176,23 +179,25 @@ def node_heatmaps(verdicts):
     return figures
 
 
-def _extra(row):
-    return dict(item.split("=", 1) for item in row.text("extra").split(";") if "=" in item)
+def _measured_steps(verdicts, key):
+    """Measured step-emulation rows grouped by key(row), in order of appearance."""
+    groups = OrderedDict()
+    for v in verdicts:
+        if v.row.text("bench") == "step" and v.row.status == "OK" and v.row.number("time_us") is not None:
+            groups.setdefault(key(v.row), []).append(v)
+    return groups
 
 
 def step_breakdown_figures(verdicts):
     """Per model and wiring: each strategy's step as compute plus exposed communication, with the
     communication hidden under compute (overlapped) beside it, measured and predicted side by side."""
-    groups = OrderedDict()
-    for v in verdicts:
-        if v.row.text("bench") == "step" and v.row.status == "OK" and v.row.number("time_us") is not None:
-            groups.setdefault((v.row.text("src"), v.row.text("dst"), v.row.text("nodes")), []).append(v)
     figures = []
+    groups = _measured_steps(verdicts, lambda row: (row.text("src"), row.text("dst"), row.text("nodes")))
     for (model, wiring, nodes), members in groups.items():
         figure, axes = plt.subplots(figsize=(max(6, 1.3 * len(members)), 4))
         width = 0.38
         for index, v in enumerate(members):
-            e = _extra(v.row)
+            e = extra_items(v.row)
             try:
                 measured = (float(e["compute_us"]), float(e["exposed_us"]), float(e.get("comm_us", "nan")))
                 predicted_step = float(e["predicted_us"])
@@ -231,12 +236,8 @@ def step_wiring_figures(verdicts):
     """Per model and node count measured on two wirings or more: each strategy's step time across
     the wirings (measured solid, predicted dashed), so where the sharded strategies lose to DDP
     shows at a glance."""
-    groups = OrderedDict()
-    for v in verdicts:
-        if v.row.text("bench") == "step" and v.row.status == "OK" and v.row.number("time_us") is not None:
-            groups.setdefault((v.row.text("src"), v.row.text("nodes")), []).append(v)
     figures = []
-    for (model, nodes), members in groups.items():
+    for (model, nodes), members in _measured_steps(verdicts, lambda row: (row.text("src"), row.text("nodes"))).items():
         wirings = list(OrderedDict.fromkeys(m.row.text("dst") for m in members))
         if len(wirings) < 2:
             continue
@@ -247,7 +248,7 @@ def step_wiring_figures(verdicts):
             xs = [i for i, w in enumerate(wirings) if w in points]
             measured = [points[wirings[i]].row.number("time_us") / 1e3 for i in xs]
             line, = axes.plot(xs, measured, marker="o", label=strategy, gid=f"measured:{strategy}")
-            predicted = [float(_extra(points[wirings[i]].row).get("predicted_us", "nan")) / 1e3 for i in xs]
+            predicted = [float(extra_items(points[wirings[i]].row).get("predicted_us", "nan")) / 1e3 for i in xs]
             axes.plot(xs, predicted, linestyle="--", color=line.get_color(), gid=f"predicted:{strategy}")
         axes.set_xticks(range(len(wirings)))
         axes.set_xticklabels(wirings, fontsize=7)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi"))
-from conftest import read_results, run_mpi  # noqa: E402
+from conftest import extra_items, read_results, run_mpi  # noqa: E402
 
 
 def gpu_count():
@@ -58,7 +58,7 @@ def test_wb_step_nccl_compute_kernels_keep_their_time(tmp_path):
     rows = read_results(tmp_path / "results.csv")
     assert [r["case"] for r in rows] == ["ddp", "fsdp-full", "zero3"] and all(r["status"] == "OK" for r in rows)
     for row in rows:
-        extra = dict(item.split("=", 1) for item in row["extra"].split(";") if "=" in item)
+        extra = extra_items(row)
         # 6 P FLOPs per token at 20 TFLOP/s for 4096 tokens: the kernels' busy time is the model's
         # compute (the optimizer adds a little), not more.
         expected_us = 6 * 8654208 * 4096 / 20e12 * 1e6
@@ -71,7 +71,7 @@ def test_wb_step_measures_the_gpu_compute_rate(tmp_path):
                                     "--tflops", "measured", "--run-dir", str(tmp_path), "--benchmark_min_time=0.2"])
     assert result.returncode == 0, result.stdout + result.stderr
     [row] = read_results(tmp_path / "results.csv")
-    extra = dict(item.split("=", 1) for item in row["extra"].split(";") if "=" in item)
+    extra = extra_items(row)
     assert extra["tflops_measured"] == "1"
     # A 4096 x 4096 x 4096 bf16 GEMM on any data-centre GPU of the last generations: tens to
     # hundreds of TFLOP/s, far from both zero and the dense peaks (312 A100 ... 2250 B200).

@@ -70,3 +70,8 @@ def rank_pids(run_dir: Path, binary: str):
             if entry.startswith(b"PMI_RANK="):
                 pids[int(entry.split(b"=")[1])] = int(proc.name)
     return pids
+
+
+def extra_items(row):
+    """A row's `extra` column (key=value;key=value) as a dict."""
+    return dict(item.split("=", 1) for item in row["extra"].split(";") if "=" in item)

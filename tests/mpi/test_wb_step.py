@@ -6,7 +6,7 @@ import signal
 import subprocess
 import time
 
-from conftest import bin_dir, mpiexec, rank_pids, read_results, run_mpi
+from conftest import bin_dir, extra_items, mpiexec, rank_pids, read_results, run_mpi
 
 STRATEGIES = ["ddp", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", "zero1", "zero2", "zero3",
               "zero1-paper", "zero2-paper", "zero3-paper"]
@@ -17,17 +17,13 @@ P = 4 * LAYER + ROOT
 QUICK = ["--model", "tiny", "--scale", "0.25", "--tflops", "4", "--benchmark_min_time=0.01", "--warmup=1"]
 
 
-def extra(row):
-    return dict(item.split("=", 1) for item in row["extra"].split(";") if item)
-
-
 def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
     result = run_mpi(4, "wb-step", [*QUICK, "--strategy", "all", "--run-dir", str(tmp_path)], timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = read_results(tmp_path / "results.csv")
     assert [r["case"] for r in rows] == STRATEGIES
     for row in rows:
-        e = extra(row)
+        e = extra_items(row)
         assert row["bench"] == "step" and row["status"] == "OK" and row["ranks"] == "4", row
         step, compute, exposed = float(row["time_us"]), float(e["compute_us"]), float(e["exposed_us"])
         assert step > 0 and 0 < compute <= step * 1.05 and exposed >= 0, row
@@ -38,7 +34,7 @@ def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
         events = [ev for ev in trace["traceEvents"] if ev["ph"] == "X"]
         assert {ev["pid"] for ev in events} == {0, 1, 2, 3}
         assert all(ev["dur"] >= 0 and "predicted_us" in ev["args"] for ev in events)
-    by_case = {r["case"]: extra(r) for r in rows}
+    by_case = {r["case"]: extra_items(r) for r in rows}
     # Bytes per collective kind at model scale, against strategies.md.
     assert by_case["ddp"]["bytes_all_reduce"] == str(4 * P)
     assert by_case["fsdp-full"]["bytes_all_gather"] == str(4 * (2 * P - ROOT))
@@ -100,7 +96,7 @@ def test_predictions_from_wb_coll_fits(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"cost model: fits from {fits}" in result.stdout
     rows = read_results(tmp_path / "step" / "results.csv")
-    assert all("costs=fits.csv" in r["extra"] and float(extra(r)["predicted_us"]) > 0 for r in rows)
+    assert all("costs=fits.csv" in r["extra"] and float(extra_items(r)["predicted_us"]) > 0 for r in rows)
     # FSDP reduce_scatters, which the sweep did not measure: said before anything runs.
     result = run_mpi(2, "wb-step", [*QUICK, "--strategy", "fsdp-full", "--fits", str(fits),
                                     "--run-dir", str(tmp_path / "step2")])
