@@ -46,9 +46,15 @@ NetOptions parse_net_options(CommandLine& args) {
     options.check = *check == "1";
   }
   if (auto fault = args.take("inject-fault")) {
-    if (*fault != "corrupt") throw UsageError("--inject-fault: '" + *fault + "' is not corrupt");
-    options.corrupt_received = true;
-    if (!options.check) throw UsageError("--inject-fault corrupt needs the data check (--check 1)");
+    if (*fault != "corrupt" && *fault != "unwritten")
+      throw UsageError("--inject-fault: '" + *fault + "' is not corrupt or unwritten");
+    if (!options.check) throw UsageError("--inject-fault " + *fault + " needs the data check (--check 1)");
+    options.corrupt_received = *fault == "corrupt";
+    options.unwritten_echo = *fault == "unwritten";
+    const bool only_latency = std::all_of(options.patterns.begin(), options.patterns.end(),
+                                          [](P2pPattern p) { return p == P2pPattern::kPingPong; });
+    if (options.unwritten_echo && !only_latency)
+      throw UsageError("--inject-fault unwritten applies to ping-pong only (--tests latency)");
   }
   options.harness = take_harness_options(args);
   args.expect_all_taken();

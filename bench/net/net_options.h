@@ -21,6 +21,7 @@ struct NetOptions {
   std::optional<std::string> link_class;     // --link-class for pairs across nodes
   bool check = true;                         // --check 0|1
   bool corrupt_received = false;             // --inject-fault corrupt
+  bool unwritten_echo = false;               // --inject-fault unwritten
   HarnessOptions harness;
 };
 
@@ -34,9 +35,11 @@ inline constexpr const char* kNetUsage =
     "  --run-dir DIR        where results.csv and meta.json go (default .)\n"
     "  --timeout SECONDS    longest any wait may take before the run is aborted (default 60)\n"
     "  --warmup N           untimed batches before each measurement (default 2)\n"
-    "  --check 0|1          verify every received byte (default 1); 0 leaves errors empty and lets\n"
-    "                       ping-pong use one buffer per rank, like NetPIPE\n"
-    "  --inject-fault corrupt   flip one received byte per batch (tests the data check)\n"
+    "  --check 0|1          verify received bytes (default 1: all of every stream or bidirectional\n"
+    "                       message, and each ping-pong batch's last echo, which carries any earlier\n"
+    "                       corruption on); 0 leaves errors empty\n"
+    "  --inject-fault corrupt     flip one received byte per batch (tests the data check)\n"
+    "  --inject-fault unwritten   ping-pong only: the checked echo is never written (tests the check)\n"
     "Google Benchmark's --benchmark_filter, --benchmark_repetitions, --benchmark_min_time,\n"
     "--benchmark_out and --benchmark_format work as usual; only rank 0 prints and writes.\n";
 

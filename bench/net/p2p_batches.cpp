@@ -11,6 +11,9 @@ constexpr std::uint64_t kWindowBytes = 64ull << 20;
 constexpr std::size_t kMaxWindow = 64;
 constexpr std::size_t kMaxRounds = 100;
 constexpr std::uint64_t kBatchBytes = 16ull << 20;  // aim for this much traffic per batch
+// Ping-pong batches are longer, so that the one checked echo of a batch (into a second buffer)
+// is one round trip in 16 or more at 4 MiB instead of one in 4 (2-3% of the figure, measured).
+constexpr std::uint64_t kPingPongBatchBytes = 64ull << 20;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
@@ -62,19 +65,23 @@ class P2pBatch final : public TimedBatch {
     return config_.pattern != P2pPattern::kStreamBandwidth || role_ == Role::kResponder;
   }
 
-  // The responder echoes what it received, so the initiator's buffer proves both directions.
+  // The responder echoes what it received. The initiator receives each echo into the buffer it
+  // sends from, as NetPIPE and osu_latency do (a second 4 MiB buffer costs 5-10% here:
+  // bench/MEASUREMENTS.md), except the batch's last echo when checking: that one lands in the
+  // poisoned receive buffer, so an echo that was never written is caught. A corrupted earlier echo
+  // is sent on in the next round, so it reaches both ranks' checked buffers.
   double ping_pong() {
     const std::uint64_t n = buffers_->bytes();
-    const bool one_buffer = !config_.check && role_ == Role::kInitiator;
-    void* received = one_buffer ? buffers_->send_buffer() : buffers_->receive_slot(0);
+    const std::size_t rounds = config_.shape.rounds;
     const auto start = Clock::now();
-    for (std::size_t r = 0; r < config_.shape.rounds; ++r) {
+    for (std::size_t r = 0; r < rounds; ++r) {
       if (role_ == Role::kInitiator) {
+        const bool checked_echo = config_.check && r + 1 == rounds && !config_.unwritten_echo;
         comm_.send(buffers_->send_buffer(), n, peer_);
-        comm_.recv(received, n, peer_);
+        comm_.recv(checked_echo ? buffers_->receive_slot(0) : buffers_->send_buffer(), n, peer_);
       } else {
-        comm_.recv(received, n, peer_);
-        comm_.send(received, n, peer_);
+        comm_.recv(buffers_->receive_slot(0), n, peer_);
+        comm_.send(buffers_->receive_slot(0), n, peer_);
       }
     }
     return role_ == Role::kInitiator ? seconds_since(start) : 0.0;
@@ -130,7 +137,8 @@ BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes) {
   if (pattern != P2pPattern::kPingPong)
     shape.window = static_cast<std::size_t>(std::clamp<std::uint64_t>(kWindowBytes / message, 1, kMaxWindow));
   const std::uint64_t per_round = message * shape.window;
-  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(kBatchBytes / per_round, 1, kMaxRounds));
+  const std::uint64_t batch_bytes = pattern == P2pPattern::kPingPong ? kPingPongBatchBytes : kBatchBytes;
+  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(batch_bytes / per_round, 1, kMaxRounds));
   return shape;
 }
 

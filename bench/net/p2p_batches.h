@@ -36,11 +36,14 @@ struct P2pBatchConfig {
   P2pPattern pattern = P2pPattern::kPingPong;
   RankPair pair{0, 1};
   BatchShape shape;
-  // --check 0: no fill, poison or verify, and the ping-pong initiator receives into the buffer it
-  // sends from (one buffer per rank, as NetPIPE and plain MPI loops do). With the check on it
-  // needs a second buffer, or an echo that never arrived would go unnoticed.
+  // --check 0: no fill, poison or verify. Either way the ping-pong initiator receives its echoes
+  // into the buffer it sends from (one buffer per rank, as NetPIPE and plain MPI loops do); with
+  // the check on, the batch's last echo goes to the poisoned receive buffer instead.
   bool check = true;
   bool corrupt_received = false;  // --inject-fault corrupt: proves the data check works
+  // --inject-fault unwritten: the checked echo lands in the send buffer, as if the transport
+  // completed the receive without writing it; the data check must count every byte.
+  bool unwritten_echo = false;
 };
 
 std::unique_ptr<TimedBatch> make_p2p_batch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers,

@@ -126,6 +126,7 @@ class NetRun {
     config.shape = batch_shape(pattern, bytes);
     config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
+    config.unwritten_echo = options_.unwritten_echo;
 
     CaseInfo info;
     info.row = describe_pair(backend, pattern, pair, where_);

@@ -116,6 +116,26 @@ def test_corrupted_data_is_counted_and_fails_the_run(tmp_path):
     assert rows and all(int(r["errors"]) > 0 for r in rows)
 
 
+def test_an_unwritten_echo_counts_every_byte_of_the_batch(tmp_path):
+    # Ping-pong receives most echoes into the buffer it sends from; the checked last echo must
+    # still catch a receive that completed without writing anything.
+    result = run_mpi(2, "wb-net", ["--sizes", "8,4K", "--tests", "latency", "--inject-fault", "unwritten",
+                                   "--run-dir", str(tmp_path), *FAST])
+    assert result.returncode == 1, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert len(rows) == 2
+    for row in rows:
+        batches = int(row["iters"]) // 200  # both sizes run 100 round trips (200 operations) a batch
+        assert int(row["errors"]) == batches * int(row["bytes"]), row
+
+
+def test_unwritten_injection_is_for_ping_pong_only(tmp_path):
+    result = run_mpi(2, "wb-net", ["--tests", "latency,bw", "--inject-fault", "unwritten", "--run-dir", str(tmp_path)],
+                     timeout=60)
+    assert result.returncode == 3
+    assert "ping-pong only" in result.stderr
+
+
 def test_unchecked_runs_say_so_instead_of_claiming_zero_errors(tmp_path):
     result = run_mpi(2, "wb-net", ["--sizes", "8,64K", "--check", "0", "--run-dir", str(tmp_path), *FAST])
     assert result.returncode == 0, result.stderr
