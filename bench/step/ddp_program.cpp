@@ -39,12 +39,12 @@ Program make_ddp_program(const Model& model, const StepSettings& s) {
   // The root's tensors: the head's (output, final norm) are ready after the head's backward, the
   // embedding's (and learned positions') after the first layer's.
   const Unit& root = model.units.front();
-  int ready = p.compute("bwd head", 2 * forward_us(head, s));
+  int ready = p.compute("bwd head", backward_us(forward_us(head, s), s, false));
   for (auto t = root.tensors.rbegin(); t != root.tensors.rend(); ++t)
     if (t->name == "output" || t->name == "final_norm") add_gradient(*t, ready);
   for (std::size_t u = model.units.size() - 1; u >= 1; --u) {
     const Unit& unit = model.units[u];
-    ready = p.compute("bwd " + unit.name, 2 * forward_us(unit.parameters(), s));
+    ready = p.compute("bwd " + unit.name, backward_us(forward_us(unit.parameters(), s), s, true));
     for (auto t = unit.tensors.rbegin(); t != unit.tensors.rend(); ++t) add_gradient(*t, ready);
   }
   for (auto t = root.tensors.rbegin(); t != root.tensors.rend(); ++t)

@@ -68,7 +68,7 @@ Program make_fsdp_program(const Model& model, Strategy strategy, const StepSetti
                                       label("all_gather", u) + " (backward)", std::move(after));
   };
   if (regather && s.backward_prefetch == Prefetch::kPre) issue_backward_gather(layers, {});
-  int last_compute = p.compute("bwd head", 2 * forward_us(head, s));
+  int last_compute = p.compute("bwd head", backward_us(forward_us(head, s), s, false));
   std::vector<int> reductions;
   auto reduce = [&](std::size_t u, int ready) {
     const std::uint64_t bytes = padded(model.units[u].parameters(), shards) * s.grad_bytes;
@@ -86,7 +86,8 @@ Program make_fsdp_program(const Model& model, Strategy strategy, const StepSetti
     }
     std::vector<int> needs;
     if (regather) needs.push_back(backward_gather[u]);
-    backward[u] = last_compute = p.compute(label("bwd", u), 2 * forward_us(model.units[u].parameters(), s), needs);
+    backward[u] = last_compute =
+        p.compute(label("bwd", u), backward_us(forward_us(model.units[u].parameters(), s), s, true), needs);
     if (regather) frees.push_back(backward[u]);
     if (regather && s.backward_prefetch == Prefetch::kPost && u > 1) issue_backward_gather(u - 1, {last_compute});
     reduce(u, last_compute);

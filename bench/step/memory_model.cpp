@@ -34,6 +34,22 @@ std::string memory_formula(Strategy s) {
   }
 }
 
+double activation_bytes(const ModelShape& m, double tokens, bool checkpointing) {
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.mlp), V = static_cast<double>(m.vocab);
+  const double h_kv = h * m.kv_heads / m.heads;
+  constexpr double kBf16 = 2, kFp32 = 4;
+  const double layer_elements = 6 * h + 2 * h_kv + (m.gated_mlp ? 3 : 2) * f;  // per token
+  const double layer = tokens * layer_elements * kBf16;
+  const double head = tokens * (2 * h * kBf16 + V * (kBf16 + kFp32));
+  if (!checkpointing) return m.layers * layer + head;
+  return m.layers * tokens * h * kBf16 + layer + head;
+}
+
+double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings) {
+  return model_state_bytes(s, static_cast<double>(model.parameters()), settings.ranks, settings.shard_group) +
+         activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing);
+}
+
 namespace {
 std::string gb(double bytes) {
   char text[32];
@@ -56,7 +72,7 @@ Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gp
     if (o.memory_bytes <= gpu_memory_bytes && (!best || o.step_us < best->step_us)) best = &o;
   }
   if (!best) {
-    r.reason = "no strategy's model states fit " + gb(gpu_memory_bytes) + " per GPU; the smallest needs more";
+    r.reason = "no strategy fits " + gb(gpu_memory_bytes) + " per GPU; the smallest needs more";
     double smallest = 0;
     for (const auto& o : outcomes)
       if (smallest == 0 || o.memory_bytes < smallest) smallest = o.memory_bytes;
@@ -65,8 +81,8 @@ Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gp
   }
   r.strategy = best->strategy;
   r.reason = std::string(strategy_name(best->strategy)) + ": fastest step (" + ms(best->step_us) +
-             ") among the strategies whose model states fit " + gb(gpu_memory_bytes) + " (it needs " +
-             gb(best->memory_bytes) + ", " + memory_formula(best->strategy) + ")";
+             ") among the strategies that fit " + gb(gpu_memory_bytes) + " (it needs " + gb(best->memory_bytes) +
+             ": " + memory_formula(best->strategy) + " + activations)";
   if (fastest != best)
     r.reason += "; " + std::string(strategy_name(fastest->strategy)) + " is faster (" + ms(fastest->step_us) +
                 ") but needs " + gb(fastest->memory_bytes);

@@ -1,7 +1,7 @@
-// Model-state memory per rank under mixed-precision Adam (ZeRO paper, Figure 1: 2 bytes of
-// parameters, 2 of gradients, K = 12 of optimizer state per parameter), and the recommendation:
-// the fastest strategy whose model states fit the GPU. Activations and communication buffers
-// come on top and are not counted.
+// Memory per rank: model states under mixed-precision Adam (ZeRO paper, Figure 1: 2 bytes of
+// parameters, 2 of gradients, K = 12 of optimizer state per parameter) plus the activations kept
+// for backward; and the recommendation: the fastest strategy whose memory fits the GPU.
+// Communication buffers and allocator fragmentation come on top and are not counted.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "step/model.h"
 #include "step/strategy.h"
 
 namespace wb::step {
@@ -16,6 +17,21 @@ namespace wb::step {
 // Bytes per rank for P parameters on N ranks (g: HYBRID_SHARD's shard group).
 double model_state_bytes(Strategy s, double parameters, int ranks, int shard_group);
 std::string memory_formula(Strategy s);  // "16P/N", ...
+
+// Activations one rank keeps for backward, for `tokens` tokens per rank (micro-batch x sequence),
+// the same under every data-parallel strategy. Assumed: bf16, FlashAttention (no sequence-squared
+// attention scores kept), no dropout, as Llama-style training runs. Counted tensor by tensor as
+// Korthikanti et al. 2022 (section 4.1) do, per layer and token: the two norms' inputs (2h), the
+// attention's input (h), q, k and v (h + 2 h_kv), the attention output (h), the MLP's input (h)
+// and its inner activations (gated: gate, up and their product, 3f; plain: before and after the
+// nonlinearity, 2f). For GPT-3's shape plus their two dropout masks that is their 34 s b h. The
+// head keeps the final norm's and its own input (2h) and the logits (V in bf16 and in fp32 for
+// the loss). With activation checkpointing: every layer's input, one layer's full set while it
+// is recomputed, and the head.
+double activation_bytes(const ModelShape& shape, double tokens, bool checkpointing);
+
+// Model states plus activations, for the settings' ranks, shard group, tokens and checkpointing.
+double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings);
 
 struct StrategyOutcome {
   Strategy strategy;

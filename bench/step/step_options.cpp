@@ -32,6 +32,10 @@ StepOptions parse_step_options(CommandLine& args) {
     if (*v == "measured") o.measure_tflops = true;
     else o.settings.tflops = positive_number("--tflops", *v);
   }
+  if (auto v = args.take("activation-checkpointing")) {
+    if (*v != "0" && *v != "1") throw UsageError("--activation-checkpointing: '" + *v + "' is not 0 or 1");
+    o.settings.activation_checkpointing = *v == "1";
+  }
   if (auto v = args.take("hbm-GBps")) o.settings.hbm_GBps = positive_number("--hbm-GBps", *v);
   if (auto v = args.take("precision")) {
     if (*v == "fp32") o.settings.param_bytes = o.settings.grad_bytes = 4;

@@ -26,6 +26,8 @@ inline constexpr const char* kStepUsage =
     "                           rank (SKIP rows with the reason where no GPU is)\n"
     "  --scale F                shrink the model: bytes and compute x F (default 1)\n"
     "  --tokens N               tokens per rank and step (default 4096)\n"
+    "  --activation-checkpointing 0|1   recompute each layer's forward in its backward: 8 P\n"
+    "                           FLOPs per token instead of 6, only the layers' inputs kept (default 0)\n"
     "  --tflops X|measured      compute rate per rank, TFLOP/s (default 400); measured: the model's\n"
     "                           layer GEMM on the GPU (bf16, cuBLAS; --backend nccl)\n"
     "  --hbm-GBps X             memory rate for the optimizer step (default 3000)\n"

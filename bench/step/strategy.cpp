@@ -68,6 +68,10 @@ double forward_us(std::uint64_t matmul_parameters, const StepSettings& s) {
   return 2.0 * static_cast<double>(matmul_parameters) * s.tokens / (s.tflops * 1e12) * 1e6;
 }
 
+double backward_us(double forward, const StepSettings& s, bool recomputable) {
+  return (recomputable && s.activation_checkpointing ? 3.0 : 2.0) * forward;
+}
+
 double optimizer_us(std::uint64_t local_parameters, const StepSettings& s) {
   return static_cast<double>(local_parameters) * s.optimizer_bytes_per_param / (s.hbm_GBps * 1e9) * 1e6;
 }

@@ -39,7 +39,10 @@ struct StepSettings {
 
   // Compute: 6 P FLOPs per token (2 forward, 4 backward) at `tflops`, for `tokens` per rank and
   // step; the optimizer streams `optimizer_bytes_per_param` per local parameter at `hbm_GBps`.
+  // Activation checkpointing (of every layer, not the head) recomputes each layer's forward in
+  // its backward: 8 P FLOPs per token (strategies.md), and only the layers' inputs are kept.
   double tokens = 4096;
+  bool activation_checkpointing = false;
   double tflops = 400;
   double hbm_GBps = 3000;
   double optimizer_bytes_per_param = 32;
@@ -70,6 +73,9 @@ struct StepSettings {
 
 // Compute durations of the model's parts, in microseconds.
 double forward_us(std::uint64_t matmul_parameters, const StepSettings& s);
+// Backward of a part whose forward takes `forward`: twice its FLOPs, plus the forward again for a
+// layer (`recomputable`) under activation checkpointing.
+double backward_us(double forward, const StepSettings& s, bool recomputable);
 double optimizer_us(std::uint64_t local_parameters, const StepSettings& s);
 
 // Elements of a tensor (or flat parameter) padded to a multiple of the shard count.

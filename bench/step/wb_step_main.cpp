@@ -129,8 +129,7 @@ class StepRun {
       const Program& p = programs_[i];
       predicted_[i] = predict_step(p, costs_, options_.scale);
       outcomes_[i].strategy = options_.strategies[i];
-      outcomes_[i].memory_bytes = model_state_bytes(options_.strategies[i], static_cast<double>(model.parameters()),
-                                                    ranks, settings.shard_group);
+      outcomes_[i].memory_bytes = memory_per_rank(options_.strategies[i], model, settings);
       CaseInfo info;
       info.row = base;
       info.row.case_name = p.strategy;
@@ -139,6 +138,9 @@ class StepRun {
         if (op.kind == OpKind::kCollective) moved += scaled_bytes(op, p.group_sizes[static_cast<int>(op.group)], options_.scale);
       info.row.bytes = moved;
       info.row.extra = "scale=" + number(options_.scale) + ";tokens=" + number(settings.tokens) +
+                       (settings.activation_checkpointing ? ";activation_checkpointing=1" : "") +
+                       ";activations_GB=" + number(activation_bytes(model.shape, settings.tokens,
+                                                                    settings.activation_checkpointing) / 1e9) +
                        ";tflops=" + number(settings.tflops) + (options_.measure_tflops ? ";tflops_measured=1" : "") +
                        ";costs=" + (options_.fits ? "fits.csv" : "calibrated") +
                        path_settings_extra(environ);
@@ -182,13 +184,13 @@ class StepRun {
     for (Strategy strategy : options_.strategies) {
       const Program p = make_program(model, strategy, settings);
       const Timeline t = predict_step(p, wiring);
-      const double memory = model_state_bytes(strategy, static_cast<double>(model.parameters()), settings.ranks,
-                                              settings.shard_group);
+      const double memory = memory_per_rank(strategy, model, settings);
       std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB\n", strategy_name(strategy), t.step_us / 1e3,
                   t.compute_us / 1e3, t.exposed_us() / 1e3, 100 * t.exposed_us() / t.step_us, memory / 1e9);
       ranking.push_back({strategy, t.step_us, memory});
     }
     std::printf("\nrecommendation: %s\n", recommend(ranking, options_.gpu_memory_GB * 1e9).reason.c_str());
+    print_memory_note(model, settings);
     return kExitOk;
   }
 
@@ -245,8 +247,17 @@ class StepRun {
     }
     const Recommendation r = recommend(ranking, options_.gpu_memory_GB * 1e9);
     std::printf("\nrecommendation: %s\n", r.reason.c_str());
-    std::printf("(memory: model states of mixed-precision Adam, ZeRO paper formulas, for the full model; "
-                "step traces in %s)\n", options_.harness.run_dir.c_str());
+    print_memory_note(model, settings);
+    std::printf("(step traces in %s)\n", options_.harness.run_dir.c_str());
+  }
+
+  // What memory/rank holds: the same activations under every strategy, on top of the model states.
+  static void print_memory_note(const Model& model, const StepSettings& settings) {
+    std::printf("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas) + "
+                "activations %.3g GB for %g tokens/rank (bf16, FlashAttention, no dropout; activation "
+                "checkpointing %s); communication buffers not counted)\n",
+                activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing) / 1e9,
+                settings.tokens, settings.activation_checkpointing ? "on" : "off");
   }
 
   MpiProgram& program_;

@@ -69,6 +69,7 @@ struct Access {
   const Tensor* tensor;
   bool forward;
   double compute_us;
+  bool layer = false;  // recomputed in backward under activation checkpointing
 };
 
 // Forward then backward, as ZeRO-3's trace records modules; the output head (or, tied, the
@@ -85,12 +86,13 @@ std::vector<Access> module_trace(const Model& model, const StepSettings& s) {
     else fwd.push_back({&t, true, 0.0});  // embedding lookups: no matmul
   }
   for (std::size_t u = 1; u < model.units.size(); ++u)
-    for (const Tensor& t : model.units[u].tensors) fwd.push_back({&t, true, forward_us(t.elements, s)});
+    for (const Tensor& t : model.units[u].tensors) fwd.push_back({&t, true, forward_us(t.elements, s), true});
   const std::uint64_t head = model.shape.vocab * model.shape.hidden;
   fwd.push_back({final_norm, true, 0.0});
   fwd.push_back({output ? output : embedding, true, forward_us(head, s)});
   std::vector<Access> trace = fwd;
-  for (auto a = fwd.rbegin(); a != fwd.rend(); ++a) trace.push_back({a->tensor, false, 2 * a->compute_us});
+  for (auto a = fwd.rbegin(); a != fwd.rend(); ++a)
+    trace.push_back({a->tensor, false, backward_us(a->compute_us, s, a->layer), a->layer});
   return trace;
 }
 
@@ -222,12 +224,12 @@ Program make_zero_program(const Model& model, Strategy strategy, const StepSetti
   };
   auto is_head = [](const Tensor& t) { return t.name == "output" || t.name == "final_norm"; };
   const Unit& root = model.units.front();
-  int ready = backward("bwd head", 2 * forward_us(head, s));
+  int ready = backward("bwd head", backward_us(forward_us(head, s), s, false));
   for (auto t = root.tensors.rbegin(); t != root.tensors.rend(); ++t)
     if (is_head(*t)) offer(t->elements, ready);
   for (std::size_t u = model.units.size() - 1; u >= 1; --u) {
     const Unit& unit = model.units[u];
-    ready = backward("bwd " + unit.name, 2 * forward_us(unit.parameters(), s));
+    ready = backward("bwd " + unit.name, backward_us(forward_us(unit.parameters(), s), s, true));
     for (auto t = unit.tensors.rbegin(); t != unit.tensors.rend(); ++t) offer(t->elements, ready);
   }
   for (auto t = root.tensors.rbegin(); t != root.tensors.rend(); ++t)

@@ -115,3 +115,21 @@ def test_what_if_predicts_a_cluster_it_does_not_have():
     assert steps["fsdp-full"] > steps["ddp"] > steps["fsdp-hybrid"], steps
     bad = run_mpi(1, "wb-step", ["--what-if", "8by8"])
     assert bad.returncode == 3 and "is not NODESxGPUS" in bad.stderr
+
+
+def test_activation_checkpointing_trades_memory_for_compute():
+    def table(*extra):
+        result = run_mpi(1, "wb-step", ["--what-if", "4x8", "--model", "llama2-7b", "--strategy", "ddp,zero3", *extra])
+        assert result.returncode == 0, result.stderr
+        assert "activations" in result.stdout
+        # strategy, step ms, compute ms, exposed ms, exposed%, memory, GB
+        return {line.split()[0]: (float(line.split()[2]), float(line.split()[5])) for line in result.stdout.splitlines()
+                if line.split() and line.split()[0] in ("ddp", "zero3")}
+    plain, recomputed = table(), table("--activation-checkpointing", "1")
+    for strategy in ("ddp", "zero3"):
+        assert recomputed[strategy][0] > plain[strategy][0]  # the layers' forward again
+        assert recomputed[strategy][1] < plain[strategy][1]  # only the layers' inputs kept
+    # Llama-2 7B, 4096 tokens: about 18.1 GB of activations on top of ZeRO-3's 16P/32 = 3.4 GB.
+    assert 21 < plain["zero3"][1] < 22, plain
+    bad = run_mpi(1, "wb-step", ["--what-if", "4x8", "--activation-checkpointing", "yes"])
+    assert bad.returncode == 3 and "--activation-checkpointing: 'yes' is not 0 or 1" in bad.stderr

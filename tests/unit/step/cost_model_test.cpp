@@ -117,6 +117,56 @@ TEST(MemoryModelTest, ZeroPaperFormulas) {
   EXPECT_DOUBLE_EQ(model_state_bytes(Strategy::kFsdpHybrid, P, 64, 8), 15e9);
 }
 
+ModelShape shape(int layers, std::uint64_t h, std::uint64_t f, std::uint64_t V, int heads, int kv_heads, bool gated) {
+  ModelShape m;
+  m.name = "test";
+  m.layers = layers;
+  m.hidden = h;
+  m.mlp = f;
+  m.vocab = V;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.gated_mlp = gated;
+  return m;
+}
+
+TEST(MemoryModelTest, ActivationsOfAPlainLayerAreKorthikantisWithoutMasksAndScores) {
+  // GPT-3 175B's shape: 34 s b h bytes per layer in Korthikanti et al. 2022, of which 2 s b h are
+  // dropout masks (none here) and 5 a s^2 b the attention scores FlashAttention does not keep.
+  const ModelShape gpt3 = shape(96, 12288, 4 * 12288, 50257, 96, 96, false);
+  const double tokens = 2048;
+  const double head = tokens * (2.0 * 12288 * 2 + 50257.0 * 6);
+  EXPECT_DOUBLE_EQ(activation_bytes(gpt3, tokens, false), 96 * 32.0 * tokens * 12288 + head);
+}
+
+TEST(MemoryModelTest, ActivationsOfLlama2ByHand) {
+  // Llama-2 7B, 4096 tokens: per layer and token 6h + 2h (32 KV heads) + 3f = 65792 bf16 values.
+  const ModelShape llama = shape(32, 4096, 11008, 32000, 32, 32, true);
+  const double layer = 4096.0 * 65792 * 2, head = 4096.0 * (2 * 4096 * 2 + 32000 * 6);
+  EXPECT_DOUBLE_EQ(activation_bytes(llama, 4096, false), 32 * layer + head);  // about 18.1 GB
+  EXPECT_NEAR(activation_bytes(llama, 4096, false), 18.1e9, 0.05e9);
+  // Checkpointed: every layer's input, one layer in full while recomputed, the head.
+  EXPECT_DOUBLE_EQ(activation_bytes(llama, 4096, true), 32 * 4096.0 * 4096 * 2 + layer + head);
+  // Grouped-query attention keeps smaller k and v: Llama-2 70B's 8 KV heads of 64.
+  const ModelShape gqa = shape(1, 8192, 28672, 32000, 64, 8, true);
+  const ModelShape mha = shape(1, 8192, 28672, 32000, 64, 64, true);
+  EXPECT_DOUBLE_EQ(activation_bytes(mha, 1, false) - activation_bytes(gqa, 1, false), 2.0 * (8192 - 1024) * 2);
+}
+
+TEST(MemoryModelTest, MemoryPerRankAddsActivationsToModelStates) {
+  const Model model = build_model(shape(2, 256, 1024, 1000, 4, 4, true));
+  StepSettings s;
+  s.ranks = 4;
+  s.shard_group = 2;
+  s.tokens = 512;
+  const double P = static_cast<double>(model.parameters());
+  for (bool checkpointing : {false, true}) {
+    s.activation_checkpointing = checkpointing;
+    EXPECT_DOUBLE_EQ(memory_per_rank(Strategy::kZero3, model, s),
+                     16 * P / 4 + activation_bytes(model.shape, 512, checkpointing));
+  }
+}
+
 TEST(MemoryModelTest, RecommendationIsTheFastestThatFits) {
   const std::vector<StrategyOutcome> outcomes = {
       {Strategy::kDdp, 100, 112e9}, {Strategy::kFsdpFull, 130, 14e9}, {Strategy::kZero2, 120, 20e9}};

@@ -264,6 +264,28 @@ TEST(StepProgramTest, ComputeIsTheSameWorkForEveryStrategy) {
   }
 }
 
+TEST(StepProgramTest, ActivationCheckpointingRecomputesEachLayerInItsBackward) {
+  StepSettings s = settings(4);
+  auto forward_backward_us = [](const Program& p) {
+    double us = 0;
+    for (const Op& op : p.ops)
+      if (op.kind == OpKind::kCompute && op.label != "optimizer") us += op.compute_us;
+    return us;
+  };
+  // 6 P FLOPs per token become 8 P for the layers (the head is not checkpointed): one more
+  // forward of every layer, whichever strategy issues it.
+  const double layers_forward = 4 * forward_us(kLayer, s);
+  for (Strategy st : all_strategies()) {
+    s.activation_checkpointing = false;
+    const Program plain = make_program(tiny(), st, s);
+    s.activation_checkpointing = true;
+    const Program recomputed = make_program(tiny(), st, s);
+    EXPECT_NEAR(forward_backward_us(recomputed) - forward_backward_us(plain), layers_forward, 1e-9 * layers_forward)
+        << strategy_name(st);
+    EXPECT_EQ(bytes_by_kind(recomputed), bytes_by_kind(plain)) << strategy_name(st);  // the same traffic
+  }
+}
+
 TEST(StepProgramTest, StrategyNamesParse) {
   EXPECT_EQ(parse_strategies("all").size(), 10u);
   EXPECT_EQ(parse_strategies("ddp,zero3"), (std::vector<Strategy>{Strategy::kDdp, Strategy::kZero3}));
