@@ -82,7 +82,7 @@ int run_topo_command(CommandLine& args) {
   }
 
   const std::vector<NodeReport> nodes = {report};
-  const nlohmann::json doc = topology_json(nodes, nccl);
+  const nlohmann::json doc = topology_json(nodes, nccl, ceilings);
   if (as_json) std::cout << doc.dump(2) << "\n";
   else std::cout << topology_table(nodes, nccl);
   std::cout.flush();

@@ -65,9 +65,14 @@ std::string ceiling_text(const std::optional<double>& ceiling) {
 
 }  // namespace
 
-nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl) {
-  json doc = {{"schema_version", 1}, {"nodes", json::array()}};
+nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl,
+                             const CeilingsDb& ceilings) {
+  json doc = {{"schema_version", 1}, {"nodes", json::array()}, {"typical_latency_us", json::array()}};
   for (const auto& node : nodes) doc["nodes"].push_back(node_json(node));
+  for (const auto& e : ceilings.entries())
+    if (e.latency_us)
+      doc["typical_latency_us"].push_back({{"link_class", e.link_class}, {"generation", e.generation},
+                                           {"latency_us", *e.latency_us}, {"source", e.source}});
   if (nccl) {
     json channels = json::array();
     for (const auto& c : nccl->log.channels)

@@ -2,7 +2,8 @@
 derived from suites/ceilings.csv): GPU pairs, GPU to host, NIC ports; for links between nodes
 that no topology sees (a virtual cluster's), from the suite's expectations in suite.json. Rows
 whose link has no known ceiling (shared memory, device-local copies) are judged against their
-siblings only."""
+siblings only. Small-message latencies are compared with their link class's typical latency
+(topology.json's `typical_latency_us`, from ceilings.csv)."""
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +19,22 @@ class Ceiling:
     source: str
 
 
+@dataclass
+class TypicalLatency:
+    latency_us: float
+    source: str
+
+
 class Ceilings:
-    def __init__(self, links_by_node, expectations=()):
+    def __init__(self, links_by_node, expectations=(), typical_latencies=()):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
         self.expectations = {e["link_class"]: e for e in expectations if e.get("ceiling_GBps")}
+        # Per link class the most lenient of its generations' figures (IB: the same 1.5 us for all).
+        self.latencies = {}
+        for entry in typical_latencies:
+            known = self.latencies.get(entry["link_class"])
+            if known is None or entry["latency_us"] > known.latency_us:
+                self.latencies[entry["link_class"]] = TypicalLatency(float(entry["latency_us"]), entry.get("source", ""))
 
     @staticmethod
     def load(run_dir: Path):
@@ -46,7 +59,13 @@ class Ceilings:
                 table[(link["a"], link["b"])] = link
                 table[(link["b"], link["a"])] = link
             links[node.get("hostname", "")] = table
-        return Ceilings(links, expectations)
+        latencies = [entry for entry in doc.get("typical_latency_us", [])
+                     if isinstance(entry, dict) and isinstance(entry.get("latency_us"), (int, float))
+                     and entry.get("link_class")]
+        return Ceilings(links, expectations, latencies)
+
+    def typical_latency(self, row):
+        return self.latencies.get(row.text("link_class"))
 
     def _link(self, host, a, b):
         table = self.links.get(host) or (next(iter(self.links.values())) if len(self.links) == 1 else {})

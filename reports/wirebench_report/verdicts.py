@@ -4,6 +4,9 @@
   - the largest size of each sweep is compared with its link's ceiling: FAIL below the healthy
     fraction, WARN within 5% above it, PASS above (every reason names the ceiling, the fraction
     reached and where the ceiling came from); smaller sizes are SKIP (not judged: latency-bound);
+  - the smallest size of a ping-pong sweep, up to 64 bytes, is a latency: compared with its link
+    class's typical latency (ceilings.csv), WARN above twice it, never FAIL (a typical figure is no
+    ceiling; the same link's bandwidth rows judge its health);
   - equivalent rows (same measurement, same link class and ceiling, different links) are compared
     with each other (median absolute deviation rule): more than 3 MAD and 20% worse than the
     median is a FAIL where no ceiling is known, a WARN where the ceiling has judged the link;
@@ -14,6 +17,8 @@ from dataclasses import dataclass
 
 ORDER = {"PASS": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
 WARN_BAND = 0.05
+LATENCY_WARN_FACTOR = 2.0
+SMALL_MESSAGE_BYTES = 64
 
 
 @dataclass
@@ -61,12 +66,13 @@ def _sweep_key(row):
 
 def judge(results, ceilings):
     rows = results.rows
-    largest = {}
+    largest, smallest = {}, {}
     for row in rows:
         if row.status == "OK":
-            key = _sweep_key(row)
-            largest[key] = max(largest.get(key, 0), int(row.text("bytes") or 0))
-    verdicts = [_judge_row(row, ceilings, largest) for row in rows]
+            key, size = _sweep_key(row), int(row.text("bytes") or 0)
+            largest[key] = max(largest.get(key, 0), size)
+            smallest[key] = min(smallest.get(key, size), size)
+    verdicts = [_judge_row(row, ceilings, largest, smallest) for row in rows]
     _compare_siblings(verdicts, ceilings)
     return verdicts
 
@@ -109,7 +115,26 @@ def _judge_step(row):
     return Verdict(row, verdict, reason + ("; " + "; ".join(problems) if problems else ""), "time_us", step)
 
 
-def _judge_row(row, ceilings, largest):
+def _judge_latency(row, typical):
+    """A ping-pong's small-message half round trip against its link class's typical latency."""
+    value = row.number("time_us")
+    if value is None:
+        return Verdict(row, "ERROR", "no measured time in the row", "time_us")
+    factor = value / typical.latency_us
+    reason = (f"latency {value:.4g} us (half round trip, {row.text('bytes')} B) is {factor:.2f}x the typical "
+              f"{typical.latency_us:.4g} us of {row.text('link_class')} links (source: {typical.source})")
+    if factor > LATENCY_WARN_FACTOR:
+        return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value)
+    return Verdict(row, "PASS", reason, "time_us", value)
+
+
+def _is_small_message_latency(row, smallest):
+    size = int(row.text("bytes") or 0)
+    return (row.text("bench") == "net" and row.text("case") == "pingpong" and size <= SMALL_MESSAGE_BYTES
+            and size == smallest.get(_sweep_key(row)))
+
+
+def _judge_row(row, ceilings, largest, smallest):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
     if row.text("bench") == "step":
@@ -120,6 +145,9 @@ def _judge_row(row, ceilings, largest):
         return Verdict(row, "FAIL", f"{int(errors)} wrong elements in the data check", metric, value)
     if value is None:
         return Verdict(row, "ERROR", "no measured value in the row", metric)
+    typical = ceilings.typical_latency(row) if _is_small_message_latency(row, smallest) else None
+    if typical:
+        return _judge_latency(row, typical)
     if not is_bandwidth:
         return Verdict(row, "PASS", "latency: compared with equivalent links only", metric, value)
     if int(row.text("bytes") or 0) < largest.get(_sweep_key(row), 0):

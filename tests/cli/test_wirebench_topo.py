@@ -51,6 +51,10 @@ def test_this_machine_table_and_json():
     assert node["numa_nodes"] and all(n["cpus"] for n in node["numa_nodes"])
     if not Path("/dev/nvidia0").exists():
         assert node["gpus"] == []
+    # the typical latencies of ceilings.csv travel with the topology, for the reporter
+    typical = {(e["link_class"], e["generation"]): e["latency_us"] for e in doc["typical_latency_us"]}
+    assert typical[("shm", "any")] == 0.3 and typical[("ib", "ndr")] == 1.5
+    assert all(e["source"] for e in doc["typical_latency_us"])
 
 
 def test_nccl_log_names_every_channel_transport():

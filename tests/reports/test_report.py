@@ -174,6 +174,40 @@ def test_siblings_only_warn_where_the_ceiling_has_judged(tmp_path):
     assert "below the median" in v[4].reason and "81.9% of the 0.125 GB/s ceiling" in v[4].reason
 
 
+def test_small_ping_pongs_are_judged_against_the_typical_latency(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+
+    def pingpong(host, size, time_us, link="shm"):
+        bw = size / time_us / 1e3
+        return (f"net,pingpong,mpi,{link},{host}/rank0,{host}/rank1,uni,send_recv,uint8,{size},2,1,1000,{time_us},"
+                f"{time_us},{time_us},{bw},{bw},0,window=1;rounds=100,OK,")
+    rows = [pingpong("a", 0, 0.25), pingpong("a", 8, 0.26), pingpong("a", 1048576, 90),   # 0 B judged, not 8 B
+            pingpong("b", 8, 0.61), pingpong("b", 1048576, 95),                          # just over 2x: WARN
+            pingpong("c", 8, 0.60), pingpong("c", 1048576, 91),                          # 2x exactly: PASS
+            pingpong("d", 128, 0.9), pingpong("d", 1048576, 92),                         # no small message
+            pingpong("e", 8, 30.0, "eth"), pingpong("e", 1048576, 9000, "eth")]          # no typical figure
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    (run_dir / "topology.json").write_text(json.dumps({"nodes": [], "typical_latency_us": [
+        {"link_class": "shm", "generation": "any", "latency_us": 0.3, "source": "links.md shm"},
+        {"link_class": "ib", "generation": "ndr", "latency_us": 1.5, "source": "links.md IB"}]}))
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "PASS" and v[2].metric == "time_us"
+    assert "latency 0.25 us (half round trip, 0 B) is 0.83x the typical 0.3 us of shm links (source: links.md shm)" \
+        in v[2].reason
+    assert v[3].verdict == "SKIP" and "largest size" in v[3].reason
+    assert v[5].verdict == "WARN" and "2.03x the typical 0.3 us" in v[5].reason and "more than 2x" in v[5].reason
+    assert v[7].verdict == "PASS" and "2.00x" in v[7].reason
+    assert v[9].verdict == "SKIP" and "largest size" in v[9].reason
+    assert v[11].verdict == "SKIP" and "largest size" in v[11].reason
+    # the latency rule never fails a run: its worst is a WARN
+    v8 = [pingpong("f", 8, 50.0), pingpong("f", 1048576, 90)]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(v8) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "WARN" and "166.67x" in v[2].reason
+
+
 def _step_row(case, wiring, step, compute, exposed, predicted):
     extra = (f"scale=0.1;compute_us={compute};exposed_us={exposed};comm_us={exposed + 5000};predicted_us={predicted};"
              f"predicted_compute_us={compute};predicted_comm_us={exposed + 4000};bytes_all_reduce=34616832")
