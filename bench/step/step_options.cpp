@@ -27,7 +27,8 @@ StepOptions parse_step_options(CommandLine& args) {
   }
   o.strategies = parse_strategies(args.take("strategy").value_or("all"));
   if (auto v = args.take("scale")) o.scale = positive_number("--scale", *v);
-  if (auto v = args.take("tokens")) o.settings.tokens = positive_number("--tokens", *v);
+  const auto tokens = args.take("tokens");
+  if (tokens) o.settings.tokens = positive_number("--tokens", *tokens);
   if (auto v = args.take("tflops")) {
     if (*v == "measured") o.measure_tflops = true;
     else o.settings.tflops = positive_number("--tflops", *v);
@@ -56,19 +57,18 @@ StepOptions parse_step_options(CommandLine& args) {
   o.fits = args.take("fits");
   if (auto v = args.take("what-if")) {
     StepOptions::WhatIf w;
-    const auto x = v->find('x');
-    const std::string nodes = v->substr(0, x), gpus = x == std::string::npos ? "" : v->substr(x + 1);
-    const double n = x == std::string::npos ? 0 : positive_number("--what-if", nodes);
-    const double g = x == std::string::npos ? 0 : positive_number("--what-if", gpus);
-    if (n != static_cast<int>(n) || g != static_cast<int>(g) || n < 1 || g < 1)
-      throw UsageError("--what-if: '" + *v + "' is not NODESxGPUS (e.g. 8x8)");
-    w.nodes = static_cast<int>(n);
-    w.gpus_per_node = static_cast<int>(g);
-    if (auto b = args.take("intra-GBps")) w.intra_GBps = positive_number("--intra-GBps", *b);
-    if (auto b = args.take("inter-GBps")) w.inter_GBps = positive_number("--inter-GBps", *b);
-    if (auto a = args.take("intra-latency-us")) w.intra_latency_us = positive_number("--intra-latency-us", *a);
-    if (auto a = args.take("inter-latency-us")) w.inter_latency_us = positive_number("--inter-latency-us", *a);
+    w.shapes = parse_cluster_shapes(*v);
+    if (auto b = args.take("intra-GBps")) w.links.intra_GBps = positive_number("--intra-GBps", *b);
+    if (auto b = args.take("inter-GBps")) w.links.inter_GBps = positive_number("--inter-GBps", *b);
+    if (auto a = args.take("intra-latency-us")) w.links.intra_latency_us = positive_number("--intra-latency-us", *a);
+    if (auto a = args.take("inter-latency-us")) w.links.inter_latency_us = positive_number("--inter-latency-us", *a);
+    if (auto g = args.take("global-tokens")) {
+      if (tokens) throw UsageError("--global-tokens and --tokens: give one (a global batch, or one per rank)");
+      w.global_tokens = positive_number("--global-tokens", *g);
+    }
     o.what_if = w;
+  } else if (args.take("global-tokens")) {
+    throw UsageError("--global-tokens needs --what-if (a measured run's tokens per rank are --tokens)");
   }
   o.wiring = args.take("wiring").value_or("");
   o.link_class = args.take("link-class");

@@ -8,6 +8,7 @@
 #include "harness/command_line.h"
 #include "harness/multi_rank_benchmarks.h"
 #include "step/strategy.h"
+#include "step/what_if.h"
 
 namespace wb::step {
 
@@ -38,9 +39,11 @@ inline constexpr const char* kStepUsage =
     "  --overlap-comm 0|1       DeepSpeed overlap_comm (default: on for stage 3 only)\n"
     "  --gpu-memory GB          memory per GPU for the recommendation (default 80)\n"
     "  --fits FILE              predict from wb-coll's fits.csv instead of calibrating here\n"
-    "  --what-if NODESxGPUS     measure nothing: predict the steps on a cluster of that shape from\n"
-    "                           link figures (--intra-GBps 360 --intra-latency-us 2: NVLink 4 at\n"
-    "                           80%; --inter-GBps 46 --inter-latency-us 5: an NDR NIC per GPU)\n"
+    "  --what-if NODESxGPUS[,...]  measure nothing: predict the steps on clusters of those shapes\n"
+    "                           from link figures (--intra-GBps 360 --intra-latency-us 2: NVLink 4\n"
+    "                           at 80%; --inter-GBps 46 --inter-latency-us 5: an NDR NIC per GPU)\n"
+    "  --global-tokens N        with --what-if: a global batch split over the ranks (strong\n"
+    "                           scaling), instead of --tokens per rank\n"
     "  --wiring NAME            label of the wiring (the dst column), e.g. vcluster-1gbit\n"
     "  --link-class CLASS       the link_class column between nodes (default: detected)\n"
     "  --run-dir DIR            results.csv, meta.json, step traces (default .)\n"
@@ -59,8 +62,9 @@ struct StepOptions {
   double gpu_memory_GB = 80;
   std::optional<std::string> fits;
   struct WhatIf {
-    int nodes = 1, gpus_per_node = 1;
-    double intra_GBps = 360, intra_latency_us = 2, inter_GBps = 46, inter_latency_us = 5;
+    std::vector<ClusterShape> shapes;
+    WhatIfLinks links;
+    std::optional<double> global_tokens;  // strong scaling: tokens per rank = global / ranks
   };
   std::optional<WhatIf> what_if;
   std::string wiring;

@@ -1,0 +1,49 @@
+// `wb-step --what-if`: the strategies' step programs for clusters not at hand, played on link
+// figures (hierarchical collectives, cost_model.h), for one cluster shape or a list of them. With a
+// list and a global batch (`--global-tokens`), each rank's share shrinks as the cluster grows
+// (strong scaling): compute falls with the GPU count, communication does not, and the table shows
+// where more GPUs stop making the step faster.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "step/cost_model.h"
+#include "step/model.h"
+#include "step/strategy.h"
+
+namespace wb::step {
+
+struct ClusterShape {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  int ranks() const { return nodes * gpus_per_node; }
+};
+
+// "4x8" or a list "1x8,2x8,4x8"; throws UsageError naming the bad part.
+std::vector<ClusterShape> parse_cluster_shapes(const std::string& text);
+
+struct WhatIfLinks {
+  double intra_GBps = 360, intra_latency_us = 2;  // NVLink 4 at 80%
+  double inter_GBps = 46, inter_latency_us = 5;   // an NDR NIC per GPU
+};
+
+struct WhatIfOutcome {
+  ClusterShape shape;
+  Strategy strategy;
+  double tokens_per_rank = 0;
+  Timeline timeline;
+  double memory_bytes = 0;
+  double tokens_per_second() const { return tokens_per_rank * shape.ranks() / (timeline.step_us * 1e-6); }
+};
+
+// Every strategy on every shape, in that order (shape-major). `base` gives everything but ranks,
+// shard group and, when `global_tokens` is set, the tokens per rank (global / ranks). The shard
+// group of HYBRID_SHARD is `shard_group` if given, else a node.
+std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vector<Strategy>& strategies,
+                                            const StepSettings& base, const std::vector<ClusterShape>& shapes,
+                                            const WhatIfLinks& links, std::optional<int> shard_group,
+                                            std::optional<double> global_tokens);
+
+}  // namespace wb::step
