@@ -1,4 +1,5 @@
-"""wirebench run [SUITE] [--run-dir DIR] [--degrade NODE=RATE] [--inject-fault corrupt] [--dry-run]
+"""wirebench run [SUITE] [--run-dir DIR] [--profile NAME|FILE] [--degrade NODE=RATE] [--inject-fault corrupt]
+                [--dry-run]
 
 Reads suites/SUITE.yaml (default: default), writes the node's topology.json, runs each step under
 its launcher (the template in WB_LAUNCHER, e.g. "srun -n {ranks}"; else srun inside a Slurm
@@ -6,6 +7,8 @@ allocation, mpiexec outside one; the virtual cluster's for cluster steps) with a
 writes suite.json (the suite's expectations) and judges the run (wirebench report). A step that
 fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PASS/WARN, 1 FAIL,
 2 ERROR), 3 for a bad suite or usage. --degrade and --inject-fault are fault injection, for tests.
+A platform profile (--profile, or the suite's `profile:`; suites/profiles/) is checked before anything
+runs and stored in the run directory as profile.json, whose floors the report applies.
 """
 import argparse
 import csv
@@ -19,6 +22,8 @@ import time
 from pathlib import Path
 
 import yaml
+from wirebench_report.profiles import load_profile
+from wirebench_report.results import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = Path(os.environ.get("WB_SUITES_DIR", ROOT / "suites"))
@@ -183,6 +188,7 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="wirebench run")
     parser.add_argument("suite", nargs="?", default="default")
     parser.add_argument("--run-dir", type=Path)
+    parser.add_argument("--profile", help="platform profile: a name in suites/profiles or a file")
     parser.add_argument("--degrade", help="fault injection: NODE=RATE for one node's link (cluster suites)")
     parser.add_argument("--inject-fault", choices=["corrupt"], help="fault injection: a planted wrong byte")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
@@ -195,6 +201,13 @@ def main(argv):
     except SuiteError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return 3
+    profile = None
+    if args.profile or suite.get("profile"):
+        try:
+            profile = load_profile(args.profile or str(suite["profile"]))
+        except InputError as error:
+            print(f"error: {error} (exit code 3)", file=sys.stderr)
+            return 3
     run_dir = args.run_dir or Path("runs") / time.strftime(f"{suite.get('name', 'run')}-%Y%m%dT%H%M%SZ", time.gmtime())
     cluster = chosen_cluster(suite)
     rates = cluster_rates(cluster) if cluster else [0]
@@ -208,7 +221,10 @@ def main(argv):
         return 0
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     started = time.time()
-    print(f"wirebench run: suite {suite.get('name')} ({path}) into {run_dir}", flush=True)
+    print(f"wirebench run: suite {suite.get('name')} ({path}) into {run_dir}"
+          f"{f', profile {profile.name}' if profile else ''}", flush=True)
+    if profile:
+        (run_dir / "profile.json").write_text(json.dumps(profile.as_json(), indent=2) + "\n")
     with (run_dir / "topology.json").open("w") as out:
         subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=out, check=False)
     extra = ["--inject-fault", "corrupt"] if args.inject_fault else []

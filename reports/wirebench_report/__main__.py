@@ -1,29 +1,41 @@
-"""wirebench report RUN_DIR: verdicts for every row of RUN_DIR/results.csv, written as report.md,
-report.html (with the plots), junit.xml and summary.json in RUN_DIR (plots in RUN_DIR/plots). Exit code: 0 PASS/WARN, 1 any FAIL, 2 any ERROR (an
-incomplete or damaged run included), 3 bad usage or input."""
+"""wirebench report RUN_DIR [--profile NAME|FILE]: verdicts for every row of RUN_DIR/results.csv,
+written as report.md, report.html (with the plots), junit.xml and summary.json in RUN_DIR (plots in
+RUN_DIR/plots). A platform profile (suites/profiles/NAME.yaml, or the run's own profile.json, which
+`wirebench run --profile` leaves there) adds its floors. Exit code: 0 PASS/WARN, 1 any FAIL, 2 any
+ERROR (an incomplete or damaged run included), 3 bad usage or input."""
 import sys
 from pathlib import Path
 
 from .ceilings import Ceilings
 from .outputs import html_page, junit, markdown, summary
 from .plots import write_plots
+from .profiles import load_profile
 from .results import InputError, read_results
-from .verdicts import counts, exit_code, judge
+from .verdicts import counts, exit_code, floor_outcomes, judge
+
+USAGE = "usage: wirebench report RUN_DIR [--profile NAME|FILE]"
 
 
-def report(run_dir: Path):
+def report(run_dir: Path, profile_name=None):
+    stored = run_dir / "profile.json"
+    profile = load_profile(profile_name) if profile_name else load_profile(stored) if stored.exists() else None
     results = read_results(run_dir / "results.csv")
-    verdicts = judge(results, Ceilings.load(run_dir))
+    verdicts = judge(results, Ceilings.load(run_dir), profile)
     code = exit_code(verdicts, results.problems)
-    (run_dir / "report.md").write_text(markdown(run_dir, verdicts, results.problems))
-    (run_dir / "junit.xml").write_text(junit(verdicts, results.problems))
-    (run_dir / "summary.json").write_text(summary(run_dir, verdicts, results.problems, code))
+    (run_dir / "report.md").write_text(markdown(run_dir, verdicts, results.problems, profile))
+    (run_dir / "junit.xml").write_text(junit(verdicts, results.problems, profile))
+    (run_dir / "summary.json").write_text(summary(run_dir, verdicts, results.problems, code, profile))
     plots = write_plots(verdicts, run_dir)
-    (run_dir / "report.html").write_text(html_page(run_dir, verdicts, results.problems, plots))
+    (run_dir / "report.html").write_text(html_page(run_dir, verdicts, results.problems, plots, profile))
     c = counts(verdicts, results.problems)
     print(f"wirebench report: {c['PASS']} PASS, {c['WARN']} WARN, {c['FAIL']} FAIL, {c['SKIP']} SKIP, "
           f"{c['ERROR']} ERROR -> {run_dir}/report.md, report.html, junit.xml, summary.json, "
           f"{len(plots)} plots")
+    if profile:
+        for o in floor_outcomes(profile):
+            worst = "" if o["worst"] is None else f", worst {o['worst']:.4g} GB/s"
+            print(f"  profile {profile.name}: {o['floor'].name}: {o['verdict']} ({o['rows']} rows{worst}, "
+                  f"floor {o['floor'].floor:.4g} GB/s)")
     for problem in results.problems:
         print(f"  problem: {problem}", file=sys.stderr)
     for v in verdicts:
@@ -32,16 +44,33 @@ def report(run_dir: Path):
     return code
 
 
+def parse_args(argv):
+    """(run_dir, profile) or None for bad usage."""
+    args = argv[1:]
+    profile = None
+    if "--profile" in args:
+        at = args.index("--profile")
+        if at + 1 >= len(args):
+            return None
+        profile = args[at + 1]
+        del args[at:at + 2]
+    return (Path(args[0]), profile) if len(args) == 1 and not args[0].startswith("-") else None
+
+
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print("usage: wirebench report RUN_DIR", file=sys.stderr if len(argv) != 2 else sys.stdout)
-        return 0 if len(argv) == 2 else 3
-    run_dir = Path(argv[1])
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    parsed = parse_args(argv)
+    if parsed is None:
+        print(USAGE, file=sys.stderr)
+        return 3
+    run_dir, profile = parsed
     if not run_dir.is_dir():
         print(f"error: {run_dir}: not a directory (exit code 3)", file=sys.stderr)
         return 3
     try:
-        return report(run_dir)
+        return report(run_dir, profile)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return 3

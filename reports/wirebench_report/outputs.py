@@ -4,7 +4,7 @@ import json
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 
-from .verdicts import counts
+from .verdicts import counts, floor_outcomes
 
 SUMMARY_SCHEMA_VERSION = 1
 
@@ -21,11 +21,29 @@ def _md_cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(run_dir, verdicts, problems):
+def _profile_rows(profile):
+    """(floor name, metric, floor, rows judged, worst value, verdict, source) per floor."""
+    rows = []
+    for o in floor_outcomes(profile):
+        fl = o["floor"]
+        worst = "" if o["worst"] is None else f"{o['worst']:.4g} GB/s"
+        rows.append((fl.name, fl.metric, f"{fl.floor:.4g} GB/s", o["rows"], worst, o["verdict"], fl.source))
+    return rows
+
+
+PROFILE_HEADINGS = ("floor", "metric", "floor value", "rows judged", "worst", "verdict", "source")
+
+
+def markdown(run_dir, verdicts, problems, profile=None):
     c = counts(verdicts, problems)
     lines = [f"# wirebench report: {run_dir}", "",
              "| PASS | WARN | FAIL | SKIP | ERROR |", "|---|---|---|---|---|",
              f"| {c['PASS']} | {c['WARN']} | {c['FAIL']} | {c['SKIP']} | {c['ERROR']} |", ""]
+    if profile:
+        lines += [f"## Platform profile: {_md_cell(profile.name)}", "", _md_cell(profile.description), "",
+                  "| " + " | ".join(PROFILE_HEADINGS) + " |", "|" + "---|" * len(PROFILE_HEADINGS)]
+        lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in _profile_rows(profile)]
+        lines.append("")
     bad = [v for v in verdicts if v.verdict in ("FAIL", "ERROR")]
     if bad or problems:
         lines += ["## FAIL and ERROR", ""]
@@ -53,9 +71,31 @@ def markdown(run_dir, verdicts, problems):
     return "\n".join(lines)
 
 
-def junit(verdicts, problems):
+def _profile_suite(suites, profile):
+    """A testcase per floor of the platform profile: its acceptance at a glance."""
+    suite = ET.SubElement(suites, "testsuite", name="profile")
+    tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for name, metric, floor, rows, worst, verdict, source in _profile_rows(profile):
+        case = ET.SubElement(suite, "testcase", classname=f"wirebench.profile.{profile.name}", name=name, time="0")
+        message = f"{metric} {worst or '-'} against the floor {floor} over {rows} rows (source: {source})"
+        tally["tests"] += 1
+        if verdict == "FAIL":
+            ET.SubElement(case, "failure", message=message, type="FAIL").text = message
+            tally["failures"] += 1
+        elif verdict == "not measured":
+            ET.SubElement(case, "skipped", message=f"not measured: no row matched the floor ({source})")
+            tally["skipped"] += 1
+        elif verdict == "WARN":
+            ET.SubElement(case, "system-out").text = "WARN: " + message
+    for key, value in tally.items():
+        suite.set(key, str(value))
+    return tally
+
+
+def junit(verdicts, problems, profile=None):
     """One testcase per judged row, a testsuite per bench; FAIL -> <failure>, ERROR -> <error>,
-    SKIP -> <skipped>: the JUnit layout Jenkins, GitLab and GitHub test reporters read."""
+    SKIP -> <skipped>: the JUnit layout Jenkins, GitLab and GitHub test reporters read. With a
+    platform profile, a testsuite `profile` holds a testcase per floor."""
     suites = ET.Element("testsuites", name="wirebench")
     by_bench = OrderedDict()
     for v in verdicts:
@@ -90,26 +130,36 @@ def junit(verdicts, problems):
         for key, value in tally.items():
             suite.set(key, str(value))
             totals[key] += value
+    if profile:
+        for key, value in _profile_suite(suites, profile).items():
+            totals[key] += value
     for key, value in totals.items():
         suites.set(key, str(value))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def summary(run_dir, verdicts, problems, code):
+def summary(run_dir, verdicts, problems, code, profile=None):
+    profile_json = None
+    if profile:
+        profile_json = {"name": profile.name, "description": profile.description, "floors": [
+            {"name": o["floor"].name, "metric": o["floor"].metric, "floor_GBps": o["floor"].floor,
+             "source": o["floor"].source, "rows": o["rows"], "worst_GBps": o["worst"], "verdict": o["verdict"]}
+            for o in floor_outcomes(profile)]}
     return json.dumps({
         "schema_version": SUMMARY_SCHEMA_VERSION,
         "run_dir": str(run_dir),
         "exit_code": code,
         "counts": counts(verdicts, problems),
         "problems": list(problems),
+        "profile": profile_json,
         "verdicts": [{"line": v.row.line, "key": v.row.key, "bench": v.row.text("bench"), "verdict": v.verdict,
                       "reason": v.reason, "metric": v.metric, "value": v.value, "ceiling_GBps": v.ceiling_GBps,
                       "fraction": v.fraction} for v in verdicts],
     }, indent=2) + "\n"
 
 
-def html_page(run_dir, verdicts, problems, plots):
+def html_page(run_dir, verdicts, problems, plots, profile=None):
     """report.html: report.md's content with the plots embedded (one self-contained file); every
     string that comes from the data is escaped."""
     import base64
@@ -125,6 +175,12 @@ def html_page(run_dir, verdicts, problems, plots):
              f"<h1>wirebench report: {escape(str(run_dir))}</h1>", "<table><tr>"]
     parts += [f"<th>{name}</th>" for name in c] + ["</tr><tr>"] + [f"<td>{n}</td>" for n in c.values()]
     parts.append("</tr></table>")
+    if profile:
+        parts.append(f"<h2>Platform profile: {escape(profile.name)}</h2><p>{escape(profile.description)}</p><table><tr>" +
+                     "".join(f"<th>{h}</th>" for h in PROFILE_HEADINGS) + "</tr>")
+        for row in _profile_rows(profile):
+            parts.append("<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in row) + "</tr>")
+        parts.append("</table>")
     bad = [v for v in verdicts if v.verdict in ("FAIL", "ERROR")]
     if bad or problems:
         parts.append("<h2>FAIL and ERROR</h2><ul>")

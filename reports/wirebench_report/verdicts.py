@@ -10,7 +10,9 @@
   - equivalent rows (same measurement, same link class and ceiling, different links) are compared
     with each other (median absolute deviation rule): more than 3 MAD and 20% worse than the
     median is a FAIL where no ceiling is known, a WARN where the ceiling has judged the link;
-    more than 2 MAD and 10% worse is a WARN.
+    more than 2 MAD and 10% worse is a WARN;
+  - with a platform profile (profiles.py), rows its floors match are judged against them too, and
+    the worse verdict stands.
 """
 import statistics
 from dataclasses import dataclass
@@ -64,7 +66,7 @@ def _sweep_key(row):
             stable_extra(f.get("extra", "")))
 
 
-def judge(results, ceilings):
+def judge(results, ceilings, profile=None):
     rows = results.rows
     largest, smallest = {}, {}
     for row in rows:
@@ -74,7 +76,58 @@ def judge(results, ceilings):
             smallest[key] = min(smallest.get(key, size), size)
     verdicts = [_judge_row(row, ceilings, largest, smallest) for row in rows]
     _compare_siblings(verdicts, ceilings)
+    if profile:
+        _apply_profile(verdicts, profile, largest)
     return verdicts
+
+
+def _apply_profile(verdicts, profile, largest):
+    """Each floor judges the rows it matches (the largest size of each sweep, or every size from its
+    min_bytes on): FAIL below the floor, WARN within the profile's band above it."""
+    for floor in profile.floors:
+        floor.judged = []
+        for v in verdicts:
+            row = v.row
+            if row.status != "OK" or row.number("errors") or not floor.matches(row):
+                continue
+            size = int(row.text("bytes") or 0)
+            if size < (largest.get(_sweep_key(row), 0) if floor.min_bytes is None else floor.min_bytes):
+                continue
+            value = row.number(floor.metric)
+            if value is None:
+                continue
+            if value < floor.floor:
+                level = "FAIL"
+            elif value < floor.floor * (1 + profile.warn_band):
+                level = "WARN"
+            else:
+                level = "PASS"
+            note = (f"profile {profile.name}: {floor.metric.split('_')[0]} {value:.4g} GB/s against the floor "
+                    f"{floor.floor:.4g} GB/s of '{floor.name}' (source: {floor.source})")
+            if level == "FAIL":
+                note += "; below the floor"
+            elif level == "WARN":
+                note += f"; within {100 * profile.warn_band:.0f}% above the floor"
+            floor.judged.append((v, level, value))
+            if v.verdict == "SKIP":  # a size the ceiling rule leaves alone: the floor's verdict is the only one
+                v.verdict, v.reason, v.metric, v.value = level, note, floor.metric, value
+            elif ORDER[level] > ORDER[v.verdict]:
+                v.verdict, v.reason = level, note + "; " + v.reason
+            else:
+                v.reason += "; " + note
+
+
+def floor_outcomes(profile):
+    """Per floor: rows judged, the worst value and verdict ("not measured" when nothing matched)."""
+    out = []
+    for floor in profile.floors:
+        if not floor.judged:
+            out.append({"floor": floor, "rows": 0, "worst": None, "verdict": "not measured"})
+            continue
+        worst = min(floor.judged, key=lambda item: item[2])
+        verdict = max((level for _, level, _ in floor.judged), key=lambda level: ORDER[level])
+        out.append({"floor": floor, "rows": len(floor.judged), "worst": worst[2], "verdict": verdict})
+    return out
 
 
 # Step emulation (wb-step): a step is judged by how much of it waits on communication and by

@@ -1,4 +1,5 @@
 """`wirebench report` through the front door, as CI calls it."""
+import json
 import os
 import shutil
 import subprocess
@@ -30,3 +31,21 @@ def test_report_usage_errors_exit_3(tmp_path):
     assert wirebench("report").returncode == 3
     result = wirebench("report", str(tmp_path / "missing"))
     assert result.returncode == 3 and "not a directory" in result.stderr
+
+
+def test_run_with_a_profile_keeps_it_and_says_what_it_could_not_measure(tmp_path):
+    # Without a GPU the acceptance suite's steps write SKIP rows: every floor is "not measured".
+    run_dir = tmp_path / "acceptance"
+    result = wirebench("run", "acceptance", "--profile", "h100-sxm-8gpu", "--run-dir", str(run_dir))
+    assert result.returncode == 0, result.stdout + result.stderr
+    stored = json.loads((run_dir / "profile.json").read_text())
+    assert stored["name"] == "h100-sxm-8gpu" and len(stored["floors"]) == 5
+    assert "profile h100-sxm-8gpu: GPU pair copy (copy engine, one way): not measured" in result.stdout
+    assert "## Platform profile: h100-sxm-8gpu" in (run_dir / "report.md").read_text()
+
+
+def test_a_bad_profile_stops_the_run_before_it_starts(tmp_path):
+    run_dir = tmp_path / "never"
+    result = wirebench("run", "acceptance", "--profile", "b300-mystery", "--run-dir", str(run_dir))
+    assert result.returncode == 3 and "no such profile" in result.stderr
+    assert not run_dir.exists()
