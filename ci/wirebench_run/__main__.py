@@ -108,13 +108,27 @@ def selected_steps(suite, cluster):
 
 
 def gpu_count():
-    """GPUs visible on this node (`ranks: gpus` in a suite: one rank per GPU), at least 1."""
+    """GPUs visible on this node, at least 1."""
     return max(1, len([p for p in Path("/dev").glob("nvidia[0-9]*")]))
+
+
+def gpu_ranks():
+    """`ranks: gpus` in a suite: one rank per GPU of the job. Inside a Slurm allocation that is
+    its task count (the templates ask for a task per GPU on every node); elsewhere this node's."""
+    tasks = os.environ.get("SLURM_NTASKS", "")
+    if os.environ.get("SLURM_JOB_ID") and tasks.isdigit() and int(tasks) > 0:
+        return int(tasks)
+    return gpu_count()
+
+
+def slurm_nodes():
+    nodes = os.environ.get("SLURM_JOB_NUM_NODES", "")
+    return int(nodes) if os.environ.get("SLURM_JOB_ID") and nodes.isdigit() and int(nodes) > 0 else 1
 
 
 def step_ranks(step):
     ranks = step.get("ranks", 1)
-    return gpu_count() if ranks == "gpus" else int(ranks)
+    return gpu_ranks() if ranks == "gpus" else int(ranks)
 
 
 def step_env(step):
@@ -134,6 +148,39 @@ def launcher(step, cluster):
     if ranks > 1:
         return ["mpiexec", "-n", str(ranks)]
     return []
+
+
+def write_topology(run_dir):
+    """topology.json: every node's when the job spans several Slurm nodes (one `wirebench topo` per
+    node through srun, merged), else this node's. The ceilings between nodes take the slower end."""
+    out = run_dir / "topology.json"
+    nodes = slurm_nodes()
+    if nodes > 1:
+        pattern = run_dir / "logs" / "topology-%N.json"
+        command = ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", f"--output={pattern}",
+                   str(BIN / "wirebench"), "topo", "--json"]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            failure = result.stderr.strip() if result.returncode != 0 else ""
+        except (OSError, subprocess.TimeoutExpired) as error:
+            failure = str(error)
+        docs = []
+        for path in sorted((run_dir / "logs").glob("topology-*.json")):
+            try:
+                docs.append(json.loads(path.read_text()))
+            except json.JSONDecodeError as error:
+                failure = f"{path}:{error.lineno}: {error.msg}"
+        if docs and not failure:
+            merged = {"schema_version": docs[0].get("schema_version", 1),
+                      "nodes": [node for doc in docs for node in doc.get("nodes", [])],
+                      "typical_latency_us": docs[0].get("typical_latency_us", [])}
+            out.write_text(json.dumps(merged, indent=2) + "\n")
+            return len(merged["nodes"])
+        print(f"wirebench run: warning: could not read every node's topology ({failure or 'no output'}); "
+              f"this node's only", file=sys.stderr, flush=True)
+    with out.open("w") as stream:
+        subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=stream, check=False)
+    return 1
 
 
 def error_row(run_dir, step, reason):
@@ -225,8 +272,7 @@ def main(argv):
           f"{f', profile {profile.name}' if profile else ''}", flush=True)
     if profile:
         (run_dir / "profile.json").write_text(json.dumps(profile.as_json(), indent=2) + "\n")
-    with (run_dir / "topology.json").open("w") as out:
-        subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=out, check=False)
+    write_topology(run_dir)
     extra = ["--inject-fault", "corrupt"] if args.inject_fault else []
     current = None  # the rate the virtual cluster is up at
     try:

@@ -1,6 +1,7 @@
 """The nightly CI templates, checked as far as this machine allows: they parse, they run the suite,
 keep the run directory and publish junit.xml; the Slurm script passes shellcheck; the dry run
 prints the commands a launcher template produces."""
+import json
 import os
 import shutil
 import subprocess
@@ -131,3 +132,59 @@ expectations: [{link_class: eth, from_cluster_rate: true}]
 steps: [{name: x, binary: wb-net}]
 """)
     assert result.returncode == 3 and "from_cluster_rate needs one cluster rate, not 2" in result.stderr
+
+
+def test_inside_slurm_one_rank_per_gpu_means_every_task_of_the_allocation(tmp_path):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    (tmp_path / "mine.yaml").write_text("name: mine\nsteps:\n  - {name: steps, binary: wb-step, ranks: gpus}\n")
+    env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
+    env.update(WB_SUITES_DIR=str(tmp_path), SLURM_JOB_ID="77", SLURM_NTASKS="32", SLURM_JOB_NUM_NODES="4")
+    result = subprocess.run([str(Path(binary) / "wirebench"), "run", "mine", "--dry-run"], capture_output=True,
+                            text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("srun --ntasks=32 "), result.stdout
+
+
+FAKE_SRUN = """#!/usr/bin/env bash
+# Stands in for Slurm's srun: one `wirebench topo --json` per node of a two-node job.
+[[ ${FAKE_SRUN_FAILS:-0} == 1 ]] && { echo "srun: error: nodes are down" >&2; exit 1; }
+out=""
+for a in "$@"; do case $a in --output=*) out=${a#--output=} ;; esac; done
+for node in nodeA nodeB; do
+  printf '{"schema_version": 1, "nodes": [{"hostname": "%s", "links": []}], "typical_latency_us": [{"link_class": "shm", "generation": "any", "latency_us": 0.3, "source": "s"}]}\\n' "$node" > "${out//%N/$node}"
+done
+"""
+
+
+def _run_in_fake_slurm(tmp_path, fails):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    (fake / "srun").write_text(FAKE_SRUN)
+    (fake / "srun").chmod(0o755)
+    (tmp_path / "mine.yaml").write_text("name: mine\nsteps:\n  - {name: GPU pairs, binary: wb-p2p}\n")
+    shutil.copy(ROOT / "suites" / "ceilings.csv", tmp_path)  # WB_SUITES_DIR is where topo finds it too
+    env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
+    env.update(WB_SUITES_DIR=str(tmp_path), SLURM_JOB_ID="77", SLURM_NTASKS="16", SLURM_JOB_NUM_NODES="2",
+               PATH=f"{fake}:{os.environ['PATH']}", FAKE_SRUN_FAILS="1" if fails else "0")
+    run_dir = tmp_path / "run"
+    result = subprocess.run([str(Path(binary) / "wirebench"), "run", "mine", "--run-dir", str(run_dir)],
+                            capture_output=True, text=True, env=env, timeout=300)
+    return result, json.loads((run_dir / "topology.json").read_text())
+
+
+def test_a_multi_node_slurm_job_gathers_every_nodes_topology(tmp_path):
+    result, topology = _run_in_fake_slurm(tmp_path, fails=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [n["hostname"] for n in topology["nodes"]] == ["nodeA", "nodeB"]
+    assert topology["typical_latency_us"][0]["link_class"] == "shm"
+
+
+def test_without_every_nodes_topology_the_run_says_so_and_keeps_its_own(tmp_path):
+    result, topology = _run_in_fake_slurm(tmp_path, fails=True)
+    assert "could not read every node's topology (srun: error: nodes are down); this node's only" in result.stderr
+    assert len(topology["nodes"]) == 1 and topology["nodes"][0]["hostname"] not in ("nodeA", "nodeB")
