@@ -50,6 +50,16 @@ double memory_per_rank(Strategy s, const Model& model, const StepSettings& setti
          activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing);
 }
 
+std::string memory_note(const ModelShape& shape, const StepSettings& settings, bool tokens_vary) {
+  char activations[96];
+  std::snprintf(activations, sizeof activations, "activations %.3g GB for %g tokens/rank",
+                activation_bytes(shape, settings.tokens, settings.activation_checkpointing) / 1e9, settings.tokens);
+  return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas) + ") +
+         (tokens_vary ? "activations for each shape's tokens/rank" : activations) +
+         " (bf16, FlashAttention, no dropout; activation checkpointing " +
+         (settings.activation_checkpointing ? "on" : "off") + "); communication buffers not counted)";
+}
+
 namespace {
 std::string gb(double bytes) {
   char text[32];

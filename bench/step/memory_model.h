@@ -33,6 +33,10 @@ double activation_bytes(const ModelShape& shape, double tokens, bool checkpointi
 // Model states plus activations, for the settings' ranks, shard group, tokens and checkpointing.
 double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings);
 
+// What "memory/rank" counts, as the tables print under themselves. `tokens_vary`: the tokens per
+// rank differ from table to table (strong scaling).
+std::string memory_note(const ModelShape& shape, const StepSettings& settings, bool tokens_vary = false);
+
 struct StrategyOutcome {
   Strategy strategy;
   double step_us = 0;  // measured (or predicted) median step time

@@ -56,7 +56,7 @@ StepOptions parse_step_options(CommandLine& args) {
   if (auto v = args.take("gpu-memory")) o.gpu_memory_GB = positive_number("--gpu-memory", *v);
   o.fits = args.take("fits");
   if (auto v = args.take("what-if")) {
-    StepOptions::WhatIf w;
+    WhatIfRequest w;
     w.shapes = parse_cluster_shapes(*v);
     if (auto b = args.take("intra-GBps")) w.links.intra_GBps = positive_number("--intra-GBps", *b);
     if (auto b = args.take("inter-GBps")) w.links.inter_GBps = positive_number("--inter-GBps", *b);

@@ -61,12 +61,7 @@ struct StepOptions {
   bool measure_tflops = false;
   double gpu_memory_GB = 80;
   std::optional<std::string> fits;
-  struct WhatIf {
-    std::vector<ClusterShape> shapes;
-    WhatIfLinks links;
-    std::optional<double> global_tokens;  // strong scaling: tokens per rank = global / ranks
-  };
-  std::optional<WhatIf> what_if;
+  std::optional<WhatIfRequest> what_if;
   std::string wiring;
   std::optional<std::string> link_class;
 };

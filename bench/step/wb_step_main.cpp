@@ -163,60 +163,12 @@ class StepRun {
 
  private:
   // No measurement: the programs for clusters of those shapes, played on link figures.
-  int what_if(const StepOptions::WhatIf& w) {
+  int what_if(const WhatIfRequest& request) {
     if (!control_.is_root()) return kExitOk;  // one process answers
     const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
-    const std::vector<WhatIfOutcome> outcomes = predict_clusters(
-        model, options_.strategies, options_.settings, w.shapes, w.links, options_.shard_group, w.global_tokens);
-    std::printf("what if: %s (%.3g B parameters), %g GB/s and %g us inside a node, %g GB/s and %g us per GPU between "
-                "nodes, %s at %g TFLOP/s (predicted, nothing measured)\n",
-                model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, w.links.intra_GBps,
-                w.links.intra_latency_us, w.links.inter_GBps, w.links.inter_latency_us,
-                w.global_tokens ? (number(*w.global_tokens) + " tokens a step over all ranks").c_str()
-                                : (number(options_.settings.tokens) + " tokens/rank").c_str(),
-                options_.settings.tflops);
-    for (const ClusterShape& shape : w.shapes) {
-      std::printf("\n%d nodes x %d GPUs (%g tokens/rank)\n", shape.nodes, shape.gpus_per_node,
-                  w.global_tokens ? *w.global_tokens / shape.ranks() : options_.settings.tokens);
-      std::printf("%-13s %12s %10s %10s %8s %12s %14s\n", "strategy", "step ms", "compute ms", "exposed ms", "exposed%",
-                  "memory/rank", "tokens/s");
-      std::vector<StrategyOutcome> ranking;
-      for (const WhatIfOutcome& o : outcomes) {
-        if (o.shape.nodes != shape.nodes || o.shape.gpus_per_node != shape.gpus_per_node) continue;
-        const Timeline& t = o.timeline;
-        std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB %14.4g\n", strategy_name(o.strategy), t.step_us / 1e3,
-                    t.compute_us / 1e3, t.exposed_us() / 1e3, 100 * t.exposed_us() / t.step_us, o.memory_bytes / 1e9,
-                    o.tokens_per_second());
-        ranking.push_back({o.strategy, t.step_us, o.memory_bytes});
-      }
-      std::printf("recommendation: %s\n", recommend(ranking, options_.gpu_memory_GB * 1e9).reason.c_str());
-    }
-    if (w.shapes.size() > 1) print_scaling(outcomes, w.shapes);
-    StepSettings noted = options_.settings;
-    if (w.global_tokens) noted.tokens = *w.global_tokens / w.shapes.back().ranks();
-    print_memory_note(model, noted, w.global_tokens && w.shapes.size() > 1);
+    print_what_if(model, options_.strategies, options_.settings, request, options_.shard_group,
+                  options_.gpu_memory_GB * 1e9);
     return kExitOk;
-  }
-
-  // Per strategy, throughput on each shape against the first shape's, scaled by the GPU count:
-  // 100% is linear scaling; a step that does not shrink with a global batch shows here first.
-  void print_scaling(const std::vector<WhatIfOutcome>& outcomes, const std::vector<ClusterShape>& shapes) const {
-    std::printf("\nscaling (tokens/s, and the efficiency against %dx%d scaled by the GPU count):\n", shapes[0].nodes,
-                shapes[0].gpus_per_node);
-    std::printf("%-13s", "strategy");
-    for (const ClusterShape& s : shapes) std::printf(" %19s", (std::to_string(s.nodes) + "x" + std::to_string(s.gpus_per_node)).c_str());
-    std::printf("\n");
-    const std::size_t per_shape = options_.strategies.size();
-    for (std::size_t i = 0; i < per_shape; ++i) {
-      const WhatIfOutcome& first = outcomes[i];
-      std::printf("%-13s", strategy_name(first.strategy));
-      for (std::size_t k = 0; k < shapes.size(); ++k) {
-        const WhatIfOutcome& o = outcomes[k * per_shape + i];
-        const double ideal = first.tokens_per_second() * o.shape.ranks() / first.shape.ranks();
-        std::printf(" %11.4g (%4.0f%%)", o.tokens_per_second(), 100 * o.tokens_per_second() / ideal);
-      }
-      std::printf("\n");
-    }
   }
 
   void print_calibration(const std::vector<CalibrationPoint>& calibration) const {
@@ -272,23 +224,10 @@ class StepRun {
     }
     const Recommendation r = recommend(ranking, options_.gpu_memory_GB * 1e9);
     std::printf("\nrecommendation: %s\n", r.reason.c_str());
-    print_memory_note(model, settings);
-    std::printf("(step traces in %s)\n", options_.harness.run_dir.c_str());
+    std::printf("%s\n(step traces in %s)\n", memory_note(model.shape, settings).c_str(),
+                options_.harness.run_dir.c_str());
   }
 
-  // What memory/rank holds: the same activations under every strategy, on top of the model states.
-  // `tokens_vary`: strong scaling, each cluster shape has its own tokens per rank.
-  static void print_memory_note(const Model& model, const StepSettings& settings, bool tokens_vary = false) {
-    const std::string activations =
-        tokens_vary ? std::string("activations for each shape's tokens/rank")
-                    : "activations " + number(activation_bytes(model.shape, settings.tokens,
-                                                               settings.activation_checkpointing) / 1e9) +
-                          " GB for " + number(settings.tokens) + " tokens/rank";
-    std::printf("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas) + %s "
-                "(bf16, FlashAttention, no dropout; activation checkpointing %s); communication buffers not "
-                "counted)\n",
-                activations.c_str(), settings.activation_checkpointing ? "on" : "off");
-  }
 
   MpiProgram& program_;
   const StepOptions& options_;

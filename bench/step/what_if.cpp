@@ -1,6 +1,7 @@
 #include "step/what_if.h"
 
 #include <charconv>
+#include <cstdio>
 
 #include "harness/command_line.h"
 #include "harness/errors.h"
@@ -52,6 +53,70 @@ std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vecto
                           memory_per_rank(strategy, model, settings)});
   }
   return outcomes;
+}
+
+namespace {
+
+bool same_shape(const ClusterShape& a, const ClusterShape& b) {
+  return a.nodes == b.nodes && a.gpus_per_node == b.gpus_per_node;
+}
+
+// Per strategy, throughput on each shape against the first shape's, scaled by the GPU count:
+// 100% is linear scaling; a step that does not shrink with a global batch shows here first.
+void print_scaling(const std::vector<WhatIfOutcome>& outcomes, const std::vector<ClusterShape>& shapes,
+                   std::size_t per_shape) {
+  std::printf("\nscaling (tokens/s, and the efficiency against %dx%d scaled by the GPU count):\n", shapes[0].nodes,
+              shapes[0].gpus_per_node);
+  std::printf("%-13s", "strategy");
+  for (const ClusterShape& s : shapes)
+    std::printf(" %19s", (std::to_string(s.nodes) + "x" + std::to_string(s.gpus_per_node)).c_str());
+  std::printf("\n");
+  for (std::size_t i = 0; i < per_shape; ++i) {
+    const WhatIfOutcome& first = outcomes[i];
+    std::printf("%-13s", strategy_name(first.strategy));
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      const WhatIfOutcome& o = outcomes[k * per_shape + i];
+      const double ideal = first.tokens_per_second() * o.shape.ranks() / first.shape.ranks();
+      std::printf(" %11.4g (%4.0f%%)", o.tokens_per_second(), 100 * o.tokens_per_second() / ideal);
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+void print_what_if(const Model& model, const std::vector<Strategy>& strategies, const StepSettings& base,
+                   const WhatIfRequest& request, std::optional<int> shard_group, double gpu_memory_bytes) {
+  const std::vector<WhatIfOutcome> outcomes =
+      predict_clusters(model, strategies, base, request.shapes, request.links, shard_group, request.global_tokens);
+  const WhatIfLinks& l = request.links;
+  char batch[64];
+  if (request.global_tokens) std::snprintf(batch, sizeof batch, "%g tokens a step over all ranks", *request.global_tokens);
+  else std::snprintf(batch, sizeof batch, "%g tokens/rank", base.tokens);
+  std::printf("what if: %s (%.3g B parameters), %g GB/s and %g us inside a node, %g GB/s and %g us per GPU between "
+              "nodes, %s at %g TFLOP/s (predicted, nothing measured)\n",
+              model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, l.intra_GBps, l.intra_latency_us,
+              l.inter_GBps, l.inter_latency_us, batch, base.tflops);
+  for (const ClusterShape& shape : request.shapes) {
+    std::printf("\n%d nodes x %d GPUs (%g tokens/rank)\n", shape.nodes, shape.gpus_per_node,
+                request.global_tokens ? *request.global_tokens / shape.ranks() : base.tokens);
+    std::printf("%-13s %12s %10s %10s %8s %12s %14s\n", "strategy", "step ms", "compute ms", "exposed ms", "exposed%",
+                "memory/rank", "tokens/s");
+    std::vector<StrategyOutcome> ranking;
+    for (const WhatIfOutcome& o : outcomes) {
+      if (!same_shape(o.shape, shape)) continue;
+      const Timeline& t = o.timeline;
+      std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB %14.4g\n", strategy_name(o.strategy), t.step_us / 1e3,
+                  t.compute_us / 1e3, t.exposed_us() / 1e3, 100 * t.exposed_us() / t.step_us, o.memory_bytes / 1e9,
+                  o.tokens_per_second());
+      ranking.push_back({o.strategy, t.step_us, o.memory_bytes});
+    }
+    std::printf("recommendation: %s\n", recommend(ranking, gpu_memory_bytes).reason.c_str());
+  }
+  if (request.shapes.size() > 1) print_scaling(outcomes, request.shapes, strategies.size());
+  StepSettings noted = base;
+  if (request.global_tokens) noted.tokens = *request.global_tokens / request.shapes.back().ranks();
+  std::printf("%s\n", memory_note(model.shape, noted, request.global_tokens && request.shapes.size() > 1).c_str());
 }
 
 }  // namespace wb::step

@@ -29,6 +29,12 @@ struct WhatIfLinks {
   double inter_GBps = 46, inter_latency_us = 5;   // an NDR NIC per GPU
 };
 
+struct WhatIfRequest {
+  std::vector<ClusterShape> shapes;
+  WhatIfLinks links;
+  std::optional<double> global_tokens;  // strong scaling: tokens per rank = global / ranks
+};
+
 struct WhatIfOutcome {
   ClusterShape shape;
   Strategy strategy;
@@ -45,5 +51,10 @@ std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vecto
                                             const StepSettings& base, const std::vector<ClusterShape>& shapes,
                                             const WhatIfLinks& links, std::optional<int> shard_group,
                                             std::optional<double> global_tokens);
+
+// Prints, per shape, each strategy's predicted step, exposed communication, memory, tokens/s and
+// the recommendation for `gpu_memory_bytes`; with several shapes, the scaling table.
+void print_what_if(const Model& model, const std::vector<Strategy>& strategies, const StepSettings& base,
+                   const WhatIfRequest& request, std::optional<int> shard_group, double gpu_memory_bytes);
 
 }  // namespace wb::step
