@@ -47,7 +47,7 @@ std::vector<std::string> pcie_degradation(const std::string& who, const PcieLink
     return g ? "Gen" + std::to_string(*g) : std::string("?");
   };
   return {who + " PCIe trained at " + gen(link.current_gts) + " x" + std::to_string(link.current_width.value_or(0)) +
-          ", capable of " + gen(link.max_gts) + " x" + std::to_string(link.max_width.value_or(0))};
+          ", capable of " + gen(link.capable_gts()) + " x" + std::to_string(link.capable_width().value_or(0))};
 }
 
 void apply_entry(DerivedLink& link, const CeilingEntry* entry) {

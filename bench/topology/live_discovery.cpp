@@ -126,6 +126,13 @@ PcieLinkState read_pcie_link(const std::string& device_dir) {
   link.current_width = optional_int(first_line(dir / "current_link_width"));
   link.max_width = optional_int(first_line(dir / "max_link_width"));
   if (link.current_width && *link.current_width <= 0) link.current_width.reset();  // "0" for a link down
+  // The upstream port: the directory above the device's real location, when that is a PCI device.
+  std::error_code ec;
+  const fs::path real = fs::canonical(dir, ec);
+  if (!ec && looks_like_bdf(real.parent_path().filename().string())) {
+    link.port_max_gts = leading_number(first_line(real.parent_path() / "max_link_speed"));
+    link.port_max_width = optional_int(first_line(real.parent_path() / "max_link_width"));
+  }
   return link;
 }
 
@@ -248,11 +255,9 @@ NodeTopology discover_node(const DiscoveryRoots& roots) {
     node.gpus = discover_cuda_gpus();
     if (!node.gpus.empty()) node.sources.push_back("CUDA runtime");
     node.peer_access = discover_cuda_peer_access(static_cast<int>(node.gpus.size()));
-    for (auto& gpu : node.gpus) {
-      const fs::path dir = fs::path(roots.sysfs) / "bus/pci/devices" / gpu.pci_bus_id;
-      gpu.pcie = read_pcie_link(dir.string());
+    read_gpu_links_under_load(node.gpus, roots.sysfs);
+    for (auto& gpu : node.gpus)
       if (!gpu.numa_node) gpu.numa_node = numa_of(roots.sysfs, gpu.pci_bus_id);
-    }
   }
   if (roots.use_nvidia_smi && on_path("nvidia-smi")) {
     const std::string matrix_text = run_command("nvidia-smi topo -m 2>/dev/null");

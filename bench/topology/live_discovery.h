@@ -37,4 +37,9 @@ std::vector<NvlinkStatus> parse_nvlink_status(const std::string& text);
 std::vector<GpuDevice> discover_cuda_gpus();
 std::vector<PeerAccess> discover_cuda_peer_access(int gpu_count);
 
+// Each GPU's PCIe link, read while the GPU copies host memory to itself (an idle GPU runs its link
+// slower): the fastest of the readings taken over about 0.3 s of copies, with read_under_load set;
+// the plain reading where the copies cannot run.
+void read_gpu_links_under_load(std::vector<GpuDevice>& gpus, const std::string& sysfs);
+
 }  // namespace wb

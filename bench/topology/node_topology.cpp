@@ -5,9 +5,21 @@
 
 namespace wb {
 
+std::optional<double> PcieLinkState::capable_gts() const {
+  if (max_gts && port_max_gts) return std::min(*max_gts, *port_max_gts);
+  return max_gts;
+}
+
+std::optional<int> PcieLinkState::capable_width() const {
+  if (max_width && port_max_width) return std::min(*max_width, *port_max_width);
+  return max_width;
+}
+
 bool PcieLinkState::below_max() const {
-  const bool slower = current_gts && max_gts && *current_gts + 1e-9 < *max_gts;
-  const bool narrower = current_width && max_width && *current_width < *max_width;
+  const auto gts = capable_gts();
+  const auto width = capable_width();
+  const bool slower = current_gts && gts && *current_gts + 1e-9 < *gts;
+  const bool narrower = current_width && width && *current_width < *width;
   return slower || narrower;
 }
 

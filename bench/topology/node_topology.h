@@ -16,8 +16,16 @@ namespace wb {
 struct PcieLinkState {
   std::optional<double> current_gts, max_gts;  // GT/s per lane
   std::optional<int> current_width, max_width;
+  // The upstream port's (the slot's) maxima: a link trains to the lesser of both ends.
+  std::optional<double> port_max_gts;
+  std::optional<int> port_max_width;
+  // GPUs drop their link speed when idle (to Gen1 in their lowest power state), so a GPU's link is
+  // read while it copies; false where that could not be done.
+  bool read_under_load = false;
   bool known() const { return current_gts && current_width; }
-  bool below_max() const;  // trained slower or narrower than the device can
+  std::optional<double> capable_gts() const;  // the lesser of the device's and the port's maxima
+  std::optional<int> capable_width() const;
+  bool below_max() const;  // trained slower or narrower than device and port allow
 };
 std::optional<int> pcie_generation(double gts);  // 8 -> 3, 16 -> 4, 32 -> 5, 64 -> 6
 

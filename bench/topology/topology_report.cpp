@@ -13,7 +13,8 @@ json optional_json(const auto& value) { return value ? json(*value) : json(nullp
 json pcie_json(const PcieLinkState& link) {
   return {{"current_gts", optional_json(link.current_gts)}, {"max_gts", optional_json(link.max_gts)},
           {"current_width", optional_json(link.current_width)}, {"max_width", optional_json(link.max_width)},
-          {"below_max", link.below_max()}};
+          {"port_max_gts", optional_json(link.port_max_gts)}, {"port_max_width", optional_json(link.port_max_width)},
+          {"read_under_load", link.read_under_load}, {"below_max", link.below_max()}};
 }
 
 json node_json(const NodeReport& report) {

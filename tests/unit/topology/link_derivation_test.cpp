@@ -13,7 +13,14 @@ const CeilingsDb& project_ceilings() {
   return db;
 }
 
-PcieLinkState pcie(double gts, int width, double max_gts, int max_width) { return {gts, max_gts, width, max_width}; }
+PcieLinkState pcie(double gts, int width, double max_gts, int max_width) {
+  PcieLinkState link;
+  link.current_gts = gts;
+  link.max_gts = max_gts;
+  link.current_width = width;
+  link.max_width = max_width;
+  return link;
+}
 
 const DerivedLink& find_link(const std::vector<DerivedLink>& links, const std::string& a, const std::string& b) {
   for (const auto& l : links)

@@ -72,6 +72,35 @@ TEST_F(FakeSysfs, PcieTreeWithTrainedStateAndParents) {
   EXPECT_EQ(*devices[1].numa_node, 1);
 }
 
+TEST_F(FakeSysfs, ALinkTrainsToTheLesserOfDeviceAndPort) {
+  // A Gen5 card in a Gen4 slot runs at Gen4: not degraded. Below a Gen4 x16 port, x8 is.
+  const fs::path port = fs::path(root_) / "devices/pci0000:00/0000:00:03.0";
+  make_device(port, "0x060400", "16.0 GT/s PCIe", "16", "16.0 GT/s PCIe", "16", "0");
+  make_device(port / "0000:02:00.0", "0x030200", "16.0 GT/s PCIe", "16", "32.0 GT/s PCIe", "16", "0");
+  const PcieLinkState slot_bound = read_pcie_link((fs::path(root_) / "bus/pci/devices/0000:02:00.0").string());
+  EXPECT_DOUBLE_EQ(*slot_bound.port_max_gts, 16.0);
+  EXPECT_DOUBLE_EQ(*slot_bound.capable_gts(), 16.0);
+  EXPECT_FALSE(slot_bound.below_max());
+  const PcieLinkState narrow = read_pcie_link((fs::path(root_) / "bus/pci/devices/0000:01:00.0").string());
+  EXPECT_EQ(*narrow.port_max_width, 16);
+  EXPECT_TRUE(narrow.below_max());
+  // a device with no PCI device above it (a root complex integrated one): its own maxima
+  const PcieLinkState top = read_pcie_link((fs::path(root_) / "bus/pci/devices/0000:00:02.0").string());
+  EXPECT_FALSE(top.port_max_gts.has_value());
+  EXPECT_DOUBLE_EQ(*top.capable_gts(), 32.0);
+}
+
+TEST_F(FakeSysfs, AGpuLinkIsReadUnderLoadOnlyWhereTheGpuCanCopy) {
+  std::vector<GpuDevice> gpus(1);
+  gpus[0].pci_bus_id = "0000:01:00.0";
+  read_gpu_links_under_load(gpus, root_);
+  EXPECT_DOUBLE_EQ(*gpus[0].pcie.current_gts, 16.0);  // what sysfs says, either way
+  EXPECT_EQ(*gpus[0].pcie.current_width, 8);
+  if (!fs::exists("/dev/nvidia0")) {
+    EXPECT_FALSE(gpus[0].pcie.read_under_load);  // no GPU to copy with
+  }
+}
+
 TEST_F(FakeSysfs, InfinibandPortsWithStateRateAndPciDevice) {
   const auto nics = discover_nics(root_);
   ASSERT_EQ(nics.size(), 2u);
