@@ -40,7 +40,7 @@ def report(run_dir: Path, profile_name=None):
         print(f"  problem: {problem}", file=sys.stderr)
     for v in verdicts:
         if v.verdict in ("FAIL", "ERROR"):
-            print(f"  {v.verdict} results.csv:{v.row.line} {v.row.key}: {v.reason}")
+            print(f"  {v.verdict} {v.row.where} {v.row.key}: {v.reason}")
     return code
 
 

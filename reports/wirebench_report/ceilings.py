@@ -28,6 +28,10 @@ class TypicalLatency:
 class Ceilings:
     def __init__(self, links_by_node, expectations=(), typical_latencies=()):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
+        # Links the topology found degraded (PCIe trained below what both ends allow, NVLinks down,
+        # an IB port not ACTIVE or narrower than 4X): (hostname, link dict), each once.
+        self.degraded = [(host, link) for host, table in links_by_node.items()
+                         for (a, b), link in table.items() if link.get("degraded") and (a, b) == (link["a"], link["b"])]
         self.expectations = {e["link_class"]: e for e in expectations if e.get("ceiling_GBps")}
         # Per link class the most lenient of its generations' figures (IB: the same 1.5 us for all).
         self.latencies = {}
@@ -71,18 +75,28 @@ class Ceilings:
         table = self.links.get(host) or (next(iter(self.links.values())) if len(self.links) == 1 else {})
         return table.get((a, b))
 
-    def for_row(self, row):
+    def degradation_for_row(self, row):
+        """What the topology found wrong with the link this row measured (empty when nothing)."""
+        link = self._link_of_row(row)
+        return list(link.get("degraded") or []) if link else []
+
+    def _link_of_row(self, row):
         src_host, _, src = row.text("src").rpartition("/")
         dst_host, _, dst = row.text("dst").rpartition("/")
-        link = None
         if src.startswith("gpu") and dst.startswith("gpu") and src != dst:
-            link = self._link(src_host, src, dst)
-        elif src.startswith("gpu") and dst.startswith("numa"):
-            link = self._link(src_host, src, "host")
-        elif src.startswith("numa") and dst.startswith("gpu"):
-            link = self._link(dst_host, dst, "host")
-        elif row.text("link_class") in ("ib", "roce", "eth") and src_host != dst_host:
-            link = self._slowest_port(src_host, dst_host)
+            return self._link(src_host, src, dst)
+        if src.startswith("gpu") and dst.startswith("numa"):
+            return self._link(src_host, src, "host")
+        if src.startswith("numa") and dst.startswith("gpu"):
+            return self._link(dst_host, dst, "host")
+        if row.text("link_class") in ("ib", "roce", "eth") and src_host != dst_host:
+            return self._slowest_port(src_host, dst_host)
+        return None
+
+    def for_row(self, row):
+        src_host = row.text("src").rpartition("/")[0]
+        dst_host = row.text("dst").rpartition("/")[0]
+        link = self._link_of_row(row)
         if (not link or link.get("ceiling_GBps") is None) and src_host != dst_host:
             # A link the topology cannot see (a virtual cluster's, a stated network): the suite's.
             expected = self.expectations.get(row.text("link_class"))

@@ -11,6 +11,8 @@ SUMMARY_SCHEMA_VERSION = 1
 
 def _row_name(v):
     f = v.row.fields
+    if f["bench"] == "topology":  # a finding of the topology, not a measurement
+        return f"{f['case']} {f['link_class']} link {f['src']} -> {f['dst']}"
     name = f"{f['case']} {f['op']} {f['dtype']} {f['src']}"
     if f["dst"]:
         name += f" -> {f['dst']}"
@@ -49,7 +51,7 @@ def markdown(run_dir, verdicts, problems, profile=None):
         lines += ["## FAIL and ERROR", ""]
         for v in bad:
             lines.append(f"- **{v.verdict}** {_md_cell(v.row.text('bench'))}: {_md_cell(_row_name(v))} "
-                         f"(results.csv line {v.row.line}): {_md_cell(v.reason)}")
+                         f"({_md_cell(v.row.where)}): {_md_cell(v.reason)}")
         for p in problems:
             lines.append(f"- **ERROR** input: {_md_cell(p)}")
         lines.append("")
@@ -185,7 +187,7 @@ def html_page(run_dir, verdicts, problems, plots, profile=None):
     if bad or problems:
         parts.append("<h2>FAIL and ERROR</h2><ul>")
         for v in bad:
-            parts.append(f"<li><b>{v.verdict}</b> {escape(_row_name(v))} (results.csv line {v.row.line}): "
+            parts.append(f"<li><b>{v.verdict}</b> {escape(_row_name(v))} ({escape(v.row.where)}): "
                          f"{escape(v.reason)}</li>")
         parts += [f"<li><b>ERROR</b> input: {escape(p)}</li>" for p in problems]
         parts.append("</ul>")

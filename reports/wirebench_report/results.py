@@ -16,6 +16,11 @@ class InputError(Exception):
 class Row:
     line: int
     fields: dict
+    origin: str = ""  # where a row that is not in results.csv comes from ("topology.json")
+
+    @property
+    def where(self):
+        return self.origin or f"results.csv line {self.line}"
 
     def text(self, name):
         return self.fields.get(name, "") or ""

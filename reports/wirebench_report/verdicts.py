@@ -12,10 +12,15 @@
     median is a FAIL where no ceiling is known, a WARN where the ceiling has judged the link;
     more than 2 MAD and 10% worse is a WARN;
   - with a platform profile (profiles.py), rows its floors match are judged against them too, and
-    the worse verdict stands.
+    the worse verdict stands;
+  - every link the topology found degraded (PCIe trained below what both ends allow, NVLinks down,
+    an IB port not ACTIVE or narrower than 4X) is a FAIL of its own (bench `topology`, from
+    topology.json), and the rows that measured that link say so in their reason.
 """
 import statistics
 from dataclasses import dataclass
+
+from .results import Row
 
 ORDER = {"PASS": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
 WARN_BAND = 0.05
@@ -78,7 +83,25 @@ def judge(results, ceilings, profile=None):
     _compare_siblings(verdicts, ceilings)
     if profile:
         _apply_profile(verdicts, profile, largest)
-    return verdicts
+    for v in verdicts:
+        degraded = ceilings.degradation_for_row(v.row) if v.row.status == "OK" else []
+        if degraded:
+            v.reason += "; its link is degraded: " + "; ".join(degraded)
+    return verdicts + topology_findings(ceilings)
+
+
+def topology_findings(ceilings):
+    """A FAIL for every link the topology found degraded, measured or not."""
+    findings = []
+    for host, link in ceilings.degraded:
+        fields = {"bench": "topology", "case": "degraded", "backend": "", "link_class": link.get("class", ""),
+                  "src": f"{host}/{link['a']}", "dst": f"{host}/{link['b']}", "direction": "", "op": "", "dtype": "",
+                  "bytes": "0", "extra": "", "status": "OK"}
+        reason = "; ".join(link["degraded"])
+        if link.get("reason"):
+            reason += f" (ceiling as trained: {link['reason']})"
+        findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL", reason))
+    return findings
 
 
 def _apply_profile(verdicts, profile, largest):

@@ -208,6 +208,29 @@ def test_small_ping_pongs_are_judged_against_the_typical_latency(tmp_path):
     assert v[2].verdict == "WARN" and "166.67x" in v[2].reason
 
 
+def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measured_them(run):
+    topology = json.loads((run / "topology.json").read_text())
+    links = topology["nodes"][0]["links"]
+    links[3]["degraded"] = ["gpu0 PCIe trained at Gen4 x8, capable of Gen5 x16"]
+    links.append({"a": "gpu3", "b": "gpu4", "class": "nvlink", "ceiling_GBps": 400, "reason": "NV16 x 25 GB/s",
+                  "degraded": ["2 of 18 NVLinks down"]})
+    (run / "topology.json").write_text(json.dumps(topology))
+    results = read_results(run / "results.csv")
+    verdicts = judge(results, Ceilings.load(run))
+    findings = [v for v in verdicts if v.row.text("bench") == "topology"]
+    assert [(f.verdict, f.row.text("src"), f.row.text("dst"), f.row.where) for f in findings] == [
+        ("FAIL", "n1/gpu0", "n1/host", "topology.json"), ("FAIL", "n1/gpu3", "n1/gpu4", "topology.json")]
+    assert findings[0].reason == ("gpu0 PCIe trained at Gen4 x8, capable of Gen5 x16 "
+                                  "(ceiling as trained: PCIe Gen5 x16 = 16 x 3.9375 GB/s)")
+    h2d = next(v for v in verdicts if v.row.text("case") == "h2d_pinned")
+    assert "its link is degraded: gpu0 PCIe trained at Gen4 x8" in h2d.reason and h2d.verdict == "WARN"
+    assert not any("degraded" in v.reason for v in verdicts if v.row.text("bench") == "p2p")
+    md = markdown(run, verdicts, results.problems)
+    assert "- **FAIL** topology: degraded nvlink link n1/gpu3 -> n1/gpu4 (topology.json): 2 of 18 NVLinks down" in md
+    root = ET.fromstring(junit(verdicts, results.problems))
+    assert root.find("testsuite[@name='topology']").get("failures") == "2"
+
+
 def _step_row(case, wiring, step, compute, exposed, predicted):
     extra = (f"scale=0.1;compute_us={compute};exposed_us={exposed};comm_us={exposed + 5000};predicted_us={predicted};"
              f"predicted_compute_us={compute};predicted_comm_us={exposed + 4000};bytes_all_reduce=34616832")
