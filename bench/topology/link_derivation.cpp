@@ -62,6 +62,7 @@ struct PortCeiling {
   std::string reason;
   const CeilingEntry* entry = nullptr;
   std::vector<std::string> degraded;
+  std::vector<std::string> inactive;
 };
 
 PortCeiling port_ceiling(const NicPort& nic, const CeilingsDb& db) {
@@ -73,7 +74,7 @@ PortCeiling port_ceiling(const NicPort& nic, const CeilingsDb& db) {
   const bool hca_port = !nic.rate_text.empty();
   const std::string healthy_state = hca_port ? "ACTIVE" : "up";
   if (!nic.state.empty() && nic.state != healthy_state)
-    out.degraded.push_back(nic.name + (hca_port ? " port " + std::to_string(nic.port) : std::string()) + " is " +
+    out.inactive.push_back(nic.name + (hca_port ? " port " + std::to_string(nic.port) : std::string()) + " is " +
                            nic.state + ", not " + healthy_state);
   const auto rate = parse_port_rate(nic.rate_text);
   if (infiniband && rate && !rate->generation.empty()) {
@@ -109,7 +110,7 @@ const GpuDevice* gpu_by_index(const NodeTopology& node, int index) {
 
 DerivedLink nvlink_pair(const GpuDevice& a, const GpuDevice& b, int links, std::optional<int> possible,
                         const CeilingsDb& db, const DerivationOptions& options) {
-  DerivedLink link{gpu_label(a.index), gpu_label(b.index), "nvlink", std::nullopt, "", "NV" + std::to_string(links), {}, "", {}};
+  DerivedLink link{gpu_label(a.index), gpu_label(b.index), "nvlink", std::nullopt, "", "NV" + std::to_string(links), {}, "", {}, {}};
   std::optional<std::string> generation = nvlink_generation_of(a.name);
   std::string assumed;
   if (!generation) generation = options.nvlink_generation;
@@ -194,7 +195,7 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
         links.push_back(nvlink_pair(a, b, nvlinks, possible, db, options));
         continue;
       }
-      DerivedLink link{gpu_label(a.index), gpu_label(b.index), "pcie", std::nullopt, "", cell ? cell->text() : "", {}, "", {}};
+      DerivedLink link{gpu_label(a.index), gpu_label(b.index), "pcie", std::nullopt, "", cell ? cell->text() : "", {}, "", {}, {}};
       std::string why_a, why_b;
       const CeilingEntry* entry_a = nullptr;
       const CeilingEntry* entry_b = nullptr;
@@ -214,7 +215,7 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
 
   // GPU to host.
   for (const auto& gpu : node.gpus) {
-    DerivedLink link{gpu_label(gpu.index), "host", "pcie", std::nullopt, "", "", {}, "", {}};
+    DerivedLink link{gpu_label(gpu.index), "host", "pcie", std::nullopt, "", "", {}, "", {}, {}};
     const CeilingEntry* entry = nullptr;
     link.ceiling_GBps = pcie_ceiling(gpu.pcie, db, link.reason, &entry);
     apply_entry(link, entry);
@@ -232,7 +233,7 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
         for (const auto& candidate : node.nics)
           if (candidate.name == nic_name) nic = &candidate;
         DerivedLink link{gpu_label(node.matrix->devices[g].index), nic_name, "pcie", std::nullopt, "",
-                         node.matrix->at(g, n).text(), {}, "", {}};
+                         node.matrix->at(g, n).text(), {}, "", {}, {}};
         std::vector<std::pair<double, std::string>> limits;
         std::string why;
         const CeilingEntry* entry = nullptr;
@@ -259,7 +260,8 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
   for (const auto& nic : node.nics) {
     if (nic.link_layer.empty() && nic.rate_text.empty() && !nic.rate_gbps) continue;  // known by name only
     const PortCeiling port = port_ceiling(nic, db);
-    DerivedLink link{nic.name, "network", port.link_class, port.ceiling, port.reason, "", {}, "", port.degraded};
+    DerivedLink link{nic.name, "network", port.link_class, port.ceiling, port.reason, "", {}, "", port.degraded,
+                     port.inactive};
     apply_entry(link, port.entry);
     for (const auto& d : pcie_degradation(nic.name, nic.pcie)) link.degraded.push_back(d);
     links.push_back(link);

@@ -23,6 +23,8 @@ struct DerivedLink {
   std::optional<double> healthy_fraction;
   std::string source;                // the ceilings.csv row the rate came from
   std::vector<std::string> degraded;  // why the link is below what it should be
+  // A port that is not up: unused, or a cable or switch problem; only the operator knows which.
+  std::vector<std::string> inactive;
 };
 
 struct DerivationOptions {

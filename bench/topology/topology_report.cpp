@@ -48,7 +48,7 @@ json node_json(const NodeReport& report) {
     links.push_back({{"a", l.a}, {"b", l.b}, {"class", l.link_class}, {"ceiling_GBps", optional_json(l.ceiling_GBps)},
                      {"reason", l.reason}, {"distance", l.distance},
                      {"healthy_fraction", optional_json(l.healthy_fraction)}, {"source", l.source},
-                     {"degraded", l.degraded}});
+                     {"degraded", l.degraded}, {"inactive", l.inactive}});
   json peer = json::array();
   for (const auto& p : node.peer_access)
     peer.push_back({{"a", p.gpu_a}, {"b", p.gpu_b}, {"can_access", p.can_access},
@@ -128,6 +128,7 @@ std::string topology_table(const std::vector<NodeReport>& nodes, const std::opti
                     l.distance.c_str(), ceiling_text(l.ceiling_GBps).c_str());
       out << row << l.reason << "\n";
       for (const auto& d : l.degraded) out << "      DEGRADED: " << d << "\n";
+      for (const auto& d : l.inactive) out << "      INACTIVE: " << d << "\n";
     }
   }
   if (nccl) {

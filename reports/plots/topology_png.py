@@ -64,7 +64,7 @@ def draw_node(axes, node):
             continue
         colour = CLASS_COLOURS.get(link["class"], "black")
         used_classes.add(link["class"])
-        style = "--" if link.get("degraded") else "-"
+        style = "--" if link.get("degraded") or link.get("inactive") else "-"
         if link["class"] == "nvlink" and a[1] == b[1]:
             # GPUs share a row: bow the NVLink arcs above it, higher for farther pairs
             xs = [a[0], (a[0] + b[0]) / 2, b[0]]

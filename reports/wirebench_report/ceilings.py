@@ -29,9 +29,9 @@ class Ceilings:
     def __init__(self, links_by_node, expectations=(), typical_latencies=()):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
         # Links the topology found degraded (PCIe trained below what both ends allow, NVLinks down,
-        # an IB port not ACTIVE or narrower than 4X): (hostname, link dict), each once.
-        self.degraded = [(host, link) for host, table in links_by_node.items()
-                         for (a, b), link in table.items() if link.get("degraded") and (a, b) == (link["a"], link["b"])]
+        # an IB port narrower than 4X) or with a port not up: (hostname, link dict), each once.
+        self.flagged = [(host, link) for host, table in links_by_node.items() for (a, b), link in table.items()
+                        if (link.get("degraded") or link.get("inactive")) and (a, b) == (link["a"], link["b"])]
         self.expectations = {e["link_class"]: e for e in expectations if e.get("ceiling_GBps")}
         # Per link class the most lenient of its generations' figures (IB: the same 1.5 us for all).
         self.latencies = {}

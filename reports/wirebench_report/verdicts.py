@@ -13,9 +13,10 @@
     more than 2 MAD and 10% worse is a WARN;
   - with a platform profile (profiles.py), rows its floors match are judged against them too, and
     the worse verdict stands;
-  - every link the topology found degraded (PCIe trained below what both ends allow, NVLinks down,
-    an IB port not ACTIVE or narrower than 4X) is a FAIL of its own (bench `topology`, from
-    topology.json), and the rows that measured that link say so in their reason.
+  - every degradation the topology found (PCIe trained below what both ends allow, NVLinks down,
+    an IB port narrower than 4X) is a FAIL of its own (bench `topology`, from topology.json, once
+    however many links it touches), a port that is not up a WARN (unused, or cut: only the
+    operator knows); the rows that measured a degraded link say so in their reason.
 """
 import statistics
 from dataclasses import dataclass
@@ -91,16 +92,28 @@ def judge(results, ceilings, profile=None):
 
 
 def topology_findings(ceilings):
-    """A FAIL for every link the topology found degraded, measured or not."""
+    """A verdict for each thing the topology found wrong, measured or not: FAIL for a degradation,
+    WARN for a port that is not up. One finding per node and text (a GPU with NVLinks down touches
+    every pair it is in), naming the links it touches."""
+    found = {}  # (host, kind, text) -> links
+    for host, link in ceilings.flagged:
+        for kind in ("degraded", "inactive"):
+            for text in link.get(kind) or []:
+                found.setdefault((host, kind, text), []).append(link)
     findings = []
-    for host, link in ceilings.degraded:
-        fields = {"bench": "topology", "case": "degraded", "backend": "", "link_class": link.get("class", ""),
-                  "src": f"{host}/{link['a']}", "dst": f"{host}/{link['b']}", "direction": "", "op": "", "dtype": "",
-                  "bytes": "0", "extra": "", "status": "OK"}
-        reason = "; ".join(link["degraded"])
-        if link.get("reason"):
-            reason += f" (ceiling as trained: {link['reason']})"
-        findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL", reason))
+    for (host, kind, text), links in found.items():
+        first = links[0]
+        fields = {"bench": "topology", "case": kind, "backend": "", "link_class": first.get("class", ""),
+                  "src": f"{host}/{first['a']}", "dst": f"{host}/{first['b']}", "direction": "", "op": "",
+                  "dtype": "", "bytes": "0", "extra": "", "status": "OK"}
+        reason = text
+        if len(links) > 1:
+            reason += f" (on {len(links)} links: " + ", ".join(f"{l['a']}-{l['b']}" for l in links) + ")"
+        elif kind == "degraded" and first.get("reason"):
+            reason += f" (ceiling as trained: {first['reason']})"
+        if kind == "inactive":
+            reason += "; unused, or a cable or switch problem: a port meant to carry traffic must be up"
+        findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL" if kind == "degraded" else "WARN", reason))
     return findings
 
 

@@ -212,21 +212,28 @@ def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measure
     topology = json.loads((run / "topology.json").read_text())
     links = topology["nodes"][0]["links"]
     links[3]["degraded"] = ["gpu0 PCIe trained at Gen4 x8, capable of Gen5 x16"]
-    links.append({"a": "gpu3", "b": "gpu4", "class": "nvlink", "ceiling_GBps": 400, "reason": "NV16 x 25 GB/s",
-                  "degraded": ["2 of 18 NVLinks down"]})
+    for other in ("gpu4", "gpu5"):  # one GPU's NVLinks down touch every pair it is in: one finding
+        links.append({"a": "gpu3", "b": other, "class": "nvlink", "ceiling_GBps": 400, "reason": "NV16 x 25 GB/s",
+                      "degraded": ["gpu3 has 2 of 18 NVLinks inactive"]})
+    links.append({"a": "mlx5_1", "b": "network", "class": "ib", "ceiling_GBps": None, "reason": "",
+                  "degraded": [], "inactive": ["mlx5_1 port 1 is DOWN, not ACTIVE"]})
     (run / "topology.json").write_text(json.dumps(topology))
     results = read_results(run / "results.csv")
     verdicts = judge(results, Ceilings.load(run))
     findings = [v for v in verdicts if v.row.text("bench") == "topology"]
     assert [(f.verdict, f.row.text("src"), f.row.text("dst"), f.row.where) for f in findings] == [
-        ("FAIL", "n1/gpu0", "n1/host", "topology.json"), ("FAIL", "n1/gpu3", "n1/gpu4", "topology.json")]
+        ("FAIL", "n1/gpu0", "n1/host", "topology.json"), ("FAIL", "n1/gpu3", "n1/gpu4", "topology.json"),
+        ("WARN", "n1/mlx5_1", "n1/network", "topology.json")]
+    assert findings[1].reason == "gpu3 has 2 of 18 NVLinks inactive (on 2 links: gpu3-gpu4, gpu3-gpu5)"
+    assert "unused, or a cable or switch problem" in findings[2].reason
     assert findings[0].reason == ("gpu0 PCIe trained at Gen4 x8, capable of Gen5 x16 "
                                   "(ceiling as trained: PCIe Gen5 x16 = 16 x 3.9375 GB/s)")
     h2d = next(v for v in verdicts if v.row.text("case") == "h2d_pinned")
     assert "its link is degraded: gpu0 PCIe trained at Gen4 x8" in h2d.reason and h2d.verdict == "WARN"
     assert not any("degraded" in v.reason for v in verdicts if v.row.text("bench") == "p2p")
     md = markdown(run, verdicts, results.problems)
-    assert "- **FAIL** topology: degraded nvlink link n1/gpu3 -> n1/gpu4 (topology.json): 2 of 18 NVLinks down" in md
+    assert ("- **FAIL** topology: degraded nvlink link n1/gpu3 -> n1/gpu4 (topology.json): gpu3 has 2 of 18 NVLinks "
+            "inactive (on 2 links") in md
     root = ET.fromstring(junit(verdicts, results.problems))
     assert root.find("testsuite[@name='topology']").get("failures") == "2"
 
