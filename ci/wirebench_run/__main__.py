@@ -56,8 +56,11 @@ def load_suite(name):
         if step.get("where", "local") not in ("local", "cluster", "always"):
             raise SuiteError(f"{path}: step {number}: where: must be local, cluster or always")
         ranks = step.get("ranks", 1)
-        if not (ranks == "gpus" or isinstance(ranks, int) and ranks >= 1):
-            raise SuiteError(f"{path}: step {number}: ranks: must be a whole number >= 1 or 'gpus'")
+        if not (ranks in ("gpus", "nodes") or isinstance(ranks, int) and ranks >= 1):
+            raise SuiteError(f"{path}: step {number}: ranks: must be a whole number >= 1, 'gpus' or 'nodes'")
+        min_nodes = step.get("min_nodes", 1)
+        if not (isinstance(min_nodes, int) and not isinstance(min_nodes, bool) and min_nodes >= 1):
+            raise SuiteError(f"{path}: step {number}: min_nodes: must be a whole number >= 1")
         env = step.get("env", {})
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float))
                                                 for k, v in env.items()):
@@ -127,8 +130,14 @@ def slurm_nodes():
 
 
 def step_ranks(step):
+    """`gpus`: one rank per GPU of the job; `nodes`: one rank per node of the job (a Slurm
+    allocation's; one outside Slurm); else the number given."""
     ranks = step.get("ranks", 1)
-    return gpu_ranks() if ranks == "gpus" else int(ranks)
+    if ranks == "gpus":
+        return gpu_ranks()
+    if ranks == "nodes":
+        return slurm_nodes()
+    return int(ranks)
 
 
 def step_env(step):
@@ -142,12 +151,17 @@ def launcher(step, cluster):
     if cluster and step.get("where") == "cluster":
         return [str(VCLUSTER), "exec"]
     if template and ranks > 1:
-        return shlex.split(template.format(ranks=ranks))
-    if ranks > 1 and os.environ.get("SLURM_JOB_ID"):
-        return ["srun", f"--ntasks={ranks}"]  # inside an allocation, Slurm's own launcher
-    if ranks > 1:
-        return ["mpiexec", "-n", str(ranks)]
-    return []
+        command = shlex.split(template.format(ranks=ranks))
+    elif ranks > 1 and os.environ.get("SLURM_JOB_ID"):
+        command = ["srun", f"--ntasks={ranks}"]  # inside an allocation, Slurm's own launcher
+    elif ranks > 1:
+        command = ["mpiexec", "-n", str(ranks)]
+    else:
+        return []
+    if step.get("ranks") == "nodes":  # one rank on each node: the pairs cross the network
+        name = Path(command[0]).name
+        command += ["--ntasks-per-node=1"] if name == "srun" else ["-ppn", "1"] if name == "mpiexec" else []
+    return command
 
 
 def write_topology(run_dir):
@@ -183,8 +197,15 @@ def write_topology(run_dir):
     return 1
 
 
-def error_row(run_dir, step, reason):
-    """The step's failure in results.csv, so the report names it."""
+def too_few_nodes(step):
+    """Why a step cannot run in this job (it needs more nodes than the job has), or None."""
+    needed, have = step.get("min_nodes", 1), slurm_nodes()
+    return f"needs at least {needed} nodes; this job has {have}" if have < needed else None
+
+
+def error_row(run_dir, step, reason, status="ERROR"):
+    """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
+    names it."""
     path = run_dir / "results.csv"
     new = not path.exists() or path.stat().st_size == 0
     with path.open("a", newline="") as out:
@@ -193,10 +214,14 @@ def error_row(run_dir, step, reason):
             writer.writeheader()
         writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
                          "backend": "run", "bytes": 0, "ranks": step_ranks(step), "nodes": 1, "iters": 0,
-                         "errors": "", "status": "ERROR", "reason": reason})
+                         "errors": "", "status": status, "reason": reason})
 
 
 def run_step(number, total, step, run_dir, cluster, extra_args, started):
+    if too_few_nodes(step):
+        print(f"[{number}/{total}] {step['name']}: skipped, {too_few_nodes(step)}", flush=True)
+        error_row(run_dir, step, f"step '{step['name']}' {too_few_nodes(step)}", status="SKIP")
+        return 0
     command = launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", [])),
                                          "--run-dir", str(run_dir), *extra_args]
     timeout = float(step.get("timeout", 600))
@@ -263,6 +288,9 @@ def main(argv):
             for step in selected_steps(suite, cluster) if step["where"] == "cluster" or index == 0]
     if args.dry_run:
         for rate, step in plan:
+            if too_few_nodes(step):
+                print(f"# {step['name']}: skipped, {too_few_nodes(step)}")
+                continue
             env = [f"{k}={v}" for k, v in step_env(step).items()]
             print(shlex.join(env + launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
         return 0

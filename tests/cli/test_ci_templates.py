@@ -188,3 +188,33 @@ def test_without_every_nodes_topology_the_run_says_so_and_keeps_its_own(tmp_path
     result, topology = _run_in_fake_slurm(tmp_path, fails=True)
     assert "could not read every node's topology (srun: error: nodes are down); this node's only" in result.stderr
     assert len(topology["nodes"]) == 1 and topology["nodes"][0]["hostname"] not in ("nodeA", "nodeB")
+
+
+def test_a_step_on_every_node_runs_one_rank_per_node_or_says_why_it_cannot(tmp_path):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    suite = "name: mine\nsteps:\n  - {name: across, binary: wb-net, ranks: nodes, min_nodes: 2, args: [--tests, bw]}\n"
+    (tmp_path / "mine.yaml").write_text(suite)
+    shutil.copy(ROOT / "suites" / "ceilings.csv", tmp_path)
+    base = {k: v for k, v in os.environ.items() if k not in ("WB_LAUNCHER", "SLURM_JOB_ID")}
+    base["WB_SUITES_DIR"] = str(tmp_path)
+    wirebench = str(Path(binary) / "wirebench")
+    inside = dict(base, SLURM_JOB_ID="9", SLURM_JOB_NUM_NODES="3", SLURM_NTASKS="24")
+    result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=inside)
+    assert result.stdout.startswith("srun --ntasks=3 --ntasks-per-node=1 "), result.stdout
+    hydra = dict(inside, WB_LAUNCHER="mpiexec -n {ranks} -f hosts")
+    result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=hydra)
+    assert result.stdout.startswith("mpiexec -n 3 -f hosts -ppn 1 "), result.stdout
+    # one node: the step does not run, and its SKIP row says why
+    run_dir = tmp_path / "run"
+    result = subprocess.run([wirebench, "run", "mine", "--run-dir", str(run_dir)], capture_output=True, text=True,
+                            env=base, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "across: skipped, needs at least 2 nodes; this job has 1" in result.stdout
+    rows = (run_dir / "results.csv").read_text().splitlines()
+    assert len(rows) == 2 and ",SKIP,step 'across' needs at least 2 nodes; this job has 1" in rows[1]
+    bad = suite.replace("min_nodes: 2", "min_nodes: two")
+    (tmp_path / "mine.yaml").write_text(bad)
+    result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=base)
+    assert result.returncode == 3 and "min_nodes: must be a whole number >= 1" in result.stderr
