@@ -58,6 +58,10 @@ def load_suite(name):
         ranks = step.get("ranks", 1)
         if not (ranks in ("gpus", "nodes") or isinstance(ranks, int) and ranks >= 1):
             raise SuiteError(f"{path}: step {number}: ranks: must be a whole number >= 1, 'gpus' or 'nodes'")
+        if step.get("on_every_node", False) not in (True, False):
+            raise SuiteError(f"{path}: step {number}: on_every_node: must be true or false")
+        if step.get("on_every_node") and ranks != 1:
+            raise SuiteError(f"{path}: step {number}: on_every_node is for one-process steps (ranks: 1)")
         min_nodes = step.get("min_nodes", 1)
         if not (isinstance(min_nodes, int) and not isinstance(min_nodes, bool) and min_nodes >= 1):
             raise SuiteError(f"{path}: step {number}: min_nodes: must be a whole number >= 1")
@@ -217,13 +221,44 @@ def error_row(run_dir, step, reason, status="ERROR"):
                          "errors": "", "status": status, "reason": reason})
 
 
+# A one-process step on every node of a Slurm job: each writes into RUN_DIR/nodes/<node>.
+NODE_WRAPPER = 'exec "$0" "$@" --run-dir "$WB_NODE_RUN_DIRS/${SLURMD_NODENAME:-$(hostname)}"'
+
+
+def on_every_node(step):
+    return bool(step.get("on_every_node")) and slurm_nodes() > 1
+
+
+def step_command(step, cluster, run_dir=None, extra_args=()):
+    """The step's command line (without --run-dir when run_dir is None: the dry run's)."""
+    program = [str(BIN / step["binary"]), *map(str, step.get("args", [])), *extra_args]
+    if on_every_node(step):
+        nodes = slurm_nodes()
+        return ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", "bash", "-c", NODE_WRAPPER,
+                *program]
+    return launcher(step, cluster) + program + (["--run-dir", str(run_dir)] if run_dir else [])
+
+
+def merge_node_results(run_dir):
+    """Appends the complete rows of every RUN_DIR/nodes/*/results.csv to RUN_DIR/results.csv (a row
+    cut by a crash stays behind, in its node's file)."""
+    path = run_dir / "results.csv"
+    for node_file in sorted((run_dir / "nodes").glob("*/results.csv")):
+        lines = node_file.read_text().split("\n")[:-1]  # the last piece is empty, or a cut row
+        if len(lines) < 2:
+            continue
+        new = not path.exists() or path.stat().st_size == 0
+        with path.open("a") as out:
+            out.write("\n".join(lines if new else lines[1:]) + "\n")
+        node_file.rename(node_file.with_name("results.merged.csv"))  # merged once, kept for reference
+
+
 def run_step(number, total, step, run_dir, cluster, extra_args, started):
     if too_few_nodes(step):
         print(f"[{number}/{total}] {step['name']}: skipped, {too_few_nodes(step)}", flush=True)
         error_row(run_dir, step, f"step '{step['name']}' {too_few_nodes(step)}", status="SKIP")
         return 0
-    command = launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", [])),
-                                         "--run-dir", str(run_dir), *extra_args]
+    command = step_command(step, cluster, run_dir, extra_args)
     timeout = float(step.get("timeout", 600))
     print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
     log = run_dir / "logs" / f"{number:02d}-{step['binary']}.log"
@@ -231,6 +266,9 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
     with log.open("w") as out:
         out.write("$ " + shlex.join([f"{k}={v}" for k, v in env.items()] + command) + "\n")
         out.flush()
+        if on_every_node(step):
+            env["WB_NODE_RUN_DIRS"] = str((run_dir / "nodes").resolve())
+            (run_dir / "nodes").mkdir(exist_ok=True)
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                    env={**os.environ, **env})
         try:
@@ -238,8 +276,12 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+            if on_every_node(step):
+                merge_node_results(run_dir)
             error_row(run_dir, step, f"step '{step['name']}' did not finish within {timeout:.0f} s (see {log})")
             return 2
+    if on_every_node(step):
+        merge_node_results(run_dir)
     if code not in (0, 1):  # 1 is data errors, already in the rows
         error_row(run_dir, step, f"step '{step['name']}' exited with code {code} (see {log})")
     return code
@@ -292,7 +334,7 @@ def main(argv):
                 print(f"# {step['name']}: skipped, {too_few_nodes(step)}")
                 continue
             env = [f"{k}={v}" for k, v in step_env(step).items()]
-            print(shlex.join(env + launcher(step, cluster) + [str(BIN / step["binary"]), *map(str, step.get("args", []))]))
+            print(shlex.join(env + step_command(step, cluster)))
         return 0
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     started = time.time()

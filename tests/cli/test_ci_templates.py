@@ -148,17 +148,25 @@ def test_inside_slurm_one_rank_per_gpu_means_every_task_of_the_allocation(tmp_pa
 
 
 FAKE_SRUN = """#!/usr/bin/env bash
-# Stands in for Slurm's srun: one `wirebench topo --json` per node of a two-node job.
+# Stands in for Slurm's srun on a two-node job: with --output (the topology), a canned
+# `wirebench topo --json` per node; otherwise the command once per node, as Slurm would start it.
 [[ ${FAKE_SRUN_FAILS:-0} == 1 ]] && { echo "srun: error: nodes are down" >&2; exit 1; }
 out=""
-for a in "$@"; do case $a in --output=*) out=${a#--output=} ;; esac; done
+while [[ $# -gt 0 && $1 == --* ]]; do
+  case $1 in --output=*) out=${1#--output=} ;; esac
+  shift
+done
 for node in nodeA nodeB; do
-  printf '{"schema_version": 1, "nodes": [{"hostname": "%s", "links": []}], "typical_latency_us": [{"link_class": "shm", "generation": "any", "latency_us": 0.3, "source": "s"}]}\\n' "$node" > "${out//%N/$node}"
+  if [[ -n $out ]]; then
+    printf '{"schema_version": 1, "nodes": [{"hostname": "%s", "links": []}], "typical_latency_us": [{"link_class": "shm", "generation": "any", "latency_us": 0.3, "source": "s"}]}\\n' "$node" > "${out//%N/$node}"
+  else
+    SLURMD_NODENAME=$node "$@" || exit $?
+  fi
 done
 """
 
 
-def _run_in_fake_slurm(tmp_path, fails):
+def _run_in_fake_slurm(tmp_path, fails, steps="  - {name: GPU pairs, binary: wb-p2p}\n"):
     binary = os.environ.get("WB_BIN_DIR")
     if not binary:
         pytest.skip("WB_BIN_DIR is not set (run through ctest)")
@@ -166,7 +174,7 @@ def _run_in_fake_slurm(tmp_path, fails):
     fake.mkdir()
     (fake / "srun").write_text(FAKE_SRUN)
     (fake / "srun").chmod(0o755)
-    (tmp_path / "mine.yaml").write_text("name: mine\nsteps:\n  - {name: GPU pairs, binary: wb-p2p}\n")
+    (tmp_path / "mine.yaml").write_text("name: mine\nsteps:\n" + steps)
     shutil.copy(ROOT / "suites" / "ceilings.csv", tmp_path)  # WB_SUITES_DIR is where topo finds it too
     env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
     env.update(WB_SUITES_DIR=str(tmp_path), SLURM_JOB_ID="77", SLURM_NTASKS="16", SLURM_JOB_NUM_NODES="2",
@@ -174,18 +182,18 @@ def _run_in_fake_slurm(tmp_path, fails):
     run_dir = tmp_path / "run"
     result = subprocess.run([str(Path(binary) / "wirebench"), "run", "mine", "--run-dir", str(run_dir)],
                             capture_output=True, text=True, env=env, timeout=300)
-    return result, json.loads((run_dir / "topology.json").read_text())
+    return result, json.loads((run_dir / "topology.json").read_text()), run_dir
 
 
 def test_a_multi_node_slurm_job_gathers_every_nodes_topology(tmp_path):
-    result, topology = _run_in_fake_slurm(tmp_path, fails=False)
+    result, topology, _ = _run_in_fake_slurm(tmp_path, fails=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert [n["hostname"] for n in topology["nodes"]] == ["nodeA", "nodeB"]
     assert topology["typical_latency_us"][0]["link_class"] == "shm"
 
 
 def test_without_every_nodes_topology_the_run_says_so_and_keeps_its_own(tmp_path):
-    result, topology = _run_in_fake_slurm(tmp_path, fails=True)
+    result, topology, _ = _run_in_fake_slurm(tmp_path, fails=True)
     assert "could not read every node's topology (srun: error: nodes are down); this node's only" in result.stderr
     assert len(topology["nodes"]) == 1 and topology["nodes"][0]["hostname"] not in ("nodeA", "nodeB")
 
@@ -218,3 +226,30 @@ def test_a_step_on_every_node_runs_one_rank_per_node_or_says_why_it_cannot(tmp_p
     (tmp_path / "mine.yaml").write_text(bad)
     result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=base)
     assert result.returncode == 3 and "min_nodes: must be a whole number >= 1" in result.stderr
+
+
+def test_a_step_on_every_node_runs_on_each_and_its_rows_are_merged(tmp_path):
+    result, _, run_dir = _run_in_fake_slurm(tmp_path, fails=False,
+                                            steps="  - {name: GPU pairs, binary: wb-p2p, on_every_node: true}\n")
+    assert result.returncode == 0, result.stdout + result.stderr
+    per_node = {node: (run_dir / "nodes" / node / "results.merged.csv").read_text().splitlines()
+                for node in ("nodeA", "nodeB")}
+    assert all(len(lines) > 1 for lines in per_node.values())
+    merged = (run_dir / "results.csv").read_text().splitlines()
+    assert merged[0] == per_node["nodeA"][0]  # one header
+    assert merged[1:] == per_node["nodeA"][1:] + per_node["nodeB"][1:]
+    log = next((run_dir / "logs").glob("*wb-p2p.log")).read_text()
+    assert "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 bash -c" in log
+
+
+def test_merging_keeps_a_cut_row_behind(tmp_path):
+    import sys
+    sys.path[:0] = [str(ROOT / "ci"), str(ROOT / "reports")]
+    from wirebench_run.__main__ import merge_node_results
+    header = "bench,case\n"
+    for node, text in [("a", header + "p2p,x\np2p,y\n"), ("b", header + "host,z\nhost,cu")]:  # b was killed
+        (tmp_path / "nodes" / node).mkdir(parents=True)
+        (tmp_path / "nodes" / node / "results.csv").write_text(text)
+    merge_node_results(tmp_path)
+    assert (tmp_path / "results.csv").read_text() == header + "p2p,x\np2p,y\nhost,z\n"
+    assert (tmp_path / "nodes" / "b" / "results.merged.csv").read_text().endswith("host,cu")
