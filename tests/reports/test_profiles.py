@@ -141,3 +141,15 @@ def test_sizes_with_units():
     doc = {"name": "x", "floors": [{"name": "a", "match": {"bench": "coll"}, "metric": "busbw_GBps", "floor": 1,
                                     "source": "s", "min_bytes": size} for size in ("1G", "16GiB", "4MB", 512)]}
     assert [f.min_bytes for f in parse_profile(doc, "doc").floors] == [1 << 30, 16 << 30, 4 * 10**6, 512]
+
+
+def test_the_all_reduce_floor_judges_each_nodes_communicator_too(tmp_path):
+    # wb-coll --split intra over a multi-node job: one communicator per node, the slowest node's time.
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    row = ("coll,out_of_place,nccl,nvlink,intra-node,,uni,all_reduce,float32,17179869184,8,1,5,70000,69000,71000,"
+           "245.4,429.5,0,iters=5,OK,")
+    (run_dir / "results.csv").write_text(HEADER + "\n" + row + "\n")
+    profile = load_profile("h100-sxm-8gpu")
+    v, _ = judged(run_dir, profile)
+    assert v[2].verdict == "FAIL" and "busbw 429.5 GB/s against the floor 460" in v[2].reason
