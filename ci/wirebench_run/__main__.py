@@ -79,6 +79,25 @@ def load_suite(name):
     return path, suite
 
 
+def list_suites_and_profiles():
+    from wirebench_report.profiles import PROFILES
+    print(f"suites ({SUITES}):")
+    for path in sorted(SUITES.glob("*.yaml")):
+        try:
+            suite = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError:
+            suite = {"description": "(not valid YAML)"}
+        print(f"  {path.stem:<14} {suite.get('description', '') if isinstance(suite, dict) else ''}")
+    print(f"platform profiles ({PROFILES}), for --profile:")
+    for path in sorted(PROFILES.glob("*.yaml")):
+        try:
+            profile = load_profile(str(path))
+            print(f"  {profile.name:<14} {profile.description} ({len(profile.floors)} floors)")
+        except InputError as error:
+            print(f"  {path.stem:<14} (unreadable: {error})")
+    return 0
+
+
 def cluster_rates(cluster):
     """A cluster's link rates in Mbit/s: one, or a list (the same steps on each wiring in turn)."""
     rate = cluster.get("rate_mbit", 1000)
@@ -306,10 +325,13 @@ def main(argv):
     parser.add_argument("--degrade", help="fault injection: NODE=RATE for one node's link (cluster suites)")
     parser.add_argument("--inject-fault", choices=["corrupt"], help="fault injection: a planted wrong byte")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    parser.add_argument("--list", action="store_true", help="the suites and platform profiles there are")
     try:
         args = parser.parse_args(argv[1:])
     except SystemExit as exit_:
         return 0 if exit_.code == 0 else 3
+    if args.list:
+        return list_suites_and_profiles()
     try:
         path, suite = load_suite(args.suite)
     except SuiteError as error:

@@ -49,3 +49,10 @@ def test_a_bad_profile_stops_the_run_before_it_starts(tmp_path):
     result = wirebench("run", "acceptance", "--profile", "b300-mystery", "--run-dir", str(run_dir))
     assert result.returncode == 3 and "no such profile" in result.stderr
     assert not run_dir.exists()
+
+
+def test_run_lists_its_suites_and_profiles():
+    result = wirebench("run", "--list")
+    assert result.returncode == 0, result.stderr
+    for name in ("default", "acceptance", "vcluster", "steps", "h100-sxm-8gpu", "a100-sxm-8gpu"):
+        assert f"  {name} " in result.stdout, result.stdout
