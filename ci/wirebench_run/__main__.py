@@ -11,7 +11,6 @@ A platform profile (--profile, or the suite's `profile:`; suites/profiles/) is c
 runs and stored in the run directory as profile.json, whose floors the report applies.
 """
 import argparse
-import csv
 import json
 import os
 import shlex
@@ -21,255 +20,14 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
 from wirebench_report.profiles import load_profile
 from wirebench_report.results import InputError
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITES = Path(os.environ.get("WB_SUITES_DIR", ROOT / "suites"))
-BIN = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "default" / "bin"))
-VCLUSTER = ROOT / "ci" / "vcluster"
-COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
-           "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra",
-           "status", "reason"]
-
-
-class SuiteError(Exception):
-    pass
-
-
-def load_suite(name):
-    path = Path(name) if name.endswith((".yaml", ".yml")) else SUITES / f"{name}.yaml"
-    if not path.exists():
-        known = ", ".join(sorted(p.stem for p in SUITES.glob("*.yaml")))
-        raise SuiteError(f"{path}: no such suite (known: {known})")
-    try:
-        suite = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise SuiteError(f"{path}:{mark.line + 1 if mark else 0}: not valid YAML: {error}") from None
-    if not isinstance(suite, dict) or not isinstance(suite.get("steps"), list) or not suite["steps"]:
-        raise SuiteError(f"{path}: a suite needs a list of steps")
-    for number, step in enumerate(suite["steps"], start=1):
-        if not isinstance(step, dict) or "binary" not in step or "name" not in step:
-            raise SuiteError(f"{path}: step {number} needs a name and a binary")
-        if step.get("where", "local") not in ("local", "cluster", "always"):
-            raise SuiteError(f"{path}: step {number}: where: must be local, cluster or always")
-        ranks = step.get("ranks", 1)
-        if not (ranks in ("gpus", "nodes") or isinstance(ranks, int) and ranks >= 1):
-            raise SuiteError(f"{path}: step {number}: ranks: must be a whole number >= 1, 'gpus' or 'nodes'")
-        if step.get("on_every_node", False) not in (True, False):
-            raise SuiteError(f"{path}: step {number}: on_every_node: must be true or false")
-        if step.get("on_every_node") and ranks != 1:
-            raise SuiteError(f"{path}: step {number}: on_every_node is for one-process steps (ranks: 1)")
-        min_nodes = step.get("min_nodes", 1)
-        if not (isinstance(min_nodes, int) and not isinstance(min_nodes, bool) and min_nodes >= 1):
-            raise SuiteError(f"{path}: step {number}: min_nodes: must be a whole number >= 1")
-        env = step.get("env", {})
-        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float))
-                                                for k, v in env.items()):
-            raise SuiteError(f"{path}: step {number}: env: must map variable names to values")
-        if not all(isinstance(a, (str, int, float)) for a in step.get("args", [])):
-            raise SuiteError(f"{path}: step {number}: args: must be a list of words")
-        if not (BIN / step["binary"]).exists():
-            raise SuiteError(f"{path}: step {number}: {BIN / step['binary']} does not exist (build first)")
-    rates = cluster_rates(suite.get("cluster") or suite.get("cluster_if_root_without_gpu") or {})
-    if len(rates) > 1 and any(e.get("from_cluster_rate") for e in suite.get("expectations", []) or []):
-        raise SuiteError(f"{path}: from_cluster_rate needs one cluster rate, not {len(rates)}")
-    return path, suite
-
-
-def list_suites_and_profiles():
-    from wirebench_report.profiles import PROFILES
-    print(f"suites ({SUITES}):")
-    for path in sorted(SUITES.glob("*.yaml")):
-        try:
-            suite = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError:
-            suite = {"description": "(not valid YAML)"}
-        print(f"  {path.stem:<14} {suite.get('description', '') if isinstance(suite, dict) else ''}")
-    print(f"platform profiles ({PROFILES}), for --profile:")
-    for path in sorted(PROFILES.glob("*.yaml")):
-        try:
-            profile = load_profile(str(path))
-            print(f"  {profile.name:<14} {profile.description} ({len(profile.floors)} floors)")
-        except InputError as error:
-            print(f"  {path.stem:<14} (unreadable: {error})")
-    return 0
-
-
-def cluster_rates(cluster):
-    """A cluster's link rates in Mbit/s: one, or a list (the same steps on each wiring in turn)."""
-    rate = cluster.get("rate_mbit", 1000)
-    return [int(r) for r in rate] if isinstance(rate, list) else [int(rate)]
-
-
-def with_rate(step, rate):
-    """The step with {rate_mbit} in its arguments replaced by the wiring it runs on."""
-    return dict(step, args=[str(a).replace("{rate_mbit}", str(rate)) for a in step.get("args", [])])
-
-
-def chosen_cluster(suite):
-    """The virtual cluster this run brings up: the suite's `cluster` always; its
-    `cluster_if_root_without_gpu` when run as root where no GPU is visible (so the network
-    benchmarks get links with a real ceiling); none otherwise."""
-    if suite.get("cluster"):
-        return suite["cluster"]
-    fallback = suite.get("cluster_if_root_without_gpu")
-    if fallback and os.geteuid() == 0 and not Path("/dev/nvidia0").exists():
-        return fallback
-    return None
-
-
-def selected_steps(suite, cluster):
-    """A step with `where: cluster` runs only on a virtual cluster, `where: local` only without one,
-    `where: always` in both cases (locally); without `where` a step runs on the cluster of a
-    cluster suite, locally otherwise. (Not `on:`: YAML 1.1 reads that key as true.)"""
-    chosen = []
-    for step in suite["steps"]:
-        where = step.get("where", "cluster" if suite.get("cluster") else "local")
-        if where == "cluster" and cluster or where == "local" and not cluster or where == "always":
-            chosen.append(dict(step, where=where))
-    return chosen
-
-
-def gpu_count():
-    """GPUs visible on this node, at least 1."""
-    return max(1, len([p for p in Path("/dev").glob("nvidia[0-9]*")]))
-
-
-def gpu_ranks():
-    """`ranks: gpus` in a suite: one rank per GPU of the job. Inside a Slurm allocation that is
-    its task count (the templates ask for a task per GPU on every node); elsewhere this node's."""
-    tasks = os.environ.get("SLURM_NTASKS", "")
-    if os.environ.get("SLURM_JOB_ID") and tasks.isdigit() and int(tasks) > 0:
-        return int(tasks)
-    return gpu_count()
-
-
-def slurm_nodes():
-    nodes = os.environ.get("SLURM_JOB_NUM_NODES", "")
-    return int(nodes) if os.environ.get("SLURM_JOB_ID") and nodes.isdigit() and int(nodes) > 0 else 1
-
-
-def step_ranks(step):
-    """`gpus`: one rank per GPU of the job; `nodes`: one rank per node of the job (a Slurm
-    allocation's; one outside Slurm); else the number given."""
-    ranks = step.get("ranks", 1)
-    if ranks == "gpus":
-        return gpu_ranks()
-    if ranks == "nodes":
-        return slurm_nodes()
-    return int(ranks)
-
-
-def step_env(step):
-    """The step's own environment variables (e.g. NCCL_ALGO=Ring: one more wiring to measure)."""
-    return {name: str(value) for name, value in step.get("env", {}).items()}
-
-
-def launcher(step, cluster):
-    ranks = step_ranks(step)
-    template = os.environ.get("WB_LAUNCHER")
-    if cluster and step.get("where") == "cluster":
-        return [str(VCLUSTER), "exec"]
-    if template and ranks > 1:
-        command = shlex.split(template.format(ranks=ranks))
-    elif ranks > 1 and os.environ.get("SLURM_JOB_ID"):
-        command = ["srun", f"--ntasks={ranks}"]  # inside an allocation, Slurm's own launcher
-    elif ranks > 1:
-        command = ["mpiexec", "-n", str(ranks)]
-    else:
-        return []
-    if step.get("ranks") == "nodes":  # one rank on each node: the pairs cross the network
-        name = Path(command[0]).name
-        command += ["--ntasks-per-node=1"] if name == "srun" else ["-ppn", "1"] if name == "mpiexec" else []
-    return command
-
-
-def write_topology(run_dir):
-    """topology.json: every node's when the job spans several Slurm nodes (one `wirebench topo` per
-    node through srun, merged), else this node's. The ceilings between nodes take the slower end."""
-    out = run_dir / "topology.json"
-    nodes = slurm_nodes()
-    if nodes > 1:
-        pattern = run_dir / "logs" / "topology-%N.json"
-        command = ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", f"--output={pattern}",
-                   str(BIN / "wirebench"), "topo", "--json"]
-        try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-            failure = result.stderr.strip() if result.returncode != 0 else ""
-        except (OSError, subprocess.TimeoutExpired) as error:
-            failure = str(error)
-        docs = []
-        for path in sorted((run_dir / "logs").glob("topology-*.json")):
-            try:
-                docs.append(json.loads(path.read_text()))
-            except json.JSONDecodeError as error:
-                failure = f"{path}:{error.lineno}: {error.msg}"
-        if docs and not failure:
-            merged = {"schema_version": docs[0].get("schema_version", 1),
-                      "nodes": [node for doc in docs for node in doc.get("nodes", [])],
-                      "typical_latency_us": docs[0].get("typical_latency_us", [])}
-            out.write_text(json.dumps(merged, indent=2) + "\n")
-            return len(merged["nodes"])
-        print(f"wirebench run: warning: could not read every node's topology ({failure or 'no output'}); "
-              f"this node's only", file=sys.stderr, flush=True)
-    with out.open("w") as stream:
-        subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=stream, check=False)
-    return 1
-
-
-def too_few_nodes(step):
-    """Why a step cannot run in this job (it needs more nodes than the job has), or None."""
-    needed, have = step.get("min_nodes", 1), slurm_nodes()
-    return f"needs at least {needed} nodes; this job has {have}" if have < needed else None
-
-
-def error_row(run_dir, step, reason, status="ERROR"):
-    """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
-    names it."""
-    path = run_dir / "results.csv"
-    new = not path.exists() or path.stat().st_size == 0
-    with path.open("a", newline="") as out:
-        writer = csv.DictWriter(out, COLUMNS)
-        if new:
-            writer.writeheader()
-        writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
-                         "backend": "run", "bytes": 0, "ranks": step_ranks(step), "nodes": 1, "iters": 0,
-                         "errors": "", "status": status, "reason": reason})
-
-
-# A one-process step on every node of a Slurm job: each writes into RUN_DIR/nodes/<node>.
-NODE_WRAPPER = 'exec "$0" "$@" --run-dir "$WB_NODE_RUN_DIRS/${SLURMD_NODENAME:-$(hostname)}"'
-
-
-def on_every_node(step):
-    return bool(step.get("on_every_node")) and slurm_nodes() > 1
-
-
-def step_command(step, cluster, run_dir=None, extra_args=()):
-    """The step's command line (without --run-dir when run_dir is None: the dry run's)."""
-    program = [str(BIN / step["binary"]), *map(str, step.get("args", [])), *extra_args]
-    if on_every_node(step):
-        nodes = slurm_nodes()
-        return ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", "bash", "-c", NODE_WRAPPER,
-                *program]
-    return launcher(step, cluster) + program + (["--run-dir", str(run_dir)] if run_dir else [])
-
-
-def merge_node_results(run_dir):
-    """Appends the complete rows of every RUN_DIR/nodes/*/results.csv to RUN_DIR/results.csv (a row
-    cut by a crash stays behind, in its node's file)."""
-    path = run_dir / "results.csv"
-    for node_file in sorted((run_dir / "nodes").glob("*/results.csv")):
-        lines = node_file.read_text().split("\n")[:-1]  # the last piece is empty, or a cut row
-        if len(lines) < 2:
-            continue
-        new = not path.exists() or path.stat().st_size == 0
-        with path.open("a") as out:
-            out.write("\n".join(lines if new else lines[1:]) + "\n")
-        node_file.rename(node_file.with_name("results.merged.csv"))  # merged once, kept for reference
+from .paths import BIN, VCLUSTER
+from .placement import on_every_node, step_command, step_env, too_few_nodes
+from .run_files import error_row, merge_node_results, write_topology
+from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
+                    selected_steps, with_rate)
 
 
 def run_step(number, total, step, run_dir, cluster, extra_args, started):
@@ -306,18 +64,8 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
     return code
 
 
-def expectations(suite, cluster_rate_mbit):
-    out = []
-    for item in suite.get("expectations", []) or []:
-        entry = dict(item)
-        if entry.pop("from_cluster_rate", False):
-            entry["ceiling_GBps"] = cluster_rate_mbit / 8000.0
-            entry["reason"] = f"the virtual cluster's links are shaped to {cluster_rate_mbit} Mbit/s"
-        out.append(entry)
-    return out
-
-
 def main(argv):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `wirebench run --list | head` ends quietly
     parser = argparse.ArgumentParser(prog="wirebench run")
     parser.add_argument("suite", nargs="?", default="default")
     parser.add_argument("--run-dir", type=Path)

@@ -245,7 +245,7 @@ def test_a_step_on_every_node_runs_on_each_and_its_rows_are_merged(tmp_path):
 def test_merging_keeps_a_cut_row_behind(tmp_path):
     import sys
     sys.path[:0] = [str(ROOT / "ci"), str(ROOT / "reports")]
-    from wirebench_run.__main__ import merge_node_results
+    from wirebench_run.run_files import merge_node_results
     header = "bench,case\n"
     for node, text in [("a", header + "p2p,x\np2p,y\n"), ("b", header + "host,z\nhost,cu")]:  # b was killed
         (tmp_path / "nodes" / node).mkdir(parents=True)

@@ -1,0 +1,75 @@
+"""What the runner itself writes into a run directory: topology.json (every node's in a multi-node
+Slurm job), ERROR and SKIP rows for steps that failed or could not run, and the rows of
+on-every-node steps merged from their nodes' folders."""
+import csv
+import json
+import subprocess
+import sys
+
+from .paths import BIN
+from .placement import slurm_nodes, step_ranks
+
+COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
+           "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra",
+           "status", "reason"]
+
+
+def write_topology(run_dir):
+    """topology.json: every node's when the job spans several Slurm nodes (one `wirebench topo` per
+    node through srun, merged), else this node's. The ceilings between nodes take the slower end."""
+    out = run_dir / "topology.json"
+    nodes = slurm_nodes()
+    if nodes > 1:
+        pattern = run_dir / "logs" / "topology-%N.json"
+        command = ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", f"--output={pattern}",
+                   str(BIN / "wirebench"), "topo", "--json"]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+            failure = result.stderr.strip() if result.returncode != 0 else ""
+        except (OSError, subprocess.TimeoutExpired) as error:
+            failure = str(error)
+        docs = []
+        for path in sorted((run_dir / "logs").glob("topology-*.json")):
+            try:
+                docs.append(json.loads(path.read_text()))
+            except json.JSONDecodeError as error:
+                failure = f"{path}:{error.lineno}: {error.msg}"
+        if docs and not failure:
+            merged = {"schema_version": docs[0].get("schema_version", 1),
+                      "nodes": [node for doc in docs for node in doc.get("nodes", [])],
+                      "typical_latency_us": docs[0].get("typical_latency_us", [])}
+            out.write_text(json.dumps(merged, indent=2) + "\n")
+            return len(merged["nodes"])
+        print(f"wirebench run: warning: could not read every node's topology ({failure or 'no output'}); "
+              f"this node's only", file=sys.stderr, flush=True)
+    with out.open("w") as stream:
+        subprocess.run([str(BIN / "wirebench"), "topo", "--json"], stdout=stream, check=False)
+    return 1
+
+
+def error_row(run_dir, step, reason, status="ERROR"):
+    """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
+    names it."""
+    path = run_dir / "results.csv"
+    new = not path.exists() or path.stat().st_size == 0
+    with path.open("a", newline="") as out:
+        writer = csv.DictWriter(out, COLUMNS)
+        if new:
+            writer.writeheader()
+        writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
+                         "backend": "run", "bytes": 0, "ranks": step_ranks(step), "nodes": 1, "iters": 0,
+                         "errors": "", "status": status, "reason": reason})
+
+
+def merge_node_results(run_dir):
+    """Appends the complete rows of every RUN_DIR/nodes/*/results.csv to RUN_DIR/results.csv (a row
+    cut by a crash stays behind, in its node's file)."""
+    path = run_dir / "results.csv"
+    for node_file in sorted((run_dir / "nodes").glob("*/results.csv")):
+        lines = node_file.read_text().split("\n")[:-1]  # the last piece is empty, or a cut row
+        if len(lines) < 2:
+            continue
+        new = not path.exists() or path.stat().st_size == 0
+        with path.open("a") as out:
+            out.write("\n".join(lines if new else lines[1:]) + "\n")
+        node_file.rename(node_file.with_name("results.merged.csv"))  # merged once, kept for reference
