@@ -21,9 +21,9 @@ double model_state_bytes(Strategy s, double P, int ranks, int shard_group) {
   return 16 * P;
 }
 
-std::string memory_formula(Strategy s) {
+std::string memory_formula(Strategy s, const StepSettings& settings) {
   switch (s) {
-    case Strategy::kDdp: return "16P";
+    case Strategy::kDdp: return settings.gradient_as_bucket_view ? "16P" : "16P+4P buckets";
     case Strategy::kZero1:
     case Strategy::kZero1Paper: return "4P+12P/N";
     case Strategy::kZero2:
@@ -46,7 +46,9 @@ double activation_bytes(const ModelShape& m, double tokens, bool checkpointing) 
 }
 
 double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings) {
-  return model_state_bytes(s, static_cast<double>(model.parameters()), settings.ranks, settings.shard_group) +
+  const double P = static_cast<double>(model.parameters());
+  const double buckets = s == Strategy::kDdp && !settings.gradient_as_bucket_view ? 4 * P : 0;
+  return model_state_bytes(s, P, settings.ranks, settings.shard_group) + buckets +
          activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing);
 }
 
@@ -54,7 +56,8 @@ std::string memory_note(const ModelShape& shape, const StepSettings& settings, b
   char activations[96];
   std::snprintf(activations, sizeof activations, "activations %.3g GB for %g tokens/rank",
                 activation_bytes(shape, settings.tokens, settings.activation_checkpointing) / 1e9, settings.tokens);
-  return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas) + ") +
+  return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
+         (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") + " + " +
          (tokens_vary ? "activations for each shape's tokens/rank" : activations) +
          " (bf16, FlashAttention, no dropout; activation checkpointing " +
          (settings.activation_checkpointing ? "on" : "off") + "); communication buffers not counted)";
@@ -73,7 +76,8 @@ std::string ms(double us) {
 }
 }  // namespace
 
-Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gpu_memory_bytes) {
+Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gpu_memory_bytes,
+                         const StepSettings& settings) {
   Recommendation r;
   const StrategyOutcome* best = nullptr;
   const StrategyOutcome* fastest = nullptr;
@@ -92,7 +96,7 @@ Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gp
   r.strategy = best->strategy;
   r.reason = std::string(strategy_name(best->strategy)) + ": fastest step (" + ms(best->step_us) +
              ") among the strategies that fit " + gb(gpu_memory_bytes) + " (it needs " + gb(best->memory_bytes) +
-             ": " + memory_formula(best->strategy) + " + activations)";
+             ": " + memory_formula(best->strategy, settings) + " + activations)";
   if (fastest != best)
     r.reason += "; " + std::string(strategy_name(fastest->strategy)) + " is faster (" + ms(fastest->step_us) +
                 ") but needs " + gb(fastest->memory_bytes);

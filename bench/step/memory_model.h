@@ -1,7 +1,8 @@
 // Memory per rank: model states under mixed-precision Adam (ZeRO paper, Figure 1: 2 bytes of
-// parameters, 2 of gradients, K = 12 of optimizer state per parameter) plus the activations kept
-// for backward; and the recommendation: the fastest strategy whose memory fits the GPU.
-// Communication buffers and allocator fragmentation come on top and are not counted.
+// parameters, 2 of gradients, K = 12 of optimizer state per parameter), DDP's gradient buckets
+// (one more fp32 copy of the gradients, 4P, unless gradient_as_bucket_view) and the activations
+// kept for backward; and the recommendation: the fastest strategy whose memory fits the GPU.
+// Other communication buffers and allocator fragmentation come on top and are not counted.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ namespace wb::step {
 
 // Bytes per rank for P parameters on N ranks (g: HYBRID_SHARD's shard group).
 double model_state_bytes(Strategy s, double parameters, int ranks, int shard_group);
-std::string memory_formula(Strategy s);  // "16P/N", ...
+std::string memory_formula(Strategy s, const StepSettings& settings);  // "16P/N", "16P+4P", ...
 
 // Activations one rank keeps for backward, for `tokens` tokens per rank (micro-batch x sequence),
 // the same under every data-parallel strategy. Assumed: bf16, FlashAttention (no sequence-squared
@@ -48,6 +49,7 @@ struct Recommendation {
   std::string reason;
 };
 
-Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gpu_memory_bytes);
+Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gpu_memory_bytes,
+                         const StepSettings& settings);
 
 }  // namespace wb::step

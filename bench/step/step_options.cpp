@@ -37,6 +37,10 @@ StepOptions parse_step_options(CommandLine& args) {
     if (*v != "0" && *v != "1") throw UsageError("--activation-checkpointing: '" + *v + "' is not 0 or 1");
     o.settings.activation_checkpointing = *v == "1";
   }
+  if (auto v = args.take("ddp-bucket-view")) {
+    if (*v != "0" && *v != "1") throw UsageError("--ddp-bucket-view: '" + *v + "' is not 0 or 1");
+    o.settings.gradient_as_bucket_view = *v == "1";
+  }
   if (auto v = args.take("hbm-GBps")) o.settings.hbm_GBps = positive_number("--hbm-GBps", *v);
   if (auto v = args.take("precision")) {
     if (*v == "fp32") o.settings.param_bytes = o.settings.grad_bytes = 4;

@@ -72,6 +72,10 @@ double backward_us(double forward, const StepSettings& s, bool recomputable) {
   return (recomputable && s.activation_checkpointing ? 3.0 : 2.0) * forward;
 }
 
+double device_copy_us(std::uint64_t bytes, const StepSettings& s) {
+  return 2.0 * static_cast<double>(bytes) / (s.hbm_GBps * 1e9) * 1e6;
+}
+
 double optimizer_us(std::uint64_t local_parameters, const StepSettings& s) {
   return static_cast<double>(local_parameters) * s.optimizer_bytes_per_param / (s.hbm_GBps * 1e9) * 1e6;
 }

@@ -55,6 +55,9 @@ struct StepSettings {
   // DDP
   std::uint64_t bucket_cap_bytes = 25ull << 20;
   std::uint64_t first_bucket_bytes = 1ull << 20;
+  // PyTorch's default (false): each gradient is copied into its bucket and back (strategies.md),
+  // and the buckets are one more copy of the gradients in memory.
+  bool gradient_as_bucket_view = false;
 
   // FSDP
   Prefetch backward_prefetch = Prefetch::kPre;
@@ -77,6 +80,8 @@ double forward_us(std::uint64_t matmul_parameters, const StepSettings& s);
 // layer (`recomputable`) under activation checkpointing.
 double backward_us(double forward, const StepSettings& s, bool recomputable);
 double optimizer_us(std::uint64_t local_parameters, const StepSettings& s);
+// A device-memory copy of `bytes` (read and write) at hbm_GBps.
+double device_copy_us(std::uint64_t bytes, const StepSettings& s);
 
 // Elements of a tensor (or flat parameter) padded to a multiple of the shard count.
 std::uint64_t padded(std::uint64_t elements, int shards);

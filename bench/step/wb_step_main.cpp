@@ -222,7 +222,7 @@ class StepRun {
                     o.predicted_by_kind.at(kind) / 1e3);
       std::printf("   [%s]\n", programs_[i].variant_note.c_str());
     }
-    const Recommendation r = recommend(ranking, options_.gpu_memory_GB * 1e9);
+    const Recommendation r = recommend(ranking, options_.gpu_memory_GB * 1e9, settings);
     std::printf("\nrecommendation: %s\n", r.reason.c_str());
     std::printf("%s\n(step traces in %s)\n", memory_note(model.shape, settings).c_str(),
                 options_.harness.run_dir.c_str());

@@ -111,7 +111,7 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
                   o.tokens_per_second());
       ranking.push_back({o.strategy, t.step_us, o.memory_bytes});
     }
-    std::printf("recommendation: %s\n", recommend(ranking, gpu_memory_bytes).reason.c_str());
+    std::printf("recommendation: %s\n", recommend(ranking, gpu_memory_bytes, base).reason.c_str());
   }
   if (request.shapes.size() > 1) print_scaling(outcomes, request.shapes, strategies.size());
   StepSettings noted = base;

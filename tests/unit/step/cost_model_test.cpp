@@ -165,18 +165,25 @@ TEST(MemoryModelTest, MemoryPerRankAddsActivationsToModelStates) {
     EXPECT_DOUBLE_EQ(memory_per_rank(Strategy::kZero3, model, s),
                      16 * P / 4 + activation_bytes(model.shape, 512, checkpointing));
   }
+  // DDP's buckets hold one more fp32 copy of the gradients unless they are the gradients' storage.
+  const double activations = activation_bytes(model.shape, 512, true);
+  EXPECT_DOUBLE_EQ(memory_per_rank(Strategy::kDdp, model, s), 20 * P + activations);
+  EXPECT_EQ(memory_formula(Strategy::kDdp, s), "16P+4P buckets");
+  s.gradient_as_bucket_view = true;
+  EXPECT_DOUBLE_EQ(memory_per_rank(Strategy::kDdp, model, s), 16 * P + activations);
+  EXPECT_EQ(memory_formula(Strategy::kDdp, s), "16P");
 }
 
 TEST(MemoryModelTest, RecommendationIsTheFastestThatFits) {
   const std::vector<StrategyOutcome> outcomes = {
       {Strategy::kDdp, 100, 112e9}, {Strategy::kFsdpFull, 130, 14e9}, {Strategy::kZero2, 120, 20e9}};
-  Recommendation r = recommend(outcomes, 80e9);
+  Recommendation r = recommend(outcomes, 80e9, StepSettings{});
   ASSERT_TRUE(r.strategy);
   EXPECT_EQ(*r.strategy, Strategy::kZero2);
   EXPECT_NE(r.reason.find("ddp is faster"), std::string::npos) << r.reason;
-  r = recommend(outcomes, 200e9);
+  r = recommend(outcomes, 200e9, StepSettings{});
   EXPECT_EQ(*r.strategy, Strategy::kDdp);
-  r = recommend(outcomes, 1e9);
+  r = recommend(outcomes, 1e9, StepSettings{});
   EXPECT_FALSE(r.strategy);
   EXPECT_NE(r.reason.find("no strategy"), std::string::npos);
 }

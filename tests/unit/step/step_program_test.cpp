@@ -117,6 +117,7 @@ TEST(StepProgramTest, DdpBucketsFollowTheCapsAndGoOutInOrder) {
   StepSettings s = settings(4);
   s.first_bucket_bytes = 1 << 20;
   s.bucket_cap_bytes = 4 << 20;  // several buckets in the tiny model
+  s.gradient_as_bucket_view = true;  // no copies between gradient and bucket (tested below)
   const Program p = make_program(tiny(), Strategy::kDdp, s);
   const auto buckets = indices_of(p, OpKind::kCollective, "all_reduce bucket");
   ASSERT_GE(buckets.size(), 4u);
@@ -254,12 +255,16 @@ TEST(StepProgramTest, ComputeIsTheSameWorkForEveryStrategy) {
   for (Strategy st : all_strategies()) {
     // Optimizer work differs (sharded or not); forward and backward are the same 6 P FLOPs per
     // token except the embedding lookups, which are not matmuls.
+    // (DDP's copies into and out of its buckets are not the model's work.)
+    auto model_work = [](const Op& op) {
+      return op.kind == OpKind::kCompute && op.label != "optimizer" && !op.label.starts_with("copy ");
+    };
     double without_optimizer = 0;
     for (const Op& op : make_program(tiny(), st, s).ops)
-      if (op.kind == OpKind::kCompute && op.label != "optimizer") without_optimizer += op.compute_us;
+      if (model_work(op)) without_optimizer += op.compute_us;
     double ddp_without = 0;
     for (const Op& op : make_program(tiny(), Strategy::kDdp, s).ops)
-      if (op.kind == OpKind::kCompute && op.label != "optimizer") ddp_without += op.compute_us;
+      if (model_work(op)) ddp_without += op.compute_us;
     EXPECT_NEAR(without_optimizer, ddp_without, 1e-6 * ddp) << strategy_name(st);
   }
 }
@@ -269,7 +274,7 @@ TEST(StepProgramTest, ActivationCheckpointingRecomputesEachLayerInItsBackward) {
   auto forward_backward_us = [](const Program& p) {
     double us = 0;
     for (const Op& op : p.ops)
-      if (op.kind == OpKind::kCompute && op.label != "optimizer") us += op.compute_us;
+      if (op.kind == OpKind::kCompute && op.label != "optimizer" && !op.label.starts_with("copy ")) us += op.compute_us;
     return us;
   };
   // 6 P FLOPs per token become 8 P for the layers (the head is not checkpointed): one more
@@ -284,6 +289,33 @@ TEST(StepProgramTest, ActivationCheckpointingRecomputesEachLayerInItsBackward) {
         << strategy_name(st);
     EXPECT_EQ(bytes_by_kind(recomputed), bytes_by_kind(plain)) << strategy_name(st);  // the same traffic
   }
+}
+
+TEST(StepProgramTest, DdpCopiesGradientsIntoItsBucketsAndBackUnlessTheyAreViews) {
+  StepSettings s = settings(4);
+  const Program copied = make_program(tiny(), Strategy::kDdp, s);
+  double in_us = 0, out_us = 0;
+  int copies_in = 0, buckets = 0;
+  for (std::size_t i = 0; i < copied.ops.size(); ++i) {
+    const Op& op = copied.ops[i];
+    if (op.label.starts_with("copy into bucket")) {
+      in_us += op.compute_us;
+      ++copies_in;
+      // the bucket's all_reduce waits for its copy
+      const Op& next = copied.ops[i + 1];
+      ASSERT_EQ(next.kind, OpKind::kCollective);
+      EXPECT_EQ(next.after, std::vector<int>{static_cast<int>(i)});
+    }
+    if (op.label == "copy out of buckets") out_us = op.compute_us;
+    if (op.kind == OpKind::kCollective) ++buckets;
+  }
+  EXPECT_EQ(copies_in, buckets);
+  // every fp32 gradient read and written once each way, at the HBM rate
+  EXPECT_NEAR(in_us, device_copy_us(4 * kP, s), 1e-9 * in_us);
+  EXPECT_NEAR(out_us, device_copy_us(4 * kP, s), 1e-9 * out_us);
+  EXPECT_DOUBLE_EQ(device_copy_us(1'000'000'000, s), 2.0 / 3000 * 1e6);
+  s.gradient_as_bucket_view = true;
+  for (const Op& op : make_program(tiny(), Strategy::kDdp, s).ops) EXPECT_FALSE(op.label.starts_with("copy ")) << op.label;
 }
 
 TEST(StepProgramTest, StrategyNamesParse) {
