@@ -60,7 +60,7 @@ std::string memory_note(const ModelShape& shape, const StepSettings& settings, b
          (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") + " + " +
          (tokens_vary ? "activations for each shape's tokens/rank" : activations) +
          " (bf16, FlashAttention, no dropout; activation checkpointing " +
-         (settings.activation_checkpointing ? "on" : "off") + "); communication buffers not counted)";
+         (settings.activation_checkpointing ? "on" : "off") + "); other communication buffers not counted)";
 }
 
 namespace {
