@@ -57,6 +57,11 @@ def bandwidth_figures(verdicts):
                 axes.axhspan(ceiling * band, ceiling, color="green", alpha=0.1, gid=f"healthy-band:{ceiling:g}")
             axes.annotate(f"ceiling {ceiling:g} GB/s ({link_class})", (0.01, ceiling), xycoords=("axes fraction", "data"),
                           fontsize=7, va="bottom")
+        floors = {v.floor_GBps for v in members if v.floor_GBps and v.floor_metric == members[0].metric}
+        for floor in sorted(floors):
+            axes.axhline(floor, color="#c62828", linestyle=":", linewidth=1.2, gid=f"floor:{floor:g}")
+            axes.annotate(f"profile floor {floor:g} GB/s", (0.99, floor), xycoords=("axes fraction", "data"),
+                          fontsize=7, va="bottom", ha="right", color="#c62828")
         axes.set_xscale("log", base=2)
         axes.set_xlabel("bytes")
         axes.set_ylabel("busbw GB/s" if members[0].metric == "busbw_GBps" else "algbw GB/s")

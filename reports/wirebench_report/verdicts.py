@@ -39,6 +39,8 @@ class Verdict:
     ceiling_GBps: float = None
     fraction: float = None   # of the ceiling
     healthy_fraction: float = None  # the fraction below which the ceiling verdict is FAIL
+    floor_GBps: float = None        # a platform profile's floor that judged the row (of floor_metric)
+    floor_metric: str = ""
 
 
 def metric_of(row):
@@ -145,6 +147,7 @@ def _apply_profile(verdicts, profile, largest):
             elif level == "WARN":
                 note += f"; within {100 * profile.warn_band:.0f}% above the floor"
             floor.judged.append((v, level, value))
+            v.floor_GBps, v.floor_metric = floor.floor, floor.metric
             if v.verdict == "SKIP":  # a size the ceiling rule leaves alone: the floor's verdict is the only one
                 v.verdict, v.reason, v.metric, v.value = level, note, floor.metric, value
             elif ORDER[level] > ORDER[v.verdict]:

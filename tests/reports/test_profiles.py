@@ -153,3 +153,18 @@ def test_the_all_reduce_floor_judges_each_nodes_communicator_too(tmp_path):
     profile = load_profile("h100-sxm-8gpu")
     v, _ = judged(run_dir, profile)
     assert v[2].verdict == "FAIL" and "busbw 429.5 GB/s against the floor 460" in v[2].reason
+
+
+def test_the_bandwidth_plot_draws_the_profile_floor(run):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from wirebench_report.plots import bandwidth_figures
+    v, _ = judged(run, load_profile("h100-sxm-8gpu"))
+    figures = {name: figure for name, _, figure in bandwidth_figures(list(v.values()))}
+    gids = {line.get_gid() for line in figures["bandwidth-p2p-ce_write-copy-uint8-cuda"].axes[0].get_lines()}
+    assert "floor:335" in gids
+    without = {name: figure for name, _, figure in bandwidth_figures(list(judged(run, None)[0].values()))}
+    assert not any(str(line.get_gid()).startswith("floor:")
+                   for line in without["bandwidth-p2p-ce_write-copy-uint8-cuda"].axes[0].get_lines())
+    plt.close("all")
