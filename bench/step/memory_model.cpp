@@ -1,6 +1,8 @@
 #include "step/memory_model.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace wb::step {
 
@@ -27,9 +29,10 @@ std::string memory_formula(Strategy s, const StepSettings& settings) {
     case Strategy::kZero1:
     case Strategy::kZero1Paper: return "4P+12P/N";
     case Strategy::kZero2:
-    case Strategy::kZero2Paper:
-    case Strategy::kFsdpGradOp: return "2P+14P/N";
-    case Strategy::kFsdpHybrid: return "16P/g";
+    case Strategy::kZero2Paper: return "2P+14P/N";
+    case Strategy::kFsdpGradOp: return "2P+14P/N+a unit's gradient";
+    case Strategy::kFsdpHybrid: return "16P/g+gathered units";
+    case Strategy::kFsdpFull: return "16P/N+gathered units";
     default: return "16P/N";
   }
 }
@@ -45,10 +48,26 @@ double activation_bytes(const ModelShape& m, double tokens, bool checkpointing) 
   return m.layers * tokens * h * kBf16 + layer + head;
 }
 
+double fsdp_unsharded_bytes(Strategy s, const Model& model, const StepSettings& settings) {
+  if (s != Strategy::kFsdpFull && s != Strategy::kFsdpHybrid && s != Strategy::kFsdpGradOp) return 0;
+  std::uint64_t largest = 0, second = 0, largest_unit = model.units.front().parameters();
+  for (std::size_t u = 1; u < model.units.size(); ++u) {
+    const std::uint64_t p = model.units[u].parameters();
+    if (p > largest) second = std::exchange(largest, p);
+    else if (p > second) second = p;
+    largest_unit = std::max(largest_unit, p);
+  }
+  const double gradient = static_cast<double>(largest_unit) * settings.grad_bytes;
+  if (s == Strategy::kFsdpGradOp) return gradient;
+  const double gathered = static_cast<double>(model.units.front().parameters() + largest + second) * settings.param_bytes;
+  return gathered + gradient;
+}
+
 double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings) {
   const double P = static_cast<double>(model.parameters());
   const double buckets = s == Strategy::kDdp && !settings.gradient_as_bucket_view ? 4 * P : 0;
   return model_state_bytes(s, P, settings.ranks, settings.shard_group) + buckets +
+         fsdp_unsharded_bytes(s, model, settings) +
          activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing);
 }
 
@@ -57,7 +76,8 @@ std::string memory_note(const ModelShape& shape, const StepSettings& settings, b
   std::snprintf(activations, sizeof activations, "activations %.3g GB for %g tokens/rank",
                 activation_bytes(shape, settings.tokens, settings.activation_checkpointing) / 1e9, settings.tokens);
   return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
-         (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") + " + " +
+         (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") +
+         " + FSDP's gathered units (2 in flight, the root) and one unit's full gradient + " +
          (tokens_vary ? "activations for each shape's tokens/rank" : activations) +
          " (bf16, FlashAttention, no dropout; activation checkpointing " +
          (settings.activation_checkpointing ? "on" : "off") + "); other communication buffers not counted)";

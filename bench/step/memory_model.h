@@ -31,7 +31,15 @@ std::string memory_formula(Strategy s, const StepSettings& settings);  // "16P/N
 // is recomputed, and the head.
 double activation_bytes(const ModelShape& shape, double tokens, bool checkpointing);
 
-// Model states plus activations, for the settings' ranks, shard group, tokens and checkpointing.
+// What FSDP holds unsharded at its peak (strategies.md: limit_all_gathers keeps at most 2
+// all_gathers in flight; the root unit stays gathered from forward to backward): the root's and the
+// two largest layers' gathered parameters, and the largest unit's full gradient before its
+// reduce_scatter (SHARD_GRAD_OP keeps full parameters anyway: the gradient only). Zero for DDP and
+// ZeRO (DeepSpeed's live-parameter and bucket limits are not counted).
+double fsdp_unsharded_bytes(Strategy s, const Model& model, const StepSettings& settings);
+
+// Model states, DDP's buckets, FSDP's unsharded units and activations, for the settings' ranks,
+// shard group, tokens and checkpointing.
 double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings);
 
 // What "memory/rank" counts, as the tables print under themselves. `tokens_vary`: the tokens per

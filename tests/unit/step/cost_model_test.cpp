@@ -174,6 +174,26 @@ TEST(MemoryModelTest, MemoryPerRankAddsActivationsToModelStates) {
   EXPECT_EQ(memory_formula(Strategy::kDdp, s), "16P");
 }
 
+TEST(MemoryModelTest, FsdpHoldsTwoGatheredLayersTheRootAndOneUnitsGradient) {
+  const Model tiny = load_model("tiny", WB_SOURCE_SUITES_DIR "/models");
+  // tiny: 4 layers of 4h^2 + 3hf + 2h (h 384, f 1024), a root of 2Vh + h (V 2048)
+  const double layer = 4.0 * 384 * 384 + 3.0 * 384 * 1024 + 2 * 384, root = 2.0 * 2048 * 384 + 384;
+  StepSettings s;
+  s.ranks = 4;
+  s.shard_group = 2;
+  EXPECT_DOUBLE_EQ(fsdp_unsharded_bytes(Strategy::kFsdpFull, tiny, s), (root + 2 * layer) * 4 + layer * 4);
+  EXPECT_DOUBLE_EQ(fsdp_unsharded_bytes(Strategy::kFsdpHybrid, tiny, s), (root + 2 * layer) * 4 + layer * 4);
+  EXPECT_DOUBLE_EQ(fsdp_unsharded_bytes(Strategy::kFsdpGradOp, tiny, s), layer * 4);
+  s.param_bytes = s.grad_bytes = 2;  // bf16
+  EXPECT_DOUBLE_EQ(fsdp_unsharded_bytes(Strategy::kFsdpFull, tiny, s), (root + 2 * layer) * 2 + layer * 2);
+  for (Strategy other : {Strategy::kDdp, Strategy::kZero1, Strategy::kZero2, Strategy::kZero3})
+    EXPECT_EQ(fsdp_unsharded_bytes(other, tiny, s), 0) << strategy_name(other);
+  s.tokens = 512;
+  EXPECT_DOUBLE_EQ(memory_per_rank(Strategy::kFsdpFull, tiny, s),
+                   model_state_bytes(Strategy::kFsdpFull, static_cast<double>(tiny.parameters()), 4, 2) +
+                       fsdp_unsharded_bytes(Strategy::kFsdpFull, tiny, s) + activation_bytes(tiny.shape, 512, false));
+}
+
 TEST(MemoryModelTest, RecommendationIsTheFastestThatFits) {
   const std::vector<StrategyOutcome> outcomes = {
       {Strategy::kDdp, 100, 112e9}, {Strategy::kFsdpFull, 130, 14e9}, {Strategy::kZero2, 120, 20e9}};
