@@ -59,6 +59,8 @@ def bandwidth_figures(verdicts):
                           fontsize=7, va="bottom")
         floors = {v.floor_GBps for v in members if v.floor_GBps and v.floor_metric == members[0].metric}
         for floor in sorted(floors):
+            bottom, top = axes.get_ylim()
+            axes.set_ylim(min(bottom, floor * 0.95), top)  # the floor stays in sight below the points
             axes.axhline(floor, color="#c62828", linestyle=":", linewidth=1.2, gid=f"floor:{floor:g}")
             axes.annotate(f"profile floor {floor:g} GB/s", (0.99, floor), xycoords=("axes fraction", "data"),
                           fontsize=7, va="bottom", ha="right", color="#c62828")
