@@ -34,8 +34,9 @@ def report(run_dir: Path, profile_name=None):
     if profile:
         for o in floor_outcomes(profile):
             worst = "" if o["worst"] is None else f", worst {o['worst']:.4g} GB/s"
+            hint = f"; measure: {o['floor'].measure}" if o["rows"] == 0 and o["floor"].measure else ""
             print(f"  profile {profile.name}: {o['floor'].name}: {o['verdict']} ({o['rows']} rows{worst}, "
-                  f"floor {o['floor'].floor:.4g} GB/s)")
+                  f"floor {o['floor'].floor:.4g} GB/s{hint})")
     for problem in results.problems:
         print(f"  problem: {problem}", file=sys.stderr)
     for v in verdicts:

@@ -29,7 +29,8 @@ def _profile_rows(profile):
     for o in floor_outcomes(profile):
         fl = o["floor"]
         worst = "" if o["worst"] is None else f"{o['worst']:.4g} GB/s"
-        rows.append((fl.name, fl.metric, f"{fl.floor:.4g} GB/s", o["rows"], worst, o["verdict"], fl.source))
+        verdict = o["verdict"] + (f" (measure: {fl.measure})" if o["rows"] == 0 and fl.measure else "")
+        rows.append((fl.name, fl.metric, f"{fl.floor:.4g} GB/s", o["rows"], worst, verdict, fl.source))
     return rows
 
 
@@ -84,8 +85,8 @@ def _profile_suite(suites, profile):
         if verdict == "FAIL":
             ET.SubElement(case, "failure", message=message, type="FAIL").text = message
             tally["failures"] += 1
-        elif verdict == "not measured":
-            ET.SubElement(case, "skipped", message=f"not measured: no row matched the floor ({source})")
+        elif verdict.startswith("not measured"):
+            ET.SubElement(case, "skipped", message=f"{verdict}: no row matched the floor ({source})")
             tally["skipped"] += 1
         elif verdict == "WARN":
             ET.SubElement(case, "system-out").text = "WARN: " + message

@@ -33,6 +33,7 @@ class Floor:
     source: str
     min_bytes: int = None  # None: the largest size of each matching sweep
     extra: dict = field(default_factory=dict)  # item of the extra column -> list of accepted texts
+    measure: str = ""      # how to measure what the floor judges, said when nothing matched
     judged: list = field(default_factory=list)  # the verdicts it judged (filled by judge)
 
     def matches(self, row):
@@ -54,7 +55,8 @@ class Profile:
         return {"name": self.name, "description": self.description, "warn_band": self.warn_band, "origin": self.origin,
                 "floors": [{"name": f.name, "match": {**f.match, **({"extra": f.extra} if f.extra else {})},
                             "metric": f.metric, "floor": f.floor, "source": f.source,
-                            **({"min_bytes": f.min_bytes} if f.min_bytes is not None else {})} for f in self.floors]}
+                            **({"min_bytes": f.min_bytes} if f.min_bytes is not None else {}),
+                            **({"measure": f.measure} if f.measure else {})} for f in self.floors]}
 
 
 def _size(text, where):
@@ -72,7 +74,7 @@ def _floor(item, where):
     missing = [key for key in ("name", "match", "metric", "floor", "source") if key not in item]
     if missing:
         raise InputError(f"{where}: a floor needs {', '.join(missing)}")
-    unknown = sorted(set(item) - {"name", "match", "metric", "floor", "source", "min_bytes"})
+    unknown = sorted(set(item) - {"name", "match", "metric", "floor", "source", "min_bytes", "measure"})
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]} in a floor")
     if item["metric"] not in METRICS:
@@ -93,7 +95,8 @@ def _floor(item, where):
         return {key: [str(v) for v in (value if isinstance(value, list) else [value])] for key, value in values.items()}
     columns = accepted({column: value for column, value in match.items() if column != "extra"})
     return Floor(str(item["name"]), columns, item["metric"], float(item["floor"]), str(item["source"]),
-                 _size(item["min_bytes"], where) if "min_bytes" in item else None, accepted(extra))
+                 _size(item["min_bytes"], where) if "min_bytes" in item else None, accepted(extra),
+                 str(item.get("measure", "")))
 
 
 def _floor_lines(text):
