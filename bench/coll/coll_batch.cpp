@@ -53,7 +53,13 @@ class CollBatch final : public TimedBatch {
         comm_.wait(request);
       }
     }
-    return std::chrono::duration<double>(Clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    batch_seconds_.push_back(seconds);
+    return seconds;
+  }
+
+  std::string extra_after_run() override {
+    return config_.per_communicator_extra ? config_.per_communicator_extra(batch_seconds_) : std::string();
   }
 
   std::uint64_t check(std::uint64_t sample) override {
@@ -103,6 +109,7 @@ class CollBatch final : public TimedBatch {
 
   Communicator& comm_;
   std::unique_ptr<CollBuffers> buffers_;
+  std::vector<double> batch_seconds_;  // this rank's, every batch (warm-up included)
   CollBatchConfig config_;
   CollectiveCall call_;
   std::function<void()> replay_;

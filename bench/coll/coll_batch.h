@@ -2,7 +2,10 @@
 // waited for), then `checks` checked runs with fresh inputs, as nccl-tests does with -n and -c.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "comm/communicator.h"
 #include "coll/coll_buffers.h"
@@ -23,6 +26,9 @@ struct CollBatchConfig {
   int checks = 1;              // checked runs after timing; 0: data not checked
   bool corrupt_result = false; // --inject-fault corrupt: proves the check works
   bool graph = false;          // -G: the batch's calls captured once as a CUDA graph, then replayed
+  // With several communicators (--split): given the seconds of each batch this rank ran, the
+  // row's `extra` item with every communicator's own time (called on every rank).
+  std::function<std::string(const std::vector<double>& batch_seconds)> per_communicator_extra;
 };
 
 // Calls per batch: many for small collectives (timer and synchronisation vanish), few for large.

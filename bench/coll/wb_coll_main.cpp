@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -60,6 +62,16 @@ MPI_Comm split_world(Split split) {
   return comm;
 }
 
+// This rank's index among the ranks of its node.
+int node_local_rank() {
+  MPI_Comm node;
+  WB_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int local_rank = 0;
+  WB_MPI_CHECK(MPI_Comm_rank(node, &local_rank));
+  MPI_Comm_free(&node);
+  return local_rank;
+}
+
 class CollRun {
  public:
   CollRun(MpiProgram& program, const CollOptions& options, const CommandLine& args)
@@ -70,6 +82,8 @@ class CollRun {
   int run() {
     const auto hosts = control_.all_gather(program_.host());
     comm_handle_ = split_world(options_.split);
+    if (options_.split == Split::kIntraNode) comm_label_ = program_.host();
+    if (options_.split == Split::kRails) comm_label_ = "rail" + std::to_string(node_local_rank());
     int comm_rank = 0, comm_size = 1;
     WB_MPI_CHECK(MPI_Comm_rank(comm_handle_, &comm_rank));
     WB_MPI_CHECK(MPI_Comm_size(comm_handle_, &comm_size));
@@ -184,6 +198,7 @@ class CollRun {
     config.checks = options_.checks;
     config.corrupt_result = options_.corrupt_result;
     config.graph = options_.graph;
+    if (options_.split != Split::kNone) config.per_communicator_extra = per_communicator_times(config.iterations);
 
     CaseInfo info_;
     info_.row = describe_case(base, op, dtype, redop, placement);
@@ -200,6 +215,30 @@ class CollRun {
       const auto [send, recv] = buffer_bytes(config);
       return make_coll_batch(comm, make_buffers(send, recv), config);
     });
+  }
+
+  // The row holds rank 0's communicator at the slowest rank's time; with several communicators
+  // `per_comm_us` names each one's own median time per call (the slowest of its ranks), so a slow node
+  // or rail stands out: per_comm_us=nodeA:812.3|nodeB:1104.9.
+  std::function<std::string(const std::vector<double>&)> per_communicator_times(std::size_t iterations) {
+    return [this, iterations](const std::vector<double>& seconds) {
+      std::vector<double> sorted = seconds;
+      std::sort(sorted.begin(), sorted.end());
+      const double mine = sorted.empty() ? 0.0 : sorted[sorted.size() / 2] / static_cast<double>(iterations) * 1e6;
+      std::map<std::string, double> slowest;
+      for (const std::string& entry : control_.all_gather(comm_label_ + "=" + std::to_string(mine))) {
+        const auto eq = entry.rfind('=');
+        double& us = slowest[entry.substr(0, eq)];
+        us = std::max(us, std::stod(entry.substr(eq + 1)));
+      }
+      std::string text = "per_comm_us=";
+      for (const auto& [label, us] : slowest) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.4g", us);
+        text += (text.back() == '=' ? "" : "|") + label + ":" + value;
+      }
+      return text;
+    };
   }
 
   static std::size_t existing_rows(const std::string& path) {
@@ -255,6 +294,7 @@ class CollRun {
   MultiRankBenchmarks harness_;
   Watchdog watchdog_;
   MPI_Comm comm_handle_ = MPI_COMM_WORLD;
+  std::string comm_label_ = "world";  // this rank's communicator: its node, or its rail
   std::unique_ptr<Communicator> comm_;
   std::function<std::unique_ptr<CollBuffers>(std::size_t, std::size_t)> make_buffers_;
   std::optional<std::string> skip_reason_;

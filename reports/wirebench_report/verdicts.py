@@ -58,7 +58,7 @@ SIZE_DEPENDENT = {"iters", "copies", "window", "rounds", "repetition", "hops"}
 # `extra` items that are results (wb-step's split of a step and the cost model's prediction): they
 # differ from run to run of the same measurement.
 RESULTS = {"compute_us", "exposed_us", "exposed_pct", "comm_us", "predicted_us", "predicted_compute_us",
-           "predicted_comm_us", "predicted_exposed_us"}
+           "predicted_comm_us", "predicted_exposed_us", "per_comm_us"}
 
 
 def stable_extra(extra):

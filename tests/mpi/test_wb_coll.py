@@ -6,6 +6,7 @@ scheduler time slices, so the 3- and 4-rank runs use non-blocking calls (-z 0), 
 import csv
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -96,6 +97,14 @@ def test_sub_communicators(tmp_path):
         # one node: intra-node is everyone, rails are single ranks
         assert {r["ranks"] for r in rows} == ({"2"} if split == "intra" else {"1"})
         assert all(r["src"] == ("intra-node" if split == "intra" else "rails") for r in rows)
+        # every communicator's own time: the node's, or each rail's
+        for r in rows:
+            items = dict(item.split("=", 1) for item in r["extra"].split(";"))
+            times = dict(entry.split(":") for entry in items["per_comm_us"].split("|"))
+            assert set(times) == ({socket.gethostname()} if split == "intra" else {"rail0", "rail1"})
+            assert all(float(us) > 0 for us in times.values())
+    world = run_mpi(2, "wb-coll", ["--sizes", "1K", "--run-dir", str(tmp_path / "world"), *QUICK])
+    assert world.returncode == 0 and all("per_comm_us" not in r["extra"] for r in read_results(tmp_path / "world" / "results.csv"))
 
 
 def test_mpich_algorithm_is_passed_and_recorded(tmp_path):
