@@ -11,6 +11,9 @@
     with each other (median absolute deviation rule): more than 3 MAD and 20% worse than the
     median is a FAIL where no ceiling is known, a WARN where the ceiling has judged the link;
     more than 2 MAD and 10% worse is a WARN;
+  - a collective over several communicators (wb-coll --split) whose row names each one's time
+    (per_comm_us) WARNs when one of three or more is more than 20% and 3 MAD slower than their
+    median, naming it (the row's own time is already the slowest's);
   - with a platform profile (profiles.py), rows its floors match are judged against them too, and
     the worse verdict stands;
   - every degradation the topology found (PCIe trained below what both ends allow, NVLinks down,
@@ -84,6 +87,7 @@ def judge(results, ceilings, profile=None):
             smallest[key] = min(smallest.get(key, size), size)
     verdicts = [_judge_row(row, ceilings, largest, smallest) for row in rows]
     _compare_siblings(verdicts, ceilings)
+    _compare_communicators(verdicts)
     if profile:
         _apply_profile(verdicts, profile, largest)
     for v in verdicts:
@@ -303,6 +307,31 @@ def _compare_siblings(verdicts, ceilings, minimum=3):
                 m.verdict, m.reason = level, note + "; " + m.reason
             else:
                 m.reason += "; " + note
+
+
+def _compare_communicators(verdicts, minimum=3):
+    for v in verdicts:
+        if v.verdict not in ("PASS", "WARN", "FAIL"):
+            continue
+        entries = extra_items(v.row).get("per_comm_us")
+        if not entries:
+            continue
+        try:
+            times = {label: float(us) for label, _, us in (e.rpartition(":") for e in entries.split("|"))}
+        except ValueError:
+            continue
+        if len(times) < minimum:
+            continue
+        median = statistics.median(times.values())
+        mad = 1.4826 * statistics.median(abs(t - median) for t in times.values())
+        slow = [(label, t) for label, t in times.items() if t > 1.2 * median and t - median > 3 * mad]
+        for label, t in sorted(slow, key=lambda item: -item[1]):
+            note = (f"communicator {label}: {t:.4g} us per call, {100 * (t / median - 1):.0f}% above the median "
+                    f"{median:.4g} us of {len(times)} communicators")
+            if v.verdict == "PASS":
+                v.verdict, v.reason = "WARN", note + "; " + v.reason
+            else:
+                v.reason += "; " + note
 
 
 def counts(verdicts, problems=()):

@@ -238,6 +238,26 @@ def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measure
     assert root.find("testsuite[@name='topology']").get("failures") == "2"
 
 
+def test_a_slow_communicator_among_several_is_named(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+
+    def row(size, per_comm):
+        return (f"coll,out_of_place,mpi,eth,rails,,uni,all_reduce,float32,{size},4,4,10,900,890,910,1.1,1.7,0,"
+                f"\"redop=sum;iters=10;per_comm_us={per_comm}\",OK,")
+    rows = [row(1024, "rail0:5|rail1:5|rail2:5|rail3:50"),  # a small size: not judged, not named
+            row(1048576, "rail0:800|rail1:810|rail2:805|rail3:1100")]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "SKIP" and "communicator" not in v[2].reason
+    assert v[3].verdict == "WARN"
+    assert v[3].reason.startswith("communicator rail3: 1100 us per call, 36% above the median 807.5 us of 4")
+    (run_dir / "results.csv").write_text(header + "\n" + row(1048576, "rail0:800|rail1:810|rail2:805|rail3:798") + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "PASS" and "communicator" not in v[2].reason
+
+
 def _step_row(case, wiring, step, compute, exposed, predicted):
     extra = (f"scale=0.1;compute_us={compute};exposed_us={exposed};comm_us={exposed + 5000};predicted_us={predicted};"
              f"predicted_compute_us={compute};predicted_comm_us={exposed + 4000};bytes_all_reduce=34616832")
