@@ -148,6 +148,9 @@ def _apply_profile(verdicts, profile, largest):
                     f"{floor.floor:.4g} GB/s of '{floor.name}' (source: {floor.source})")
             if level == "FAIL":
                 note += "; below the floor"
+                below = _communicators_below(row, floor.metric, floor.floor)
+                if below:
+                    note += " on " + ", ".join(f"{label} ({value_:.4g} GB/s)" for label, value_ in below)
             elif level == "WARN":
                 note += f"; within {100 * profile.warn_band:.0f}% above the floor"
             floor.judged.append((v, level, value))
@@ -309,17 +312,31 @@ def _compare_siblings(verdicts, ceilings, minimum=3):
                 m.reason += "; " + note
 
 
+def _communicator_times(row):
+    """{communicator: us per call} from a split collective's per_comm_us, or {}."""
+    entries = extra_items(row).get("per_comm_us")
+    if not entries:
+        return {}
+    try:
+        return {label: float(us) for label, _, us in (e.rpartition(":") for e in entries.split("|"))}
+    except ValueError:
+        return {}
+
+
+def _communicators_below(row, metric, floor):
+    """The communicators whose own rate (the row's, scaled by its time over theirs) is below the floor."""
+    times, value, time_us = _communicator_times(row), row.number(metric), row.number("time_us")
+    if not times or not value or not time_us:
+        return []
+    rates = {label: value * time_us / us for label, us in times.items() if us > 0}
+    return sorted(((label, rate) for label, rate in rates.items() if rate < floor), key=lambda item: item[1])
+
+
 def _compare_communicators(verdicts, minimum=3):
     for v in verdicts:
         if v.verdict not in ("PASS", "WARN", "FAIL"):
             continue
-        entries = extra_items(v.row).get("per_comm_us")
-        if not entries:
-            continue
-        try:
-            times = {label: float(us) for label, _, us in (e.rpartition(":") for e in entries.split("|"))}
-        except ValueError:
-            continue
+        times = _communicator_times(v.row)
         if len(times) < minimum:
             continue
         median = statistics.median(times.values())

@@ -154,6 +154,11 @@ def test_the_all_reduce_floor_judges_each_nodes_communicator_too(tmp_path):
     profile = load_profile("h100-sxm-8gpu")
     v, _ = judged(run_dir, profile)
     assert v[2].verdict == "FAIL" and "busbw 429.5 GB/s against the floor 460" in v[2].reason
+    # with each node's own time the failing node is named: nodeB's 70000 us is the row's 429.5 GB/s
+    row = row.replace("iters=5,OK,", '"iters=5;per_comm_us=nodeA:62000|nodeB:70000|nodeC:61000",OK,')
+    (run_dir / "results.csv").write_text(HEADER + "\n" + row + "\n")
+    v, _ = judged(run_dir, load_profile("h100-sxm-8gpu"))
+    assert v[2].verdict == "FAIL" and "below the floor on nodeB (429.5 GB/s)" in v[2].reason, v[2].reason
 
 
 def test_the_bandwidth_plot_draws_the_profile_floor(run):
