@@ -54,7 +54,7 @@ class CollBatch final : public TimedBatch {
       }
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    batch_seconds_.push_back(seconds);
+    if (runs_++ >= config_.warmup_batches) batch_seconds_.push_back(seconds);
     return seconds;
   }
 
@@ -109,7 +109,8 @@ class CollBatch final : public TimedBatch {
 
   Communicator& comm_;
   std::unique_ptr<CollBuffers> buffers_;
-  std::vector<double> batch_seconds_;  // this rank's, every batch (warm-up included)
+  std::vector<double> batch_seconds_;  // this rank's, every timed batch
+  std::size_t runs_ = 0;
   CollBatchConfig config_;
   CollectiveCall call_;
   std::function<void()> replay_;

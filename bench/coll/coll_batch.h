@@ -29,6 +29,7 @@ struct CollBatchConfig {
   // With several communicators (--split): given the seconds of each batch this rank ran, the
   // row's `extra` item with every communicator's own time (called on every rank).
   std::function<std::string(const std::vector<double>& batch_seconds)> per_communicator_extra;
+  std::size_t warmup_batches = 0;  // the harness's untimed batches: left out of batch_seconds
 };
 
 // Calls per batch: many for small collectives (timer and synchronisation vanish), few for large.

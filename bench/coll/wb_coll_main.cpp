@@ -199,6 +199,7 @@ class CollRun {
     config.corrupt_result = options_.corrupt_result;
     config.graph = options_.graph;
     if (options_.split != Split::kNone) config.per_communicator_extra = per_communicator_times(config.iterations);
+    config.warmup_batches = static_cast<std::size_t>(std::max(options_.harness.warmup_batches, 0));
 
     CaseInfo info_;
     info_.row = describe_case(base, op, dtype, redop, placement);
