@@ -71,18 +71,6 @@ double memory_per_rank(Strategy s, const Model& model, const StepSettings& setti
          activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing);
 }
 
-std::string memory_note(const ModelShape& shape, const StepSettings& settings, bool tokens_vary) {
-  char activations[96];
-  std::snprintf(activations, sizeof activations, "activations %.3g GB for %g tokens/rank",
-                activation_bytes(shape, settings.tokens, settings.activation_checkpointing) / 1e9, settings.tokens);
-  return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
-         (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") +
-         " + FSDP's gathered units (2 in flight, the root) and one unit's full gradient + " +
-         (tokens_vary ? "activations for each shape's tokens/rank" : activations) +
-         " (bf16, FlashAttention, no dropout; activation checkpointing " +
-         (settings.activation_checkpointing ? "on" : "off") + "); other communication buffers not counted)";
-}
-
 namespace {
 std::string gb(double bytes) {
   char text[32];
@@ -95,6 +83,20 @@ std::string ms(double us) {
   return text;
 }
 }  // namespace
+
+std::string memory_note(const ModelShape& shape, const StepSettings& settings, bool tokens_vary) {
+  char tokens[32];
+  std::snprintf(tokens, sizeof tokens, "%g", settings.tokens);
+  const std::string activations = "activations " +
+                                  gb(activation_bytes(shape, settings.tokens, settings.activation_checkpointing)) +
+                                  " for " + tokens + " tokens/rank";
+  return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
+         (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") +
+         " + FSDP's gathered units (2 in flight, the root) and one unit's full gradient + " +
+         (tokens_vary ? "activations for each shape's tokens/rank" : activations) +
+         " (bf16, FlashAttention, no dropout; activation checkpointing " +
+         (settings.activation_checkpointing ? "on" : "off") + "); other communication buffers not counted)";
+}
 
 Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gpu_memory_bytes,
                          const StepSettings& settings) {

@@ -44,6 +44,15 @@ bool looks_like_bdf(const std::string& name) {
   return std::regex_match(name, bdf);
 }
 
+// The PCI device above this one (its upstream port or bridge): the directory above the device's
+// real location, when that is a PCI device.
+std::optional<fs::path> upstream_port(const fs::path& device_dir) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(device_dir, ec);
+  if (ec || !looks_like_bdf(real.parent_path().filename().string())) return std::nullopt;
+  return real.parent_path();
+}
+
 std::string class_name(const std::string& class_code) {
   // PCI class codes: 0x0604xx bridge, 0x0300/0x0302 display (GPU), 0x0200 Ethernet, 0x0207 InfiniBand
   if (class_code.starts_with("0x0604")) return "bridge";
@@ -126,12 +135,9 @@ PcieLinkState read_pcie_link(const std::string& device_dir) {
   link.current_width = optional_int(first_line(dir / "current_link_width"));
   link.max_width = optional_int(first_line(dir / "max_link_width"));
   if (link.current_width && *link.current_width <= 0) link.current_width.reset();  // "0" for a link down
-  // The upstream port: the directory above the device's real location, when that is a PCI device.
-  std::error_code ec;
-  const fs::path real = fs::canonical(dir, ec);
-  if (!ec && looks_like_bdf(real.parent_path().filename().string())) {
-    link.port_max_gts = leading_number(first_line(real.parent_path() / "max_link_speed"));
-    link.port_max_width = optional_int(first_line(real.parent_path() / "max_link_width"));
+  if (const auto port = upstream_port(dir)) {
+    link.port_max_gts = leading_number(first_line(*port / "max_link_speed"));
+    link.port_max_width = optional_int(first_line(*port / "max_link_width"));
   }
   return link;
 }
@@ -145,10 +151,7 @@ std::vector<PcieDevice> discover_pcie(const std::string& sysfs) {
     device.class_name = class_name(first_line(entry.path() / "class"));
     device.numa_node = numa_of(sysfs, device.bdf);
     device.link = read_pcie_link(entry.path().string());
-    // The parent bridge is the directory above the device's real location, when that is a BDF.
-    const fs::path real = fs::canonical(entry.path(), ec);
-    if (!ec && looks_like_bdf(real.parent_path().filename().string()))
-      device.parent_bdf = real.parent_path().filename().string();
+    if (const auto port = upstream_port(entry.path())) device.parent_bdf = port->filename().string();
     devices.push_back(device);
   }
   std::sort(devices.begin(), devices.end(), [](const auto& a, const auto& b) { return a.bdf < b.bdf; });

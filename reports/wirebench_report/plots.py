@@ -195,6 +195,15 @@ def _measured_steps(verdicts, key):
     return groups
 
 
+def _finish_step_figure(figure, axes, title, name, caption):
+    """The labels every step-emulation figure shares; returns the (name, caption, figure) entry."""
+    axes.set_ylabel("time per step (ms)")
+    axes.set_title(title, fontsize=9)
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    return name, caption, figure
+
+
 def step_breakdown_figures(verdicts):
     """Per model and wiring: each strategy's step as compute plus exposed communication, with the
     communication hidden under compute (overlapped) beside it, measured and predicted side by side."""
@@ -230,12 +239,10 @@ def step_breakdown_figures(verdicts):
         axes.set_xticks(range(len(members)))
         axes.set_xticklabels([f"{m.row.text('case')}\n(left: measured,\nright: predicted)" if i == 0
                               else m.row.text("case") for i, m in enumerate(members)], fontsize=7)
-        axes.set_ylabel("time per step (ms)")
-        axes.set_title(f"step emulation: {model}, {nodes} node(s), wiring {wiring}", fontsize=9)
-        axes.legend(fontsize=7)
-        figure.tight_layout()
-        figures.append((f"step-{_safe(model)}-{_safe(wiring)}-{_safe(nodes)}",
-                        f"step emulation {model} on {wiring}: compute, exposed and overlapped communication", figure))
+        figures.append(_finish_step_figure(
+            figure, axes, f"step emulation: {model}, {nodes} node(s), wiring {wiring}",
+            f"step-{_safe(model)}-{_safe(wiring)}-{_safe(nodes)}",
+            f"step emulation {model} on {wiring}: compute, exposed and overlapped communication"))
     return figures
 
 
@@ -259,13 +266,11 @@ def step_wiring_figures(verdicts):
             axes.plot(xs, predicted, linestyle="--", color=line.get_color(), gid=f"predicted:{strategy}")
         axes.set_xticks(range(len(wirings)))
         axes.set_xticklabels(wirings, fontsize=7)
-        axes.set_ylabel("time per step (ms)")
         axes.set_yscale("log")
-        axes.set_title(f"step emulation: {model}, {nodes} node(s), by wiring (dashed: predicted)", fontsize=9)
-        axes.legend(fontsize=7)
-        figure.tight_layout()
-        figures.append((f"step-wirings-{_safe(model)}-{_safe(nodes)}",
-                        f"step emulation {model}: step time by wiring, measured and predicted", figure))
+        figures.append(_finish_step_figure(
+            figure, axes, f"step emulation: {model}, {nodes} node(s), by wiring (dashed: predicted)",
+            f"step-wirings-{_safe(model)}-{_safe(nodes)}",
+            f"step emulation {model}: step time by wiring, measured and predicted"))
     return figures
 
 
