@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "harness/errors.h"
+#include "harness/install_layout.h"
 #include "topology/ceilings.h"
 #include "topology/live_discovery.h"
 #include "topology/topology_report.h"
@@ -13,11 +14,7 @@
 namespace wb {
 namespace {
 
-std::string plot_script() {
-  if (const char* dir = std::getenv("WB_REPORTS_DIR"); dir != nullptr && *dir != '\0')
-    return std::string(dir) + "/plots/topology_png.py";
-  return WB_SOURCE_REPORTS_DIR "/plots/topology_png.py";
-}
+std::string plot_script() { return data_dir() + "/reports/plots/topology_png.py"; }
 
 // Single-quoted for the shell (' becomes '\''), so any file name passes through unchanged.
 std::string shell_quoted(const std::string& text) {
@@ -60,7 +57,7 @@ int run_topo_command(CommandLine& args) {
       *options.nvlink_generation != "4" && *options.nvlink_generation != "5" && *options.nvlink_generation != "ga102")
     throw UsageError("--nvlink-generation: '" + *options.nvlink_generation + "' is not 2, 3, 4, 5 or ga102");
 
-  const CeilingsDb ceilings = CeilingsDb::read(ceilings_file.value_or(default_suites_dir() + "/ceilings.csv"));
+  const CeilingsDb ceilings = CeilingsDb::read(ceilings_file.value_or(suites_dir() + "/ceilings.csv"));
   NodeReport report;
   std::optional<TopoMatrix> matrix;
   if (matrix_file) {

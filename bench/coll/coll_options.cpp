@@ -43,8 +43,8 @@ std::vector<std::uint64_t> sizes_from(CommandLine& args) {
     return parse_size_spec(*spec);
   }
   if (factor && step) throw UsageError("give either -f (factor) or -i (step), not both");
-  const std::string range = first.value_or("8") + ":" + last.value_or("64MiB") +
-                            (step ? ":+" + *step : ":" + factor.value_or("2"));
+  std::string range = first.value_or("8") + ":" + last.value_or("64MiB");
+  range.append(step ? ":+" : ":").append(step ? *step : factor.value_or("2"));
   return parse_size_spec(range);
 }
 

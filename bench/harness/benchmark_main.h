@@ -11,12 +11,14 @@
 #include "harness/command_line.h"
 #include "harness/errors.h"
 #include "harness/mpi_program.h"
+#include "harness/version.h"
 
 namespace wb {
 
 template <typename Run, typename Options>
 int benchmark_main(int argc, char** argv, const char* usage,
                    const std::function<Options(CommandLine&, const MpiProgram&)>& parse, int thread_level = -1) {
+  if (answer_version(argc, argv)) return kExitOk;
   MpiProgram program(argc, argv, thread_level);
   CommandLine args(argc, argv);
   if (args.take_flag("help")) {

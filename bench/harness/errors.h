@@ -1,4 +1,4 @@
-// Error types shared by every wirebench binary, and the exit codes they map to (DESIGN.md).
+// Error types shared by every wirebench binary, and the exit codes they map to (docs/results.md).
 #pragma once
 
 #include <stdexcept>
@@ -24,8 +24,16 @@ class UsageError : public std::runtime_error {
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& file, long line, const std::string& problem)
-      : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
-                           problem) {}
+      : std::runtime_error(where(file, line) + problem) {}
+
+ private:
+  // Appended piece by piece: `":" + std::string` (an insert at the front) trips GCC 12's
+  // -Wrestrict false positive at -O3 (GCC bug 105651).
+  static std::string where(const std::string& file, long line) {
+    std::string text = file;
+    if (line > 0) text.append(":").append(std::to_string(line));
+    return text.append(": ");
+  }
 };
 
 // A library call (MPI, CUDA, NCCL) returned an error.

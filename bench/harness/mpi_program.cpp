@@ -14,6 +14,7 @@
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/errors.h"
+#include "harness/version.h"
 
 extern char** environ;
 
@@ -157,6 +158,7 @@ RunMetadata MpiProgram::run_metadata(const std::vector<std::string>& rank_hosts,
   versions["mpi"] = version.substr(0, version.find('\n'));
   meta.versions = std::move(versions);
   meta.environment = recorded_environment(environ);
+  meta.version = project_version();
   meta.revision = project_revision();
   return meta;
 }

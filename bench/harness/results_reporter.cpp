@@ -40,8 +40,8 @@ void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
                          std::isnan(errors) ? std::nullopt : std::optional(static_cast<std::uint64_t>(errors)));
     }
     if (run.repetitions > 1) {
-      row.extra += (row.extra.empty() ? "" : ";") + std::string("repetition=") +
-                   std::to_string(run.repetition_index);
+      if (!row.extra.empty()) row.extra += ';';
+      row.extra.append("repetition=").append(std::to_string(run.repetition_index));
     }
     writer_.write(row);
   }

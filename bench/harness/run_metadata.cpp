@@ -69,7 +69,7 @@ std::string path_settings_extra(const char* const* envp) {
     const std::string_view name = entry.substr(0, entry.find('='));
     const bool chosen = std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames) ||
                         (name.starts_with("MPIR_CVAR_") && name.ends_with("_ALGORITHM"));
-    if (chosen && name.size() < entry.size()) extra += ";" + std::string(entry);
+    if (chosen && name.size() < entry.size()) extra.append(";").append(entry);  // not ";" + ...: GCC 12 -Wrestrict
   }
   return extra;
 }
@@ -79,6 +79,7 @@ void write_run_metadata(const std::string& path, const RunMetadata& meta) {
   doc["schema_version"] = kMetaSchemaVersion;
   if (!doc.contains("created")) doc["created"] = utc_now_iso8601();
   doc["updated"] = utc_now_iso8601();
+  doc["version"] = meta.version;
   doc["revision"] = meta.revision;
 
   std::vector<std::string> hosts = doc.value("hosts", std::vector<std::string>{});

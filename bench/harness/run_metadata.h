@@ -15,7 +15,8 @@ struct RunMetadata {
   std::vector<std::string> command_line;            // argv as given
   std::map<std::string, std::string> versions;      // mpi, cuda_runtime, cuda_driver, nccl, ...
   std::map<std::string, std::string> environment;   // NCCL_*, UCX_*, MPIR_*, ...
-  std::string revision;                             // the project's git revision
+  std::string version;                              // the project's version (harness/version.h)
+  std::string revision;                             // the git revision it was built from
 };
 
 // Variables whose names start with one of the recorded prefixes (NCCL_, UCX_, MPIR_, ...).
@@ -32,8 +33,5 @@ std::string path_settings_extra(const char* const* envp);
 // versions and environment are replaced by the newest. Throws InputError if an existing file is
 // not valid JSON, naming the file and line.
 void write_run_metadata(const std::string& path, const RunMetadata& meta);
-
-// The project's revision as `git describe --always --dirty` gave it at build time.
-const char* project_revision();
 
 }  // namespace wb

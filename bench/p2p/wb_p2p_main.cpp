@@ -9,6 +9,7 @@
 #include "comm/mpi_control.h"
 #include "gpu/gpu_runtime_info.h"
 #include "harness/errors.h"
+#include "harness/version.h"
 #include "harness/matrix_table.h"
 #include "harness/mpi_program.h"
 #include "harness/results_csv_reader.h"
@@ -96,6 +97,7 @@ void print_matrices(const std::string& results, std::size_t before, int gpus, co
 }  // namespace wb
 
 int main(int argc, char** argv) {
+  if (wb::answer_version(argc, argv)) return wb::kExitOk;
   wb::MpiProgram program(argc, argv);
   wb::CommandLine args(argc, argv);
   if (args.take_flag("help")) {

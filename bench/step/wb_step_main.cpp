@@ -14,6 +14,7 @@
 #include "coll/nccl_backend.h"
 #include "gpu/gpu_runtime_info.h"
 #include "harness/benchmark_main.h"
+#include "harness/install_layout.h"
 #include "harness/multi_rank_benchmarks.h"
 #include "harness/results_csv_writer.h"
 #include "harness/run_metadata.h"
@@ -30,10 +31,6 @@
 #include "step/what_if.h"
 
 extern char** environ;
-
-#ifndef WB_SOURCE_SUITES_DIR
-#define WB_SOURCE_SUITES_DIR "suites"
-#endif
 
 namespace wb::step {
 namespace {
@@ -59,7 +56,7 @@ class StepRun {
         : ranks % 2 == 0                                                 ? ranks / 2
                                                                          : ranks);
     check_shard_group(settings.shard_group, ranks);
-    const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
+    const Model model = load_model(options_.model, suites_dir() + "/models");
 
     ResultRow base;
     base.bench = "step";
@@ -165,7 +162,7 @@ class StepRun {
   // No measurement: the programs for clusters of those shapes, played on link figures.
   int what_if(const WhatIfRequest& request) {
     if (!control_.is_root()) return kExitOk;  // one process answers
-    const Model model = load_model(options_.model, WB_SOURCE_SUITES_DIR "/models");
+    const Model model = load_model(options_.model, suites_dir() + "/models");
     print_what_if(model, options_.strategies, options_.settings, request, options_.shard_group,
                   options_.gpu_memory_GB * 1e9);
     return kExitOk;

@@ -52,9 +52,4 @@ const CeilingEntry* CeilingsDb::find(const std::string& link_class, const std::s
   return nullptr;
 }
 
-std::string default_suites_dir() {
-  if (const char* dir = std::getenv("WB_SUITES_DIR"); dir != nullptr && *dir != '\0') return dir;
-  return WB_SOURCE_SUITES_DIR;
-}
-
 }  // namespace wb

@@ -33,7 +33,5 @@ class CeilingsDb {
   std::vector<CeilingEntry> entries_;
 };
 
-// Where the suite's files are: $WB_SUITES_DIR, else the source tree's suites/ (compiled in).
-std::string default_suites_dir();
 
 }  // namespace wb

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(os.environ.get("WB_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared"))
-H100 = SHARED / "fixtures/topo/h100-8gpu-8nic.txt"
 DATA = Path(__file__).resolve().parents[1] / "data"
+H100 = DATA / "topo/h100-8gpu-8nic.txt"
 
 
 def wirebench(*args, timeout=120):
@@ -59,7 +58,7 @@ def test_this_machine_table_and_json():
 
 def test_nccl_log_names_every_channel_transport():
     result = wirebench("topo", "--nvidia-smi-topo", str(H100), "--nccl-log",
-                       str(SHARED / "fixtures/nccl-logs/pcie-8gpu-p2p-shm.log"), "--json")
+                       str(DATA / "nccl/pcie-8gpu-p2p-shm.log"), "--json")
     assert result.returncode == 0, result.stderr
     nccl = json.loads(result.stdout)["nccl"]
     assert [(c["line"], c["transport"]) for c in nccl["channels"]] == [(4, "P2P"), (5, "SHM")]

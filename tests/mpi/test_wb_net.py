@@ -48,6 +48,8 @@ def test_rows_for_every_size_pair_and_test(tmp_path, ranks, pairs):
     assert meta["commands"][-1]["ranks"] == ranks
     assert "MPICH" in meta["versions"]["mpi"] or meta["versions"]["mpi"]
     assert meta["revision"]
+    version = subprocess.run([str(bin_dir() / "wb-net"), "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.strip().endswith(f"{meta['version']}, revision {meta['revision']}")
 
 
 def test_results_are_valid_after_every_row(tmp_path):

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/errors.h"
+#include "harness/version.h"
 #include "test_files.h"
 
 namespace wb {
@@ -19,6 +20,7 @@ RunMetadata sample(const std::string& host, const std::string& first_arg) {
   meta.command_line = {"wb-net", first_arg};
   meta.versions = {{"mpi", "MPICH Version: 4.0.2"}};
   meta.environment = {{"NCCL_ALGO", "Ring"}};
+  meta.version = "9.8.7";
   meta.revision = "abc123";
   return meta;
 }
@@ -41,6 +43,7 @@ TEST(RunMetadata, WritesEveryFieldAndMergesASecondCommand) {
   write_run_metadata(path, sample("node2", "--pairs=all"));
   const auto doc = nlohmann::json::parse(testing::read_text(path));
   EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["version"], "9.8.7");
   EXPECT_EQ(doc["revision"], "abc123");
   EXPECT_EQ(doc["hosts"], (nlohmann::json{"node1", "node2"}));
   EXPECT_EQ(doc["versions"]["mpi"], "MPICH Version: 4.0.2");
@@ -63,8 +66,9 @@ TEST(RunMetadata, DamagedFileIsNamedWithItsLine) {
   }
 }
 
-TEST(RunMetadata, RevisionIsKnown) {
+TEST(RunMetadata, VersionAndRevisionAreKnown) {
   EXPECT_STRNE(project_revision(), "");
+  EXPECT_STRNE(project_version(), "");
 }
 
 }  // namespace

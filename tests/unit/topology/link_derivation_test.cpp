@@ -56,7 +56,7 @@ TEST(Ceilings, BadRowsNameTheirLine) {
 }
 
 TEST(Derivation, H100Nv18PairIs450PerDirection) {
-  NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_SHARED_FIXTURES_DIR "/topo/h100-8gpu-8nic.txt"), "n");
+  NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt"), "n");
   for (auto& gpu : node.gpus) gpu.name = "NVIDIA H100 80GB HBM3";
   const auto links = derive_links(node, project_ceilings());
   const DerivedLink& pair = find_link(links, "gpu0", "gpu7");
@@ -70,7 +70,7 @@ TEST(Derivation, H100Nv18PairIs450PerDirection) {
 }
 
 TEST(Derivation, UnnamedNv18IsAssumedNvlink4AndSaysSo) {
-  const NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_SHARED_FIXTURES_DIR "/topo/h100-8gpu-8nic.txt"), "n");
+  const NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt"), "n");
   const auto links = derive_links(node, project_ceilings());
   const DerivedLink& pair = find_link(links, "gpu2", "gpu5");
   EXPECT_DOUBLE_EQ(*pair.ceiling_GBps, 450.0);
@@ -134,7 +134,7 @@ TEST(Derivation, InfinibandPortsAndTheirDegradation) {
 }
 
 TEST(Derivation, NvlinksDownAreFlagged) {
-  NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_SHARED_FIXTURES_DIR "/topo/h100-8gpu-8nic.txt"), "n");
+  NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt"), "n");
   node.gpus[3].name = "NVIDIA H100";
   node.gpus[3].nvlinks_up = 16;
   node.gpus[3].nvlinks_total = 18;

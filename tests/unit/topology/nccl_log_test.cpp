@@ -7,8 +7,7 @@
 namespace wb {
 namespace {
 
-const std::string kFixtures = WB_SHARED_FIXTURES_DIR "/nccl-logs/";
-const std::string kVariants = WB_TEST_DATA_DIR "/nccl/";
+const std::string kRecorded = WB_TEST_DATA_DIR "/nccl/";  // recorded tool outputs, byte for byte, and variants
 
 bool contains(const std::vector<std::string>& texts, const std::string& part) {
   for (const auto& t : texts)
@@ -17,14 +16,14 @@ bool contains(const std::vector<std::string>& texts, const std::string& part) {
 }
 
 TEST(NcclLog, NetworkAndHcasFromTheFixture) {
-  const NcclLog log = read_nccl_log(kFixtures + "ib-network-select.log");
+  const NcclLog log = read_nccl_log(kRecorded + "ib-network-select.log");
   EXPECT_EQ(log.network, "IB");
   EXPECT_EQ(log.ib_devices, (std::vector<std::string>{"mlx5_0:1/IB", "mlx5_2:1/IB"}));
   EXPECT_TRUE(log.channels.empty());
 }
 
 TEST(NcclLog, EveryChannelLineOfThePcieFixtureGetsItsTransport) {
-  const NcclLog log = read_nccl_log(kFixtures + "pcie-8gpu-p2p-shm.log");
+  const NcclLog log = read_nccl_log(kRecorded + "pcie-8gpu-p2p-shm.log");
   ASSERT_EQ(log.channels.size(), 2u);
   EXPECT_EQ(log.channels[0].transport, NcclTransport::kP2p);
   EXPECT_EQ(log.channels[0].via, "P2P/direct pointer/read");
@@ -40,7 +39,7 @@ TEST(NcclLog, EveryChannelLineOfThePcieFixtureGetsItsTransport) {
 }
 
 TEST(NcclLog, OldFormatWithBusIds) {
-  const NcclLog log = read_nccl_log(kVariants + "old-format-bus-ids.log");
+  const NcclLog log = read_nccl_log(kRecorded + "old-format-bus-ids.log");
   ASSERT_EQ(log.channels.size(), 4u);
   for (const auto& c : log.channels) EXPECT_TRUE(c.old_format);
   EXPECT_EQ(log.channels[0].transport, NcclTransport::kP2p);
@@ -51,7 +50,7 @@ TEST(NcclLog, OldFormatWithBusIds) {
 }
 
 TEST(NcclLog, NetworkTransportsWithAndWithoutGdrdma) {
-  const NcclLog log = read_nccl_log(kVariants + "multinode-net.log");
+  const NcclLog log = read_nccl_log(kRecorded + "multinode-net.log");
   ASSERT_EQ(log.channels.size(), 5u);
   EXPECT_EQ(log.channels[0].transport, NcclTransport::kNetIb);
   EXPECT_TRUE(log.channels[0].gdrdma);
@@ -65,7 +64,7 @@ TEST(NcclLog, NetworkTransportsWithAndWithoutGdrdma) {
 }
 
 TEST(NcclLog, SocketWhereInfinibandExistsIsFlagged) {
-  const NcclLog log = read_nccl_log(kVariants + "socket-on-ib-machine.log");
+  const NcclLog log = read_nccl_log(kRecorded + "socket-on-ib-machine.log");
   EXPECT_EQ(log.channels.at(0).transport, NcclTransport::kNetSocket);
   const auto found = nccl_misconfigurations(log, nullptr, "s.log");
   ASSERT_EQ(found.size(), 1u);
@@ -74,8 +73,8 @@ TEST(NcclLog, SocketWhereInfinibandExistsIsFlagged) {
 }
 
 TEST(NcclLog, MissingGdrdmaNextToTheGpuIsFlaggedWithTheTopology) {
-  const TopoMatrix topo = read_nvidia_smi_topo(WB_SHARED_FIXTURES_DIR "/topo/h100-8gpu-8nic.txt");
-  const NcclLog log = read_nccl_log(kVariants + "multinode-net.log");
+  const TopoMatrix topo = read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt");
+  const NcclLog log = read_nccl_log(kRecorded + "multinode-net.log");
   const auto found = nccl_misconfigurations(log, &topo, "m.log");
   // Line 6: device 0 on NET/IB/0 = mlx5_0, PIX to GPU0, without GDRDMA. Lines 5 and 7 have it.
   ASSERT_TRUE(contains(found, "m.log:6: GPU0 uses mlx5_0 without GDRDMA although it is PIX")) << found.size();
@@ -85,12 +84,12 @@ TEST(NcclLog, MissingGdrdmaNextToTheGpuIsFlaggedWithTheTopology) {
 }
 
 TEST(NcclLog, ShmWhereP2pShouldWorkIsFlagged) {
-  const NcclLog log = read_nccl_log(kFixtures + "pcie-8gpu-p2p-shm.log");
+  const NcclLog log = read_nccl_log(kRecorded + "pcie-8gpu-p2p-shm.log");
   const auto by_neighbours = nccl_misconfigurations(log, nullptr, "p.log");
   ASSERT_EQ(by_neighbours.size(), 1u);
   EXPECT_NE(by_neighbours[0].find("p.log:5: rank 3 -> 4 goes through SHM although other GPU pairs"), std::string::npos);
   // With a topology that puts GPU3 and GPU4 on NVLink, the reason is the topology's.
-  const TopoMatrix topo = read_nvidia_smi_topo(WB_SHARED_FIXTURES_DIR "/topo/h100-8gpu-8nic.txt");
+  const TopoMatrix topo = read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt");
   const auto by_topology = nccl_misconfigurations(log, &topo, "p.log");
   ASSERT_EQ(by_topology.size(), 1u);
   EXPECT_NE(by_topology[0].find("although GPU3 and GPU4 are NV18"), std::string::npos) << by_topology[0];

@@ -7,8 +7,7 @@
 namespace wb {
 namespace {
 
-const std::string kFixtures = WB_SHARED_FIXTURES_DIR "/topo/";
-const std::string kVariants = WB_TEST_DATA_DIR "/topo/";
+const std::string kRecorded = WB_TEST_DATA_DIR "/topo/";  // recorded tool outputs, byte for byte, and variants
 const std::string kBad = WB_TEST_DATA_DIR "/topo-bad/";
 
 std::string error_of(const std::string& path) {
@@ -21,7 +20,7 @@ std::string error_of(const std::string& path) {
 }
 
 TEST(NvidiaSmiTopo, H100EightGpusEightNicsWithLegend) {
-  const TopoMatrix m = read_nvidia_smi_topo(kFixtures + "h100-8gpu-8nic.txt");
+  const TopoMatrix m = read_nvidia_smi_topo(kRecorded + "h100-8gpu-8nic.txt");
   ASSERT_EQ(m.gpu_indices().size(), 8u);
   ASSERT_EQ(m.nic_indices().size(), 8u);
   for (std::size_t a : m.gpu_indices())
@@ -42,8 +41,8 @@ TEST(NvidiaSmiTopo, H100EightGpusEightNicsWithLegend) {
 }
 
 TEST(NvidiaSmiTopo, TabsAndSpacesReadTheSame) {
-  const TopoMatrix tabs = read_nvidia_smi_topo(kFixtures + "rtx5090-2gpu-tabs.txt");
-  const TopoMatrix spaces = read_nvidia_smi_topo(kVariants + "rtx5090-2gpu-spaces.txt");
+  const TopoMatrix tabs = read_nvidia_smi_topo(kRecorded + "rtx5090-2gpu-tabs.txt");
+  const TopoMatrix spaces = read_nvidia_smi_topo(kRecorded + "rtx5090-2gpu-spaces.txt");
   for (const TopoMatrix* m : {&tabs, &spaces}) {
     ASSERT_EQ(m->devices.size(), 2u);
     EXPECT_EQ(m->at(0, 1).kind, PathKind::kPhb);
@@ -55,7 +54,7 @@ TEST(NvidiaSmiTopo, TabsAndSpacesReadTheSame) {
 }
 
 TEST(NvidiaSmiTopo, HcaNamesInTheHeaderAreTheNicNames) {
-  const TopoMatrix m = read_nvidia_smi_topo(kVariants + "hca-names-in-header.txt");
+  const TopoMatrix m = read_nvidia_smi_topo(kRecorded + "hca-names-in-header.txt");
   ASSERT_EQ(m.nic_indices().size(), 2u);
   EXPECT_EQ(m.devices[2].name, "mlx5_0");
   EXPECT_EQ(m.devices[3].name, "mlx5_1");
@@ -65,7 +64,7 @@ TEST(NvidiaSmiTopo, HcaNamesInTheHeaderAreTheNicNames) {
 }
 
 TEST(NvidiaSmiTopo, OldDriversSocIsSys) {
-  const TopoMatrix m = read_nvidia_smi_topo(kVariants + "soc-old-driver.txt");
+  const TopoMatrix m = read_nvidia_smi_topo(kRecorded + "soc-old-driver.txt");
   ASSERT_EQ(m.devices.size(), 4u);
   EXPECT_EQ(m.at(0, 2).kind, PathKind::kSys);
   EXPECT_EQ(m.at(2, 3).kind, PathKind::kPix);
@@ -73,7 +72,7 @@ TEST(NvidiaSmiTopo, OldDriversSocIsSys) {
 }
 
 TEST(NvidiaSmiTopo, AnsiUnderlinedHeaderAndBondedNicLegend) {
-  const TopoMatrix m = read_nvidia_smi_topo(kVariants + "ansi-underline-bonded-nic.txt");
+  const TopoMatrix m = read_nvidia_smi_topo(kRecorded + "ansi-underline-bonded-nic.txt");
   ASSERT_EQ(m.devices.size(), 3u);
   EXPECT_EQ(m.devices[0].label, "GPU0");
   EXPECT_EQ(m.devices[2].name, "mlx5_bond_0");

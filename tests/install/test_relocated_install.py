@@ -1,0 +1,81 @@
+"""An installed wirebench works from anywhere: `cmake --install` into a temporary prefix, the prefix
+moved, the source and build trees hidden (an empty tmpfs mounted over each, in a mount namespace of
+this test's own), then every front-door command run from the moved prefix. Needs root (unshare -m);
+skipped otherwise. ctest label: vcluster (the default suite starts the virtual cluster)."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[2]
+BINARIES = ("wirebench", "wb-net", "wb-coll", "wb-host", "wb-p2p", "wb-step")
+
+
+def build_dir():
+    path = os.environ.get("WB_BUILD_DIR")
+    if not path:
+        pytest.skip("WB_BUILD_DIR is not set (run through ctest)")
+    return Path(path)
+
+
+@pytest.fixture(scope="module")
+def moved_prefix(tmp_path_factory):
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare to hide the source and build trees")
+    root = tmp_path_factory.mktemp("install")
+    subprocess.run(["cmake", "--install", str(build_dir()), "--prefix", str(root / "first")], check=True,
+                   capture_output=True, timeout=120)
+    shutil.move(root / "first", root / "moved")  # nothing may remember where it was installed
+    return root / "moved"
+
+
+def hidden_trees_run(script, timeout):
+    """`script` (bash) with the source and build trees replaced by empty folders."""
+    # The build tree first: it may sit inside the source tree and vanish with it.
+    hide = " && ".join(f"mount -t tmpfs none {tree}" for tree in (build_dir(), SOURCE))
+    return subprocess.run(["unshare", "-m", "bash", "-c", f"{hide} && cd / && {script}"],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_layout_and_no_tree_paths_in_binaries(moved_prefix):
+    for name in BINARIES:
+        binary = moved_prefix / "bin" / name
+        assert os.access(binary, os.X_OK), name
+        text = subprocess.run(["strings", str(binary)], capture_output=True, text=True, check=True).stdout
+        for tree in (str(SOURCE), str(build_dir())):
+            assert tree not in text, f"{name} carries the path {tree}"
+    data = moved_prefix / "share" / "wirebench"
+    for part in ("suites/default.yaml", "suites/ceilings.csv", "suites/models/tiny.json", "suites/profiles",
+                 "reports/wirebench_report/__main__.py", "ci/wirebench_run/__main__.py", "ci/vcluster",
+                 "ci/templates/slurm-acceptance.sbatch"):
+        assert (data / part).exists(), part
+
+
+def test_every_binary_answers_version(moved_prefix):
+    result = hidden_trees_run(" && ".join(f"{moved_prefix}/bin/{name} --version" for name in BINARIES), 60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == list(BINARIES)
+    assert len({line.split(" ", 1)[1] for line in lines}) == 1  # one version and revision for all
+
+
+def test_run_report_compare_and_step_from_the_moved_prefix(moved_prefix, tmp_path):
+    bin_dir = moved_prefix / "bin"
+    run = tmp_path / "run"
+    script = (f"{bin_dir}/wirebench run default --run-dir {run} > {tmp_path}/run.log 2>&1; echo run=$?; "
+              f"{bin_dir}/wirebench report {run} > {tmp_path}/report.log 2>&1; echo report=$?; "
+              f"{bin_dir}/wirebench compare {run} {run} --out {tmp_path}/compare > {tmp_path}/compare.log 2>&1; "
+              f"echo compare=$?; "
+              f"mpiexec -n 2 {bin_dir}/wb-step --model tiny --run-dir {tmp_path}/step > {tmp_path}/step.log 2>&1; "
+              f"echo step=$?")
+    result = hidden_trees_run(script, 600)
+    logs = {name: (tmp_path / f"{name}.log").read_text() for name in ("run", "report", "compare", "step")
+            if (tmp_path / f"{name}.log").exists()}
+    codes = dict(line.split("=") for line in result.stdout.split())
+    assert codes == {"run": "0", "report": "0", "compare": "0", "step": "0"}, (codes, result.stderr, logs)
+    for name in ("results.csv", "meta.json", "topology.json", "report.md", "report.html", "junit.xml"):
+        assert (run / name).exists(), name
+    assert "recommendation:" in logs["step"]
+    assert (tmp_path / "compare" / "compare.md").exists()
