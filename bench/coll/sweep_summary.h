@@ -1,6 +1,6 @@
 // What a size sweep of one collective says in a few numbers: peak bus bandwidth, the smallest
 // size that reaches 80% of it, small-message latency; and the latency-bandwidth (alpha, beta)
-// fit t(n) = alpha + n beta that the cost model uses (collectives.md: beta by least squares on
+// fit t(n) = alpha + n beta that the cost model uses (docs/step-emulation.md: beta by least squares on
 // the large-message half, alpha from the small-message half).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The frame of every multi-rank binary: MPI up and down, and every failure turned into a message
-// naming the rank and an exit code (DESIGN.md): bad usage 3, infrastructure 2.
+// naming the rank and an exit code (docs/results.md): bad usage 3, infrastructure 2.
 //
 //   int main(int argc, char** argv) {
 //     wb::MpiProgram program(argc, argv);
@@ -55,9 +55,8 @@ class MpiProgram {
   int rank_ = 0, size_ = 1;
   std::string host_;
   bool aborted_ = false;
-  int exit_code_ = 0;  // what the body returned
-  // Armed when the body has returned: if tearing MPI down hangs (seen with UCX over TCP), the
-  // process still ends, with the body's exit code, once every result is written.
+  // Armed when the body has returned: a hang in MPI_Finalize ends the process with exit code 2
+  // and a message naming it.
   std::unique_ptr<ShutdownDeadline> shutdown_;
 };
 

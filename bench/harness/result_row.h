@@ -1,4 +1,4 @@
-// One measured point in the common schema of every benchmark (DESIGN.md, "Results").
+// One measured point in the common schema of every benchmark (docs/results.md).
 #pragma once
 
 #include <array>
@@ -40,7 +40,7 @@ struct ResultRow {
   std::string reason;        // why SKIP or ERROR
 };
 
-// Column names in file order. The first 20 are DESIGN.md's minimum set, in its order.
+// Column names in file order. The first 20 are the design's minimum set (docs/results.md), in its order.
 inline constexpr std::array<std::string_view, 22> kResultColumns = {
     "bench", "case",  "backend",     "link_class",  "src",        "dst",
     "direction", "op", "dtype",      "bytes",       "ranks",      "nodes",

@@ -1,4 +1,4 @@
-// The alpha-beta (Hockney) cost model of collectives.md. Two sources of parameters:
+// The alpha-beta (Hockney) cost model of docs/step-emulation.md. Two sources of parameters:
 // - a fit per collective and group size, t(S) = alpha + S beta over the full buffer S, taken
 //   from a measured sweep (wb-coll's fits.csv, or wb-step's own calibration before the steps,
 //   whose measured points also refine it between the sizes measured);
@@ -23,7 +23,7 @@ struct LinkCost {
   double beta_us_per_byte = 0;
 };
 
-// Ring algorithms (collectives.md): all_reduce 2(p-1) alpha + 2 (p-1)/p n beta; reduce_scatter,
+// Ring algorithms (docs/step-emulation.md): all_reduce 2(p-1) alpha + 2 (p-1)/p n beta; reduce_scatter,
 // all_gather, all_to_all (p-1) alpha + (p-1)/p n beta; broadcast, reduce, send/recv alpha + n beta.
 // n is the full buffer S; one rank costs nothing.
 double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link);
@@ -61,7 +61,7 @@ Timeline predict_step(const Program& program, const CollectiveCosts& costs, doub
 
 // A cluster that has not been measured: `nodes` x `gpus_per_node`, each GPU with `intra` to its
 // node's GPUs and `inter` (its own NIC) to the other nodes. Collectives over every rank are
-// hierarchical (collectives.md): a ring inside the node over the whole buffer, then a ring across
+// hierarchical (docs/step-emulation.md): a ring inside the node over the whole buffer, then a ring across
 // nodes over 1/g of it, so the NICs carry only a g-th. A group inside a node is a ring over
 // `intra`; a group of one rank per node (HYBRID_SHARD's replicas) a ring over `inter`.
 struct ClusterWiring {

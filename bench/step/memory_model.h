@@ -31,7 +31,7 @@ std::string memory_formula(Strategy s, const StepSettings& settings);  // "16P/N
 // is recomputed, and the head.
 double activation_bytes(const ModelShape& shape, double tokens, bool checkpointing);
 
-// What FSDP holds unsharded at its peak (strategies.md: limit_all_gathers keeps at most 2
+// What FSDP holds unsharded at its peak (docs/step-emulation.md: limit_all_gathers keeps at most 2
 // all_gathers in flight; the root unit stays gathered from forward to backward): the root's and the
 // two largest layers' gathered parameters, and the largest unit's full gradient before its
 // reduce_scatter (SHARD_GRAD_OP keeps full parameters anyway: the gradient only). Zero for DDP and

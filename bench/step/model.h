@@ -1,6 +1,6 @@
 // A model as step emulation sees it: an ordered list of units (what FSDP wraps, what ZeRO-3
 // fetches), each a list of parameter tensors, built from a shape file in suites/models/.
-// Parameter counts follow strategies.md: a decoder layer holds q, k, v, o (k and v smaller under
+// Parameter counts follow docs/step-emulation.md: a decoder layer holds q, k, v, o (k and v smaller under
 // grouped-query attention), a gated (3 matrices) or plain (2) MLP and two norms; embeddings V x h.
 #pragma once
 

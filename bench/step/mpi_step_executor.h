@@ -1,4 +1,4 @@
-// Runs a step program on MPI host buffers. Streams as DESIGN.md describes them: the compute stream
+// Runs a step program on MPI host buffers. Streams as docs/design.md describes them: the compute stream
 // is a thread that sleeps each computation's scaled duration (it stands for device time and leaves
 // the CPU to communication); each group's communicator is a stream whose collectives start in
 // issue order, each when everything it waits for has ended, as MPI non-blocking calls.

@@ -1,9 +1,9 @@
-// A training step as a program of operations per rank (DESIGN.md, "Training-step emulation").
+// A training step as a program of operations per rank (docs/step-emulation.md).
 // The host issues operations in program order onto streams; a stream runs its operations one after
 // the other; an operation also waits for the operations in `after` (events recorded on other
 // streams). A host wait stops the host from issuing anything further until an operation has
 // finished (FSDP's all-gather limiter). Each communicator has one stream, so collectives on one
-// communicator run in the order the host issued them (strategies.md, rule 1).
+// communicator run in the order the host issued them (docs/step-emulation.md, rule 1).
 // Executors (MPI threads, CUDA streams) and the cost model's simulation read the same program.
 #pragma once
 
@@ -60,7 +60,7 @@ struct Program {
 // per group: what a "bytes per collective kind" line reports.
 std::map<std::string, std::uint64_t> bytes_by_kind(const Program& program);
 // Bytes this rank sends for the program's collectives under ring algorithms: S x (n-1)/n for
-// gathers and scatters, 2 (n-1)/n for all_reduce (strategies.md's volumes).
+// gathers and scatters, 2 (n-1)/n for all_reduce (docs/step-emulation.md's volumes).
 double ring_bytes_sent_per_rank(const Program& program);
 double compute_total_us(const Program& program);
 

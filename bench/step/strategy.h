@@ -1,4 +1,4 @@
-// Strategies and their settings, with the frameworks' defaults (strategies.md), and the generator
+// Strategies and their settings, with the frameworks' defaults (docs/step-emulation.md), and the generator
 // of each strategy's step program from a model.
 #pragma once
 
@@ -40,7 +40,7 @@ struct StepSettings {
   // Compute: 6 P FLOPs per token (2 forward, 4 backward) at `tflops`, for `tokens` per rank and
   // step; the optimizer streams `optimizer_bytes_per_param` per local parameter at `hbm_GBps`.
   // Activation checkpointing (of every layer, not the head) recomputes each layer's forward in
-  // its backward: 8 P FLOPs per token (strategies.md), and only the layers' inputs are kept.
+  // its backward: 8 P FLOPs per token (docs/step-emulation.md), and only the layers' inputs are kept.
   double tokens = 4096;
   bool activation_checkpointing = false;
   double tflops = 400;
@@ -55,7 +55,7 @@ struct StepSettings {
   // DDP
   std::uint64_t bucket_cap_bytes = 25ull << 20;
   std::uint64_t first_bucket_bytes = 1ull << 20;
-  // PyTorch's default (false): each gradient is copied into its bucket and back (strategies.md),
+  // PyTorch's default (false): each gradient is copied into its bucket and back (docs/step-emulation.md),
   // and the buckets are one more copy of the gradients in memory.
   bool gradient_as_bucket_view = false;
 

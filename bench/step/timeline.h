@@ -1,6 +1,6 @@
 // When each operation of a step ran (measured by an executor or predicted by the cost model),
 // and what a step's time splits into: exposed communication = step time - compute busy time
-// (strategies.md, rule 2, as ASTRA-sim reports it).
+// (docs/step-emulation.md, rule 2, as ASTRA-sim reports it).
 #pragma once
 
 #include <functional>

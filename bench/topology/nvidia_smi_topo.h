@@ -1,4 +1,4 @@
-// Reader for the saved output of `nvidia-smi topo -m`, in every variant formats.md lists: tabs
+// Reader for the saved output of `nvidia-smi topo -m`, in every variant docs/topology-inputs.md lists: tabs
 // or spaces, NICk columns with a "NIC Legend" or HCA names (mlx5_0) in the header, SOC for SYS,
 // ANSI underlined headers, empty affinity cells. Bad input is an InputError naming the line.
 #pragma once

@@ -35,7 +35,7 @@ def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
         assert {ev["pid"] for ev in events} == {0, 1, 2, 3}
         assert all(ev["dur"] >= 0 and "predicted_us" in ev["args"] for ev in events)
     by_case = {r["case"]: extra_items(r) for r in rows}
-    # Bytes per collective kind at model scale, against strategies.md.
+    # Bytes per collective kind at model scale, against docs/step-emulation.md.
     assert by_case["ddp"]["bytes_all_reduce"] == str(4 * P)
     assert by_case["fsdp-full"]["bytes_all_gather"] == str(4 * (2 * P - ROOT))
     assert by_case["zero3-paper"]["bytes_all_gather"] == str(8 * P)

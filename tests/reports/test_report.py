@@ -32,7 +32,7 @@ def test_verdict_rules_at_their_boundaries(run):
     v, results = verdicts_by_line(run)
     assert v[2].verdict == "SKIP" and "largest size" in v[2].reason   # a small size of a sweep
     assert v[3].verdict == "PASS" and v[3].fraction == pytest.approx(383.5 / 450)
-    assert "NV18 x 25 GB/s (NVLink 4)" in v[3].reason and "links.md NVLink table" in v[3].reason
+    assert "NV18 x 25 GB/s (NVLink 4)" in v[3].reason and "NVIDIA H100 datasheet" in v[3].reason
     assert v[4].verdict == "WARN" and v[4].fraction == pytest.approx(0.8)  # exactly healthy: in the band
     assert v[5].verdict == "FAIL" and "40.0% of the 450 GB/s ceiling" in v[5].reason
     assert "below the median 360 of 3 equivalent links" in v[5].reason     # and an outlier among its siblings
@@ -190,11 +190,11 @@ def test_small_ping_pongs_are_judged_against_the_typical_latency(tmp_path):
             pingpong("e", 8, 30.0, "eth"), pingpong("e", 1048576, 9000, "eth")]          # no typical figure
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
     (run_dir / "topology.json").write_text(json.dumps({"nodes": [], "typical_latency_us": [
-        {"link_class": "shm", "generation": "any", "latency_us": 0.3, "source": "links.md shm"},
-        {"link_class": "ib", "generation": "ndr", "latency_us": 1.5, "source": "links.md IB"}]}))
+        {"link_class": "shm", "generation": "any", "latency_us": 0.3, "source": "MVAPICH osu_latency"},
+        {"link_class": "ib", "generation": "ndr", "latency_us": 1.5, "source": "IBTA specification"}]}))
     v, _ = verdicts_by_line(run_dir)
     assert v[2].verdict == "PASS" and v[2].metric == "time_us"
-    assert "latency 0.25 us (half round trip, 0 B) is 0.83x the typical 0.3 us of shm links (source: links.md shm)" \
+    assert "latency 0.25 us (half round trip, 0 B) is 0.83x the typical 0.3 us of shm links (source: MVAPICH osu_latency)" \
         in v[2].reason
     assert v[3].verdict == "SKIP" and "largest size" in v[3].reason
     assert v[5].verdict == "WARN" and "2.03x the typical 0.3 us" in v[5].reason and "more than 2x" in v[5].reason

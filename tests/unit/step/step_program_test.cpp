@@ -1,4 +1,4 @@
-// The step programs against the volumes of strategies.md, exactly, on the tiny model, and the
+// The step programs against the volumes of docs/step-emulation.md, exactly, on the tiny model, and the
 // order rules each framework follows.
 #include <gtest/gtest.h>
 

@@ -41,8 +41,8 @@ TEST(Ceilings, BadRowsNameTheirLine) {
   testing::TempDir dir;
   const std::string path = dir.file("ceilings.csv");
   testing::write_text(path, "link_class,generation,unit,rate_GBps_per_unit,latency_us,healthy_fraction,source\n"
-                            "nvlink,4,link,25,,0.8,links.md\n"
-                            "pcie,gen4,lane,fast,,0.8,links.md\n");
+                            "nvlink,4,link,25,,0.8,a test source\n"
+                            "pcie,gen4,lane,fast,,0.8,a test source\n");
   try {
     CeilingsDb::read(path);
     FAIL();
