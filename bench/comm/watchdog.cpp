@@ -5,6 +5,7 @@
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/errors.h"
+#include "harness/rank_presence.h"
 
 namespace wb {
 namespace {
@@ -52,11 +53,16 @@ void Watchdog::watch() {
     std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(timeout_ms_.load()) / 1000.0);
     const std::string message = rank_label() + ": " + (what != nullptr ? *what : std::string("a call")) +
                                 " did not complete within " + seconds +
-                                " s; a peer rank may have died, hung or be unreachable";
+                                " s; a peer rank may have died, hung or be unreachable" + silent_peers_note();
     std::fprintf(stderr, "error: %s (exit code %d)\n", message.c_str(), kExitInfrastructure);
     std::fflush(stderr);
     if (last_words_) last_words_(message);
-    std::_Exit(kExitInfrastructure);  // MPI cannot be called from this thread; the launcher ends the job
+    // The launcher runs with its cleanup off (so that a dead rank does not take the witnesses with
+    // it), so this rank ends the job: MPI_Abort from a thread other than main is outside what
+    // MPI_THREAD_FUNNELED promises, but MPICH's abort only tells the process manager and exits,
+    // and it is the one call that also ends a stopped peer. _Exit if it returns.
+    MPI_Abort(MPI_COMM_WORLD, kExitInfrastructure);
+    std::_Exit(kExitInfrastructure);
   }
 }
 

@@ -1,8 +1,9 @@
 // A deadline for calls that cannot be polled (blocking MPI collectives, as users run them): armed
 // before the call, disarmed after, each a single atomic store (no clock read, no system call), so
 // it can guard an 8-byte all_reduce. A thread looks ten times a second: when it sees the same call
-// armed for longer than its timeout, it prints which rank waited for what, runs the program's last
-// words (an ERROR row) and ends the process with exit code 2; the launcher then ends the job.
+// armed for longer than its timeout, it prints which rank waited for what (and which peer stopped
+// answering, from the heartbeats), runs the program's last words (an ERROR row) and aborts the
+// job with exit code 2.
 #pragma once
 
 #include <atomic>

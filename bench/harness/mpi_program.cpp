@@ -14,6 +14,7 @@
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/errors.h"
+#include "harness/rank_presence.h"
 #include "harness/version.h"
 
 extern char** environ;
@@ -104,6 +105,7 @@ int MpiProgram::run(const std::function<int()>& body,
   } catch (const std::exception& e) {
     message = e.what();
   }
+  message += silent_peers_note();  // the peer at fault, when a heartbeat says which
   // Timeouts already say which rank they happened on.
   const std::string where = message.starts_with(rank_label()) ? "" : rank_label() + ": ";
   std::fprintf(stderr, "error: %s%s (exit code %d)\n", where.c_str(), message.c_str(), code);

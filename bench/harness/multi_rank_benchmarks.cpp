@@ -5,10 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <unistd.h>
 
+#include "comm/mpi_deadline_wait.h"
 #include "harness/errors.h"
+#include "harness/rank_presence.h"
 #include "harness/results_csv_writer.h"
 #include "harness/results_reporter.h"
 #include "harness/statistics.h"
@@ -82,6 +85,11 @@ int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
     if (std::freopen("/dev/null", "w", stdout) == nullptr) throw CallError("cannot silence stdout");
   }
   control_.barrier();  // rank 0's files are in place (or it has aborted with the reason)
+  // Every rank's heartbeat, so that a failure names the peer at fault (harness/rank_presence.h).
+  const std::string job = control_.all_gather(std::to_string(getpid()) + "-" + std::to_string(time(nullptr)))[0];
+  presence_ = std::make_unique<RankPresence>(options_.run_dir + "/.ranks", control_.rank(), control_.size(),
+                                             rank_label(), job);
+  set_rank_presence(presence_.get());
 
   std::vector<char*> argv;
   for (auto& a : gb_args) argv.push_back(a.data());
@@ -103,12 +111,16 @@ int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
   }
   benchmark::Shutdown();
   current_ = nullptr;
+  control_.barrier();  // every rank done before the heartbeats stop
+  set_rank_presence(nullptr);
+  presence_.reset();
   return total_errors_ > 0 ? kExitFailed : kExitOk;
 }
 
 void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& name) {
   CaseInfo& info = cases_.at(name);
   current_ = &info;
+  presence_->entering(name);
   std::unique_ptr<TimedBatch> batch = factories_.at(name)();
   const std::uint64_t ops = batch->ops_per_batch();
 
@@ -160,6 +172,7 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   }
   if (checked) state.counters[counter::kErrors] = static_cast<double>(errors);
   state.counters[counter::kOps] = static_cast<double>(row.iters);
+  presence_->finished(name);
 }
 
 void MultiRankBenchmarks::record_interruption(const std::string& reason) {

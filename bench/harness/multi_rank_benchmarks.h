@@ -25,6 +25,7 @@ class State;
 namespace wb {
 
 class ResultsCsvWriter;
+class RankPresence;
 
 struct HarnessOptions {
   std::string run_dir = ".";                 // results.csv and meta.json go here
@@ -67,6 +68,7 @@ class MultiRankBenchmarks {
   std::map<std::string, BatchFactory> factories_;
   std::vector<ResultRow> unmeasured_;
   std::unique_ptr<ResultsCsvWriter> writer_;  // rank 0 only
+  std::unique_ptr<RankPresence> presence_;   // while run() runs
   const CaseInfo* current_ = nullptr;
   std::uint64_t next_sample_ = 0;
   std::uint64_t total_errors_ = 0;

@@ -25,7 +25,7 @@ from wirebench_report.results import InputError
 
 from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, too_few_nodes
-from .run_files import error_row, merge_node_results, write_topology
+from .run_files import error_row, failure_words, merge_node_results, write_topology
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
                     selected_steps, with_rate)
 
@@ -60,7 +60,9 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
     if on_every_node(step):
         merge_node_results(run_dir)
     if code not in (0, 1):  # 1 is data errors, already in the rows
-        error_row(run_dir, step, f"step '{step['name']}' exited with code {code} (see {log})")
+        why = failure_words(log)
+        print(f"[{number}/{total}] {step['name']}: failed (exit code {code}): {why}", flush=True)
+        error_row(run_dir, step, f"step '{step['name']}' exited with code {code}: {why} (see {log})")
     return code
 
 
@@ -82,7 +84,7 @@ def main(argv):
         return list_suites_and_profiles()
     try:
         path, suite = load_suite(args.suite)
-    except SuiteError as error:
+    except (SuiteError, InputError) as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return 3
     profile = None

@@ -1,11 +1,14 @@
 """Where a step's ranks run and how many: the launcher (WB_LAUNCHER's template, srun inside a Slurm
 allocation, mpiexec outside one, the virtual cluster's), one rank per GPU or per node, and
 one-process steps on every node of a Slurm job."""
+import functools
 import os
 import shlex
+import subprocess
 from pathlib import Path
 
 from .paths import BIN, VCLUSTER
+
 
 def gpu_count():
     """GPUs visible on this node, at least 1."""
@@ -42,7 +45,20 @@ def step_env(step):
     return {name: str(value) for name, value in step.get("env", {}).items()}
 
 
+@functools.cache
+def mpiexec_is_hydra():
+    """MPICH's launcher (Hydra) takes -disable-auto-cleanup; other MPIs' mpiexec may not."""
+    try:
+        out = subprocess.run(["mpiexec", "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "HYDRA" in out
+
+
 def launcher(step, cluster):
+    """The launcher's command line. A rank that dies must not take the others with it at once:
+    they then time out, and the first to notice names the dead one from its heartbeat
+    (bench/harness/rank_presence.h), where Hydra or srun alone would only say "bad termination"."""
     ranks = step_ranks(step)
     template = os.environ.get("WB_LAUNCHER")
     if cluster and step.get("where") == "cluster":
@@ -50,9 +66,10 @@ def launcher(step, cluster):
     if template and ranks > 1:
         command = shlex.split(template.format(ranks=ranks))
     elif ranks > 1 and os.environ.get("SLURM_JOB_ID"):
-        command = ["srun", f"--ntasks={ranks}"]  # inside an allocation, Slurm's own launcher
+        # inside an allocation, Slurm's own launcher
+        command = ["srun", f"--ntasks={ranks}", "--kill-on-bad-exit=0"]
     elif ranks > 1:
-        command = ["mpiexec", "-n", str(ranks)]
+        command = ["mpiexec", *(["-disable-auto-cleanup"] if mpiexec_is_hydra() else []), "-n", str(ranks)]
     else:
         return []
     if step.get("ranks") == "nodes":  # one rank on each node: the pairs cross the network

@@ -47,6 +47,21 @@ def write_topology(run_dir):
     return 1
 
 
+def failure_words(log):
+    """What a failed step said about its failure: the last of wirebench's own error lines (they name
+    the rank, and the peer at fault when a heartbeat says which), else the launcher's last word
+    on it (Hydra's EXIT CODE block, srun's "error:" lines), else that nothing said why."""
+    lines = log.read_text(errors="replace").splitlines()
+    ours = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
+    if ours:
+        return ours[-1]
+    launcher = [line.strip(" =") for line in lines
+                if line.startswith("srun: error:") or "RUNNING AT" in line or "EXIT CODE:" in line]
+    if launcher:
+        return "no rank said why; the launcher: " + " ".join(launcher[-3:])
+    return "no rank said why"
+
+
 def error_row(run_dir, step, reason, status="ERROR"):
     """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
     names it."""

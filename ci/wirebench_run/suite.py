@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 from wirebench_report.profiles import load_profile
-from wirebench_report.results import InputError
+from wirebench_report.results import InputError, read_utf8
 
 from .paths import BIN, SUITES
 
@@ -19,7 +19,7 @@ def load_suite(name):
         known = ", ".join(sorted(p.stem for p in SUITES.glob("*.yaml")))
         raise SuiteError(f"{path}: no such suite (known: {known})")
     try:
-        suite = yaml.safe_load(path.read_text())
+        suite = yaml.safe_load(read_utf8(path))
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         raise SuiteError(f"{path}:{mark.line + 1 if mark else 0}: not valid YAML: {error}") from None

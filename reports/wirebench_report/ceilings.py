@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .results import InputError
+from .results import InputError, read_utf8
 
 
 @dataclass
@@ -46,14 +46,14 @@ class Ceilings:
         suite = run_dir / "suite.json"
         if suite.exists():
             try:
-                expectations = json.loads(suite.read_text()).get("expectations", [])
+                expectations = json.loads(read_utf8(suite)).get("expectations", [])
             except json.JSONDecodeError as error:
                 raise InputError(f"{suite}:{error.lineno}: not valid JSON: {error.msg}") from None
         path = run_dir / "topology.json"
         if not path.exists() or path.stat().st_size == 0:
             return Ceilings({}, expectations)
         try:
-            doc = json.loads(path.read_text())
+            doc = json.loads(read_utf8(path))
         except json.JSONDecodeError as error:
             raise InputError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
         links = {}

@@ -1,6 +1,7 @@
 """The files a run directory gets from the reporter: report.md (people), junit.xml (CI servers),
 summary.json (tools). Written from the verdicts only, so each can be rebuilt from an old run."""
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 
@@ -20,7 +21,14 @@ def _row_name(v):
 
 
 def _md_cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text from the data (a reason, a host name, a path) as Markdown shows it literally: no table
+    cell split by a '|', no emphasis, link, code span or HTML from what a benchmark wrote.
+    Underscores are left alone: inside words (h2d_pinned) they are literal in CommonMark."""
+    text = str(text).replace("\r", " ").replace("\n", " ")
+    for special in ("\\", "`", "*", "[", "]", "|"):
+        text = text.replace(special, "\\" + special)
+    # Only a '<' that could open HTML (a tag, a comment): arrows such as '->' and '<->' stay readable.
+    return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)
 
 
 def _profile_rows(profile):
@@ -39,7 +47,7 @@ PROFILE_HEADINGS = ("floor", "metric", "floor value", "rows judged", "worst", "v
 
 def markdown(run_dir, verdicts, problems, profile=None):
     c = counts(verdicts, problems)
-    lines = [f"# wirebench report: {run_dir}", "",
+    lines = [f"# wirebench report: {_md_cell(run_dir)}", "",
              "| PASS | WARN | FAIL | SKIP | ERROR |", "|---|---|---|---|---|",
              f"| {c['PASS']} | {c['WARN']} | {c['FAIL']} | {c['SKIP']} | {c['ERROR']} |", ""]
     if profile:
@@ -60,7 +68,7 @@ def markdown(run_dir, verdicts, problems, profile=None):
     for v in verdicts:
         families.setdefault(v.row.text("bench"), []).append(v)
     for family, members in families.items():
-        lines += [f"## {family}", "",
+        lines += [f"## {_md_cell(family)}", "",
                   "| verdict | case | backend | op | dtype | src | dst | bytes | value | of ceiling | reason |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         for v in members:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from .results import InputError
+from .results import InputError, read_utf8
 
 PROFILES = Path(__file__).resolve().parents[2] / "suites" / "profiles"
 METRICS = ("algbw_GBps", "busbw_GBps")
@@ -134,7 +134,7 @@ def load_profile(name_or_path):
     if not path.exists():
         known = ", ".join(sorted(p.stem for p in PROFILES.glob("*.yaml")))
         raise InputError(f"{path}: no such profile (known: {known})")
-    text = path.read_text()
+    text = read_utf8(path)
     try:
         doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except json.JSONDecodeError as error:

@@ -47,17 +47,33 @@ class Results:
     path: Path
     rows: list = field(default_factory=list)
     problems: list = field(default_factory=list)
+    # The row the file ends in the middle of, as far as it goes (its fields that survived whole):
+    # the sweep it belongs to is incomplete, and no verdict may rest on that sweep's largest size.
+    cut_row: Row = None
+
+
+IDENTITY = REQUIRED[:10]  # bench .. bytes: what of a cut row tells its sweep and size
+
+
+def read_utf8(path: Path) -> str:
+    """Every input file of the reporter and the runner is read through here."""
+    return decode_utf8(path, path.read_bytes())
+
+
+def decode_utf8(path: Path, raw: bytes) -> str:
+    """The text of a file, or an InputError naming the file, the line and the byte offset of the
+    first byte that is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: byte {error.start} (0x{raw[error.start]:02x}) is not UTF-8 text") from None
 
 
 def read_results(path: Path) -> Results:
     if not path.exists():
         raise InputError(f"{path}: no such file (is this a run directory?)")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text") from None
+    text = read_utf8(path)
     result = Results(path)
     lines = text.split("\n")
     if not text.strip():
@@ -75,6 +91,9 @@ def read_results(path: Path) -> Results:
         number = offset + 2
         if cut and offset == len(body) - 1:
             result.problems.append(f"{path}:{number}: row is cut short (the file ends mid-line); row skipped")
+            partial = next(csv.reader([line_text]), [])
+            # the last field may itself be cut: only the fields before it are whole
+            result.cut_row = Row(number, dict(zip(header, partial[:-1])))
             continue
         if not line_text.strip():
             continue

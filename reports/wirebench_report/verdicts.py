@@ -24,7 +24,7 @@
 import statistics
 from dataclasses import dataclass
 
-from .results import Row
+from .results import IDENTITY, Row
 
 ORDER = {"PASS": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
 WARN_BAND = 0.05
@@ -73,8 +73,7 @@ def stable_extra(extra):
 
 def _sweep_key(row):
     f = row.fields
-    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["direction"],
-            stable_extra(f.get("extra", "")))
+    return _sweep_key_of(f)[:8] + (stable_extra(f.get("extra", "")),)
 
 
 def judge(results, ceilings, profile=None):
@@ -85,7 +84,13 @@ def judge(results, ceilings, profile=None):
             key, size = _sweep_key(row), int(row.text("bytes") or 0)
             largest[key] = max(largest.get(key, 0), size)
             smallest[key] = min(smallest.get(key, size), size)
+    incomplete = _incomplete_sweeps(results, largest)
     verdicts = [_judge_row(row, ceilings, largest, smallest) for row in rows]
+    for v in verdicts:  # a sweep that did not finish has no largest size to judge by
+        why = incomplete.get(_sweep_key(v.row)) if v.row.status == "OK" else None
+        if why and int(v.row.text("bytes") or 0) == largest[_sweep_key(v.row)] and v.verdict not in ("FAIL", "ERROR") \
+                and v.metric != "time_us":
+            v.verdict, v.reason = "SKIP", f"not judged against the ceiling: the sweep is incomplete ({why})"
     _compare_siblings(verdicts, ceilings)
     _compare_communicators(verdicts)
     if profile:
@@ -231,6 +236,41 @@ def _is_small_message_latency(row, smallest):
     size = int(row.text("bytes") or 0)
     return (row.text("bench") == "net" and row.text("case") == "pingpong" and size <= SMALL_MESSAGE_BYTES
             and size == smallest.get(_sweep_key(row)))
+
+
+def _incomplete_sweeps(results, largest):
+    """Sweeps whose largest size never finished, each with why: a larger size of the same sweep
+    that is an ERROR row (interrupted), or the row results.csv was cut in (matched by its first
+    fields; when too little of it survives, the sweep of the row before it)."""
+    incomplete = {}
+    by_identity = {}
+    for key in largest:
+        by_identity.setdefault(key[:8], []).append(key)
+    for row in results.rows:
+        if row.status == "ERROR" and row.text("bench") != "step":
+            size = int(row.text("bytes") or 0)
+            for key in by_identity.get(_sweep_key(row)[:8], []):
+                if size > largest[key]:
+                    incomplete[key] = f"its {size} B point, {row.where}, is an ERROR"
+    cut = results.cut_row
+    if cut is not None:
+        # The sweeps the cut row may belong to: those whose rows agree with every field of it that
+        # survived whole (when none did, the sweep of the row before it).
+        named = {c: v for c, v in cut.fields.items() if c in IDENTITY and c != "bytes"}
+        size = int(cut.fields["bytes"]) if cut.fields.get("bytes", "").isdigit() else None
+        ok = [r for r in results.rows if r.status == "OK" and r.line < cut.line]
+        if named:
+            keys = {_sweep_key(r) for r in ok if all(r.text(c) == v for c, v in named.items())}
+        else:
+            keys = {_sweep_key(ok[-1])} if ok else set()
+        for key in (k for k in keys if size is None or size > largest.get(k, 0)):
+            incomplete[key] = f"results.csv line {cut.line}, its next point, was cut short"
+    return incomplete
+
+
+def _sweep_key_of(fields):
+    return (fields["bench"], fields["case"], fields["backend"], fields["op"], fields["dtype"], fields["src"],
+            fields["dst"], fields.get("direction", ""), "")
 
 
 def _judge_row(row, ceilings, largest, smallest):

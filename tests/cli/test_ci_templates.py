@@ -97,7 +97,7 @@ steps:
     assert result.returncode == 0, result.stderr
     [line] = [l for l in result.stdout.splitlines() if "wb-step" in l]
     gpus = len(list(Path("/dev").glob("nvidia[0-9]*")))
-    launcher = f"mpiexec -n {gpus} " if gpus > 1 else ""
+    launcher = f"mpiexec -disable-auto-cleanup -n {gpus} " if gpus > 1 else ""
     assert line.startswith(f"NCCL_ALGO=Ring NCCL_P2P_DISABLE=1 {launcher}"), line
     assert line.endswith("wb-step --backend nccl"), line
 
@@ -210,7 +210,7 @@ def test_a_step_on_every_node_runs_one_rank_per_node_or_says_why_it_cannot(tmp_p
     wirebench = str(Path(binary) / "wirebench")
     inside = dict(base, SLURM_JOB_ID="9", SLURM_JOB_NUM_NODES="3", SLURM_NTASKS="24")
     result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=inside)
-    assert result.stdout.startswith("srun --ntasks=3 --ntasks-per-node=1 "), result.stdout
+    assert result.stdout.startswith("srun --ntasks=3 --kill-on-bad-exit=0 --ntasks-per-node=1 "), result.stdout
     hydra = dict(inside, WB_LAUNCHER="mpiexec -n {ranks} -f hosts")
     result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=hydra)
     assert result.stdout.startswith("mpiexec -n 3 -f hosts -ppn 1 "), result.stdout

@@ -110,10 +110,79 @@ def test_a_results_file_cut_mid_line_keeps_what_is_complete(run):
     assert "row is cut short" in (run / "report.md").read_text()
 
 
+HEADER = ("bench,case,backend,link_class,src,dst,direction,op,dtype,bytes,ranks,nodes,iters,time_us,time_us_p05,"
+          "time_us_p95,algbw_GBps,busbw_GBps,errors,extra,status,reason\n")
+STREAM = "net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,{size},2,2,100,{t},{t},{t},{bw},{bw},0,window=64,OK,\n"
+ETH_TOPOLOGY = {"nodes": [{"name": "node0", "links": [
+    {"a": "node0/rank0", "b": "node1/rank1", "class": "eth", "ceiling_GBps": 0.125, "reason": "1 Gb/s",
+     "healthy_fraction": 0.9, "source": "tc shaping"}]}]}
+
+
+def sweep_run(tmp_path, text):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "results.csv").write_text(HEADER + text)
+    (run_dir / "topology.json").write_text(json.dumps(ETH_TOPOLOGY))
+    return run_dir
+
+
+@pytest.mark.parametrize("cut_at", ["net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,1048576,2,",
+                                    "net,stream_bw,mp", "ne"])
+def test_a_sweep_whose_largest_size_was_cut_gets_no_verdict(tmp_path, cut_at):
+    """Measured on the virtual cluster: a cut row left the sweep's 8 B point as its "largest", a
+    false FAIL at 0.9% of the ceiling. Whether the cut row still names its sweep or not, the
+    sweep is incomplete and not judged; the cut itself is said once, as an ERROR."""
+    text = STREAM.format(size=8, t=1.0, bw=0.008) + STREAM.format(size=65536, t=600, bw=0.109) + cut_at
+    run_dir = sweep_run(tmp_path, text)
+    results = read_results(run_dir / "results.csv")
+    verdicts = judge(results, Ceilings.load(run_dir))
+    assert [v.verdict for v in verdicts] == ["SKIP", "SKIP"]
+    assert "the sweep is incomplete (results.csv line 4, its next point, was cut short)" in verdicts[1].reason
+    assert main(["wirebench report", str(run_dir)]) == 2
+    report = (run_dir / "report.md").read_text()
+    assert report.count("row is cut short") == 1 and "\n| FAIL | " not in report
+
+
+def test_a_finished_sweep_before_the_cut_is_still_judged(tmp_path):
+    text = (STREAM.format(size=8, t=1.0, bw=0.008) + STREAM.format(size=1048576, t=9000, bw=0.1165) +
+            STREAM.replace("stream_bw", "bidir_bw").format(size=8, t=1, bw=0.01)[:60])
+    run_dir = sweep_run(tmp_path, text)
+    verdicts = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
+    assert [v.verdict for v in verdicts] == ["SKIP", "PASS"]  # the cut row names another sweep
+
+
+def test_a_sweep_interrupted_by_an_error_is_not_judged_by_its_last_finished_size(tmp_path):
+    error = ("net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,1048576,2,2,0,,,,,,0,window=64,ERROR,"
+             "rank 0 on node0: a peer died\n")
+    run_dir = sweep_run(tmp_path, STREAM.format(size=8, t=1.0, bw=0.008) + error)
+    verdicts = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
+    assert [v.verdict for v in verdicts] == ["SKIP", "ERROR"]
+    assert "its 1048576 B point, results.csv line 3, is an ERROR" in verdicts[0].reason
+
+
+def test_report_md_quotes_the_data_literally(tmp_path):
+    reason = "rank 1 on <b>node|1</b>: *not* `code` [link](x) \\ end"
+    error = ("net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,8,2,2,0,,,,,,0,window=64,ERROR,"
+             f'"{reason}"\n')
+    run_dir = sweep_run(tmp_path, error)
+    main(["wirebench report", str(run_dir)])
+    [line] = [l for l in (run_dir / "report.md").read_text().splitlines() if l.startswith("| ERROR |")]
+    assert line.endswith("| rank 1 on &lt;b>node\\|1&lt;/b>: \\*not\\* \\`code\\` \\[link\\](x) \\\\ end |"), line
+    assert line.count(" | ") == 10  # eleven cells, the reason one of them
+
+
+def test_a_profile_that_is_not_utf8_names_the_byte(tmp_path, capsys):
+    run_dir = sweep_run(tmp_path, STREAM.format(size=8, t=1.0, bw=0.008))
+    profile = tmp_path / "bad.yaml"
+    profile.write_bytes(b"name: x\ndescription: caf\xe9\n")
+    assert main(["wirebench report", str(run_dir), "--profile", str(profile)]) == 3
+    assert f"{profile}:2: byte 24 (0xe9) is not UTF-8 text" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("content,message", [
     ("", ":1: file is empty"),
     ("bench,case\nnet,pingpong\n", ":1: header lacks column(s) backend"),
-    (b"\xff\xfe\x00garbage", ":1: not UTF-8 text"),
+    (b"\xff\xfe\x00garbage", ":1: byte 0 (0xff) is not UTF-8 text"),
 ])
 def test_bad_input_is_named_with_file_and_line(tmp_path, content, message, capsys):
     run_dir = tmp_path / "run"

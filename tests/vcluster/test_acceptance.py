@@ -70,7 +70,8 @@ def test_a_killed_rank_is_an_error_and_finished_rows_stay(tmp_path):
         time.sleep(0.05)
     victims = subprocess.run(["pgrep", "-f", f"wb-net .*{run_dir}"], capture_output=True, text=True).stdout.split()
     assert victims, "no wb-net process to kill"
-    os.kill(int(victims[-1]), signal.SIGKILL)
+    victim = int(victims[-1])
+    os.kill(victim, signal.SIGKILL)
     try:
         output, _ = process.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -80,7 +81,11 @@ def test_a_killed_rank_is_an_error_and_finished_rows_stay(tmp_path):
     rows = list(csv.DictReader(results.open()))
     assert sum(r["status"] == "OK" for r in rows) >= 2  # measured before the kill: kept
     errors = [r for r in rows if r["status"] == "ERROR"]
-    assert errors and "point-to-point" in errors[-1]["reason"] and "exited with code" in errors[-1]["reason"]
+    assert errors and "point-to-point" in errors[-1]["reason"] and "exited with code 2" in errors[-1]["reason"]
+    # wirebench's own words, naming the dead rank: which one, where, in what, and that it is gone
+    named = f"(pid {victim}) stopped answering"
+    assert named in errors[-1]["reason"] and "the process is gone" in errors[-1]["reason"], errors[-1]["reason"]
+    assert named in output and "BAD TERMINATION" not in output, output
     assert "wbnode" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
 
 
