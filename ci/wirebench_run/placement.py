@@ -97,6 +97,7 @@ def step_command(step, cluster, run_dir=None, extra_args=()):
     program = [str(BIN / step["binary"]), *map(str, step.get("args", [])), *extra_args]
     if on_every_node(step):
         nodes = slurm_nodes()
-        return ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", "bash", "-c", NODE_WRAPPER,
-                *program]
+        # --mpi=none: each node's process is an MPI job of its own (a singleton), not one rank of N
+        return ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", "--mpi=none",
+                "--kill-on-bad-exit=0", "bash", "-c", NODE_WRAPPER, *program]
     return launcher(step, cluster) + program + (["--run-dir", str(run_dir)] if run_dir else [])

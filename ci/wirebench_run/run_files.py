@@ -68,7 +68,7 @@ def error_row(run_dir, step, reason, status="ERROR"):
     path = run_dir / "results.csv"
     new = not path.exists() or path.stat().st_size == 0
     with path.open("a", newline="") as out:
-        writer = csv.DictWriter(out, COLUMNS)
+        writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")  # as the binaries write it
         if new:
             writer.writeheader()
         writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],

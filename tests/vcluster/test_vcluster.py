@@ -2,7 +2,9 @@
 shaped links with a known ceiling, wb-net measuring them for real, and nothing left behind."""
 import csv
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,42 @@ def test_split_collectives_name_each_nodes_and_rails_own_time(cluster, tmp_path)
             assert set(times) == labels, items["per_comm_us"]
             # the row's time is the slowest rank's: no communicator's own time is far above it
             assert max(float(us) for us in times.values()) <= 1.5 * float(row["time_us"]), row
+
+
+def _coll_with_a_fault(cluster, tmp_path, fault):
+    """wb-coll on 2 nodes under `ci/vcluster exec`; once rows are flowing, rank 1 gets `fault`."""
+    cluster("--nodes", "2", "--ranks", "1", "--rate", "1gbit")
+    binary = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wb-coll"
+    process = subprocess.Popen([str(VCLUSTER), "exec", str(binary), "--op", "all_reduce", "-b", "8", "-e", "64M",
+                                "-f", "2", "--timeout", "8", "--run-dir", str(tmp_path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    results = tmp_path / "results.csv"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and len(results.read_text().splitlines()) >= 3):
+        time.sleep(0.05)
+    victim = int((tmp_path / ".ranks" / "rank-1").read_text().split("\n")[3])  # its heartbeat names its pid
+    os.kill(victim, fault)
+    started = time.monotonic()
+    try:
+        output, _ = process.communicate(timeout=60)
+    finally:
+        subprocess.run(["kill", "-KILL", str(victim)], capture_output=True)
+    rows = list(csv.DictReader(results.open()))
+    return process.returncode, output, victim, time.monotonic() - started, rows
+
+
+def test_a_killed_rank_ends_in_words_naming_it(cluster, tmp_path):
+    code, output, victim, seconds, rows = _coll_with_a_fault(cluster, tmp_path, signal.SIGKILL)
+    assert code == 2, output
+    assert seconds < 25  # the 8 s timeout, then the job's end
+    named = f"rank 1 on node1 (pid {victim}) stopped answering"
+    assert named in output and "the process is gone" in output, output
+    assert sum(r["status"] == "OK" for r in rows) >= 2 and rows[-1]["status"] == "ERROR"
+    assert named in rows[-1]["reason"]  # rank 0 kept every finished row and wrote the interrupted case
+
+
+def test_a_stopped_rank_is_named_as_the_one_that_did_not_arrive(cluster, tmp_path):
+    code, output, victim, seconds, rows = _coll_with_a_fault(cluster, tmp_path, signal.SIGSTOP)
+    assert code == 2 and seconds < 25, output
+    assert f"rank 1 on node1 (pid {victim}) stopped answering" in output and "the process is stopped" in output
+    assert rows[-1]["status"] == "ERROR" and "the process is stopped" in rows[-1]["reason"]

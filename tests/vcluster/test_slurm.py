@@ -1,0 +1,166 @@
+"""A real Slurm on the virtual cluster (ctest label: vcluster; root): munge, slurmctld and one
+slurmd per namespace node (ci/vcluster up --slurm). The Slurm paths of the runner and the templates
+run under it for real: the acceptance template through sbatch, `ranks: nodes`, `on_every_node`
+and the per-node topology gather through srun; a killed rank and a dead node end in wirebench's
+own words."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VCLUSTER = ROOT / "ci" / "vcluster"
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
+
+CPU_SUITE = """name: cpu-acceptance
+description: what a node without GPUs can show under Slurm
+steps:
+  - {name: host memory, binary: wb-host, on_every_node: true, args: [--tests, numa_copy, --benchmark_min_time=0.1]}
+  - name: between nodes
+    binary: wb-net
+    ranks: nodes
+    min_nodes: 2
+    args: [--pairs, all, --tests, bw, --sizes, 1M, --link-class, eth, --benchmark_min_time=0.2, --timeout, "20"]
+    timeout: 120
+"""
+
+
+def bin_dir():
+    return Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "ci" / "bin"))
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    up = subprocess.run([str(VCLUSTER), "up", "--nodes", "3", "--slurm"], capture_output=True, text=True, timeout=120)
+    assert up.returncode == 0, up.stdout + up.stderr
+    exports = subprocess.run([str(VCLUSTER), "env"], capture_output=True, text=True, check=True).stdout
+    env = dict(os.environ)
+    for line in exports.splitlines():  # export A=1 B=2
+        for item in line.removeprefix("export ").split():
+            name, value = item.split("=", 1)
+            env[name] = value
+    yield env
+    assert subprocess.run([str(VCLUSTER), "down"], capture_output=True, timeout=120).returncode == 0
+
+
+def daemons():
+    return subprocess.run(["pgrep", "-a", "-f", "slurmctld|slurmd|munged"], capture_output=True, text=True).stdout
+
+
+def sbatch(env, tmp_path, *args, suite="acceptance", timeout=300):
+    job_env = dict(env, WB_WIREBENCH=str(bin_dir() / "wirebench"), WB_RUN_DIR=str(tmp_path / "run"), WB_SUITE=suite)
+    result = subprocess.run(["sbatch", "--wait", f"--output={tmp_path}/job.out", *args,
+                             str(ROOT / "ci" / "templates" / "slurm-acceptance.sbatch")],
+                            capture_output=True, text=True, env=job_env, cwd=tmp_path, timeout=timeout)
+    output = (tmp_path / "job.out").read_text() if (tmp_path / "job.out").exists() else ""
+    return result, output
+
+
+def rows(run_dir):
+    return list(csv.DictReader((run_dir / "results.csv").open()))
+
+
+def test_the_nodes_are_up_with_their_own_names(slurm):
+    sinfo = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %t %c"], capture_output=True, text=True, env=slurm, check=True)
+    assert sorted(sinfo.stdout.split("\n")[:-1]) == ["node0 idle 1", "node1 idle 1", "node2 idle 1"], sinfo.stdout
+    hosts = subprocess.run(["srun", "-N", "3", "hostname"], capture_output=True, text=True, env=slurm, timeout=60)
+    assert sorted(hosts.stdout.split()) == ["node0", "node1", "node2"], hosts.stderr
+
+
+def test_the_acceptance_template_runs_across_the_nodes(slurm, tmp_path):
+    result, output = sbatch(slurm, tmp_path, "-N", "3")
+    assert result.returncode == 0, output
+    run_dir = tmp_path / "run"
+    topology = json.loads((run_dir / "topology.json").read_text())
+    assert sorted(n["hostname"] for n in topology["nodes"]) == ["node0", "node1", "node2"]  # gathered through srun
+    measured = rows(run_dir)
+    for node in ("node0", "node1", "node2"):  # on_every_node: each node's one-process steps, each named
+        assert any(r["bench"] == "host" and r["src"].startswith(node) for r in measured), node
+        assert any(r["bench"] == "p2p" and r["src"].startswith(node) for r in measured), node
+    assert not [r for r in measured if r["status"] == "ERROR"]  # no GPU asked for: SKIP rows, no failure
+
+
+def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, tmp_path):
+    (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE)
+    result, output = sbatch(slurm, tmp_path, "-N", "3", suite=str(tmp_path / "cpu-acceptance.yaml"))
+    assert result.returncode == 0, output
+    measured = [r for r in rows(tmp_path / "run") if r["status"] == "OK"]
+    copies = {r["src"].split("/")[0] for r in measured if r["bench"] == "host"}
+    assert copies == {"node0", "node1", "node2"}
+    pairs = {(r["src"].split("/")[0], r["dst"].split("/")[0]) for r in measured if r["bench"] == "net"}
+    assert pairs == {("node0", "node1"), ("node0", "node2"), ("node1", "node2")}
+    for r in measured:
+        if r["bench"] == "net":  # over the shaped 1 Gbit/s links, not through shared memory
+            assert float(r["algbw_GBps"]) < 0.13, r
+
+
+def test_a_killed_rank_under_srun_is_named(slurm, tmp_path):
+    command = ["srun", "-N", "2", "--ntasks-per-node=1", "--kill-on-bad-exit=0", str(bin_dir() / "wb-coll"),
+               "--op", "all_reduce", "-b", "8", "-e", "64M", "-f", "2", "--timeout", "10", "--run-dir", str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=slurm)
+    results = tmp_path / "results.csv"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (results.exists() and len(results.read_text().splitlines()) >= 3):
+        time.sleep(0.05)
+    victim = int((tmp_path / ".ranks" / "rank-1").read_text().split("\n")[3])  # rank 1's pid, from its heartbeat
+    os.kill(victim, signal.SIGKILL)
+    started = time.monotonic()
+    output, _ = process.communicate(timeout=60)
+    assert time.monotonic() - started < 30, "not ended within the 10 s timeout and the teardown"
+    assert f"(pid {victim}) stopped answering" in output and "the process is gone" in output, output
+    finished = rows(tmp_path)
+    assert sum(r["status"] == "OK" for r in finished) >= 2  # what was measured before stays
+    assert finished[-1]["status"] == "ERROR" and f"rank 1 on node1 (pid {victim})" in finished[-1]["reason"], finished[-1]
+
+
+def test_a_node_that_dies_mid_run_is_an_error_naming_it_and_the_rest_stays(slurm, tmp_path):
+    """A node's slurmd and everything it started killed while the suite measures: the pair
+    measurements with that node stop, the rank that notices names it, the run says it is
+    incomplete (exit 2), and the rows finished before stay."""
+    (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE.replace("--sizes, 1M", "--sizes, 1M:8M:2"))
+    job_env = dict(slurm, WB_WIREBENCH=str(bin_dir() / "wirebench"), WB_RUN_DIR=str(tmp_path / "run"),
+                   WB_SUITE=str(tmp_path / "cpu-acceptance.yaml"))
+    job = subprocess.Popen(["sbatch", "--wait", f"--output={tmp_path}/job.out", "-N", "3",
+                            str(ROOT / "ci" / "templates" / "slurm-acceptance.sbatch")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=job_env, cwd=tmp_path)
+    results = tmp_path / "run" / "results.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if results.exists() and any(",net," in f",{line}" for line in results.read_text().splitlines()):
+            break
+        time.sleep(0.1)
+    state = Path("/run/wirebench-vcluster/slurm/node2/slurmd.pid")
+    slurmd = int(state.read_text())
+    tree = subprocess.run(["pgrep", "-f", "-d", " ", "wb-net"], capture_output=True, text=True).stdout.split()
+    on_node2 = [int(p) for p in tree if "wbnode2" in subprocess.run(["ip", "netns", "identify", p],
+                                                                    capture_output=True, text=True).stdout]
+    for pid in [slurmd, *on_node2]:
+        os.kill(pid, signal.SIGKILL)
+    job.communicate(timeout=240)
+    output = (tmp_path / "job.out").read_text()
+    assert "wirebench report:" in output, output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["exit_code"] == 2, output
+    errors = [r for r in rows(tmp_path / "run") if r["status"] == "ERROR"]
+    assert any("on node2" in r["reason"] and "stopped answering" in r["reason"] for r in errors), errors
+    assert any(r["status"] == "OK" and r["bench"] == "net" for r in rows(tmp_path / "run"))
+    # ReturnToService=2: a slurmd started again brings its node back for the next test
+    subprocess.run(["ip", "netns", "exec", "wbnode2", "unshare", "--uts", "sh", "-c",
+                    f"hostname node2 && exec slurmd -f {slurm['SLURM_CONF']} -N node2"], check=True, env=slurm)
+
+
+def test_down_stops_every_daemon_and_removes_its_files(tmp_path):
+    up = subprocess.run([str(VCLUSTER), "up", "--nodes", "2", "--slurm"], capture_output=True, text=True, timeout=120)
+    assert up.returncode == 0, up.stderr
+    assert "slurmctld" in daemons()
+    pids = [int(p.read_text()) for p in Path("/run/wirebench-vcluster/slurm").glob("**/*.pid")]
+    assert len(pids) == 4  # munged, slurmctld, two slurmd
+    assert subprocess.run([str(VCLUSTER), "down"], capture_output=True, timeout=120).returncode == 0
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists(), pid
+    assert not Path("/run/wirebench-vcluster").exists()
