@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .ceilings import Ceilings
-from .outputs import html_page, junit, markdown, summary
+from .outputs import html_page, incomplete_note, junit, markdown, summary
 from .plots import write_plots
 from .profiles import load_profile
 from .results import InputError, read_results
@@ -31,6 +31,8 @@ def report(run_dir: Path, profile_name=None):
     print(f"wirebench report: {c['PASS']} PASS, {c['WARN']} WARN, {c['FAIL']} FAIL, {c['SKIP']} SKIP, "
           f"{c['ERROR']} ERROR -> {run_dir}/report.md, report.html, junit.xml, summary.json, "
           f"{len(plots)} plots")
+    if incomplete_note(verdicts, results.problems):
+        print(f"  {incomplete_note(verdicts, results.problems)}")
     if profile:
         for o in floor_outcomes(profile):
             worst = "" if o["worst"] is None else f", worst {o['worst']:.4g} GB/s"

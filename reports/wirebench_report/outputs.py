@@ -45,11 +45,23 @@ def _profile_rows(profile):
 PROFILE_HEADINGS = ("floor", "metric", "floor value", "rows judged", "worst", "verdict", "source")
 
 
+def incomplete_note(verdicts, problems):
+    """One sentence when something could not be measured: the verdicts then cover only part of the
+    run, and a reader must not take the rest for healthy. Empty otherwise."""
+    errors = counts(verdicts, problems)["ERROR"]
+    if not errors:
+        return ""
+    return (f"The run is incomplete: {errors} measurement{'s' if errors > 1 else ''} could not be made or read "
+            "(ERROR below); the other verdicts cover only what was measured.")
+
+
 def markdown(run_dir, verdicts, problems, profile=None):
     c = counts(verdicts, problems)
     lines = [f"# wirebench report: {_md_cell(run_dir)}", "",
              "| PASS | WARN | FAIL | SKIP | ERROR |", "|---|---|---|---|---|",
              f"| {c['PASS']} | {c['WARN']} | {c['FAIL']} | {c['SKIP']} | {c['ERROR']} |", ""]
+    if incomplete_note(verdicts, problems):
+        lines += [f"**{incomplete_note(verdicts, problems)}**", ""]
     if profile:
         lines += [f"## Platform profile: {_md_cell(profile.name)}", "", _md_cell(profile.description), "",
                   "| " + " | ".join(PROFILE_HEADINGS) + " |", "|" + "---|" * len(PROFILE_HEADINGS)]
@@ -186,6 +198,8 @@ def html_page(run_dir, verdicts, problems, plots, profile=None):
              f"<h1>wirebench report: {escape(str(run_dir))}</h1>", "<table><tr>"]
     parts += [f"<th>{name}</th>" for name in c] + ["</tr><tr>"] + [f"<td>{n}</td>" for n in c.values()]
     parts.append("</tr></table>")
+    if incomplete_note(verdicts, problems):
+        parts.append(f"<p><b>{escape(incomplete_note(verdicts, problems))}</b></p>")
     if profile:
         parts.append(f"<h2>Platform profile: {escape(profile.name)}</h2><p>{escape(profile.description)}</p><table><tr>" +
                      "".join(f"<th>{h}</th>" for h in PROFILE_HEADINGS) + "</tr>")

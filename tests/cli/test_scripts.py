@@ -7,7 +7,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ["ci/setup", "ci/test", "ci/run", "ci/fuzz", "ci/package", "ci/deb-check", "ci/tested-mpi",
-           "bench/peers/finalize_hang_rate.sh", "ci/gpu-check", "ci/vcluster", "ci/vcluster.d/launch", "ci/vcluster.d/slurm", ".ci/run",
+           "bench/peers/finalize_hang_rate.sh", "bench/peers/vcluster_soak.sh", "ci/gpu-check", "ci/vcluster", "ci/vcluster.d/launch", "ci/vcluster.d/slurm", ".ci/run",
            "ci/templates/slurm-acceptance.sbatch"]
 
 

@@ -146,6 +146,7 @@ def test_a_node_that_dies_mid_run_is_an_error_naming_it_and_the_rest_stays(slurm
     assert "wirebench report:" in output, output
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["exit_code"] == 2, output
+    assert "The run is incomplete" in output and "The run is incomplete" in (tmp_path / "run" / "report.md").read_text()
     errors = [r for r in rows(tmp_path / "run") if r["status"] == "ERROR"]
     assert any("on node2" in r["reason"] and "stopped answering" in r["reason"] for r in errors), errors
     assert any(r["status"] == "OK" and r["bench"] == "net" for r in rows(tmp_path / "run"))
