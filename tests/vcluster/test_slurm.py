@@ -88,8 +88,18 @@ def test_the_acceptance_template_runs_across_the_nodes(slurm, tmp_path):
 def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, tmp_path):
     (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE)
     result, output = sbatch(slurm, tmp_path, "-N", "3", suite=str(tmp_path / "cpu-acceptance.yaml"))
-    assert result.returncode == 0, output
+    # The three nodes' memcpy runs at once (srun starts every node's copy together, as on a real
+    # cluster), but these nodes share this machine's two cores: their figures contend, and the
+    # sibling rule may fairly flag one (seen once in CI: 34% below the median). Every other verdict
+    # must pass; the host rows only have to exist, one per node, with their data checked.
+    assert result.returncode in (0, 1), output
+    verdicts = json.loads((tmp_path / "run" / "summary.json").read_text())["verdicts"]
+    for v in verdicts:
+        contended = v["bench"] == "host" and "below the median" in v["reason"]
+        assert v["verdict"] in ("PASS", "SKIP") or contended, v
+    assert all(v["verdict"] == "PASS" for v in verdicts if v["bench"] == "net"), verdicts
     measured = [r for r in rows(tmp_path / "run") if r["status"] == "OK"]
+    assert all(r["errors"] == "0" for r in measured if r["bench"] == "host")
     copies = {r["src"].split("/")[0] for r in measured if r["bench"] == "host"}
     assert copies == {"node0", "node1", "node2"}
     pairs = {(r["src"].split("/")[0], r["dst"].split("/")[0]) for r in measured if r["bench"] == "net"}
