@@ -88,8 +88,9 @@ def judge(results, ceilings, profile=None):
     verdicts = [_judge_row(row, ceilings, largest, smallest) for row in rows]
     for v in verdicts:  # a sweep that did not finish has no largest size to judge by
         why = incomplete.get(_sweep_key(v.row)) if v.row.status == "OK" else None
-        if why and int(v.row.text("bytes") or 0) == largest[_sweep_key(v.row)] and v.verdict not in ("FAIL", "ERROR") \
-                and v.metric != "time_us":
+        wrong_data = bool(v.row.number("errors"))  # a data error stands whatever the sweep's state
+        if why and int(v.row.text("bytes") or 0) == largest[_sweep_key(v.row)] and not wrong_data \
+                and v.verdict != "ERROR" and v.metric != "time_us":
             v.verdict, v.reason = "SKIP", f"not judged against the ceiling: the sweep is incomplete ({why})"
     _compare_siblings(verdicts, ceilings)
     _compare_communicators(verdicts)

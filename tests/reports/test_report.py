@@ -113,16 +113,16 @@ def test_a_results_file_cut_mid_line_keeps_what_is_complete(run):
 HEADER = ("bench,case,backend,link_class,src,dst,direction,op,dtype,bytes,ranks,nodes,iters,time_us,time_us_p05,"
           "time_us_p95,algbw_GBps,busbw_GBps,errors,extra,status,reason\n")
 STREAM = "net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,{size},2,2,100,{t},{t},{t},{bw},{bw},0,window=64,OK,\n"
-ETH_TOPOLOGY = {"nodes": [{"name": "node0", "links": [
-    {"a": "node0/rank0", "b": "node1/rank1", "class": "eth", "ceiling_GBps": 0.125, "reason": "1 Gb/s",
-     "healthy_fraction": 0.9, "source": "tc shaping"}]}]}
+# The virtual cluster's links: no topology sees them, the suite states their ceiling.
+ETH_SUITE = {"expectations": [{"link_class": "eth", "ceiling_GBps": 0.125, "reason": "1 Gb/s shaping",
+                               "healthy_fraction": 0.8, "source": "tc shaping"}]}
 
 
 def sweep_run(tmp_path, text):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "results.csv").write_text(HEADER + text)
-    (run_dir / "topology.json").write_text(json.dumps(ETH_TOPOLOGY))
+    (run_dir / "suite.json").write_text(json.dumps(ETH_SUITE))
     return run_dir
 
 
@@ -143,12 +143,29 @@ def test_a_sweep_whose_largest_size_was_cut_gets_no_verdict(tmp_path, cut_at):
     assert report.count("row is cut short") == 1 and "\n| FAIL | " not in report
 
 
+def test_a_cut_sweep_left_with_its_smallest_size_is_no_false_fail(tmp_path):
+    """The case the virtual cluster showed: only the 8 B point finished before the cut, and it was
+    judged as the sweep's largest size: a FAIL at a few percent of the ceiling."""
+    text = STREAM.format(size=8, t=1.0, bw=0.008) + "net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,10"
+    run_dir = sweep_run(tmp_path, text)
+    [verdict] = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
+    assert verdict.verdict == "SKIP" and "the sweep is incomplete" in verdict.reason, verdict.reason
+
+
+def test_a_data_error_in_a_cut_sweep_still_fails(tmp_path):
+    text = STREAM.format(size=8, t=1.0, bw=0.008).replace(",0,window", ",5,window") + "net,stream_bw,mp"
+    run_dir = sweep_run(tmp_path, text)
+    [verdict] = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
+    assert verdict.verdict == "FAIL" and "5 wrong elements" in verdict.reason
+
+
 def test_a_finished_sweep_before_the_cut_is_still_judged(tmp_path):
     text = (STREAM.format(size=8, t=1.0, bw=0.008) + STREAM.format(size=1048576, t=9000, bw=0.1165) +
             STREAM.replace("stream_bw", "bidir_bw").format(size=8, t=1, bw=0.01)[:60])
     run_dir = sweep_run(tmp_path, text)
     verdicts = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
     assert [v.verdict for v in verdicts] == ["SKIP", "PASS"]  # the cut row names another sweep
+    assert "of the 0.125 GB/s ceiling" in verdicts[1].reason, verdicts[1].reason
 
 
 def test_a_sweep_interrupted_by_an_error_is_not_judged_by_its_last_finished_size(tmp_path):
