@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "coll/coll_batch.h"
 #include "coll/coll_options.h"
@@ -176,11 +177,12 @@ class CollRun {
     row.op = describe(op).name;
     row.dtype = info(dtype).name;
     row.direction = "uni";
-    row.extra = (describe(op).reduces ? "redop=" + std::string(to_string(redop)) + ";" : std::string()) +
-                (describe(op).rooted ? "root=" + std::to_string(options_.root) + ";" : std::string()) +
-                "blocking=" + (options_.blocking ? "1" : "0") + ";checks=" + std::to_string(options_.checks) +
-                (options_.graph ? ";graph=1" : "") +
-                path_settings_extra(environ);
+    ExtraItems extra;
+    if (describe(op).reduces) extra.set("redop", to_string(redop));
+    if (describe(op).rooted) extra.set("root", std::to_string(options_.root));
+    extra.set("blocking", options_.blocking ? "1" : "0").set("checks", std::to_string(options_.checks));
+    if (options_.graph) extra.set("graph", "1");
+    row.extra = extra.merge(path_settings_extra(environ)).text();
     return row;
   }
 
@@ -204,7 +206,7 @@ class CollRun {
     CaseInfo info_;
     info_.row = describe_case(base, op, dtype, redop, placement);
     info_.row.bytes = shape.bytes;
-    info_.row.extra += ";iters=" + std::to_string(config.iterations);
+    info_.row.extra = ExtraItems::parse(info_.row.extra).set("iters", config.iterations).text();
     info_.bytes_per_op = static_cast<double>(shape.bytes);
     info_.busbw_factor = describe(op).busbw_factor(comm_size);
     info_.name = std::string("coll/") + describe(op).name + "/" + options_.backend + "/" + info(dtype).name + "/" +
@@ -232,13 +234,13 @@ class CollRun {
         double& us = slowest[entry.substr(0, eq)];
         us = std::max(us, std::stod(entry.substr(eq + 1)));
       }
-      std::string text = "per_comm_us=";
+      std::string times;
       for (const auto& [label, us] : slowest) {
         char value[32];
         std::snprintf(value, sizeof value, "%.4g", us);
-        text += (text.back() == '=' ? "" : "|") + label + ":" + value;
+        times += (times.empty() ? "" : "|") + label + ":" + value;
       }
-      return text;
+      return ExtraItems().set("per_comm_us", times).text();
     };
   }
 
@@ -256,7 +258,7 @@ class CollRun {
     for (std::size_t i = rows_before; i < file.rows.size(); ++i) {
       const ResultRow& r = file.rows[i];
       if (r.bench != "coll" || r.status != RowStatus::kOk) continue;
-      const std::string key = r.op + " " + r.dtype + " " + r.case_name + " " + r.extra.substr(0, r.extra.find(";iters="));
+      const std::string key = r.op + " " + r.dtype + " " + r.case_name + " " + ExtraItems::parse(r.extra).identity_text();
       sweeps[key].push_back({r.bytes, r.time_us, r.busbw_GBps});
       firsts.emplace(key, r);
     }
@@ -282,7 +284,7 @@ class CollRun {
           fit ? std::to_string(fit->bandwidth_GBps()) : "", std::to_string(points.size()),
           std::to_string(s.peak_busbw_GBps), std::to_string(s.peak_bytes),
           s.bytes_at_80pct ? std::to_string(*s.bytes_at_80pct) : "", std::to_string(s.small_latency_us),
-          std::to_string(s.small_bytes), r.extra.substr(0, r.extra.find(";iters="))};
+          std::to_string(s.small_bytes), ExtraItems::parse(r.extra).identity_text()};
       fits << csv_line(fields);
     }
     std::printf("(alpha-beta fits in %s)\n", fits_path.c_str());

@@ -11,6 +11,7 @@
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/errors.h"
+#include "harness/extra_items.h"
 #include "harness/rank_presence.h"
 #include "harness/results_csv_writer.h"
 #include "harness/results_reporter.h"
@@ -45,6 +46,26 @@ HarnessOptions take_harness_options(CommandLine& args) {
   if (auto seconds = args.take("timeout"))
     options.timeout = std::chrono::milliseconds(
         static_cast<long>(parse_positive_seconds("timeout", *seconds) * 1000.0));
+  if (auto min_time = args.take("benchmark_min_time")) {
+    // Google Benchmark's spelling: "0.2", "0.2s" (seconds) or "50x" (exactly 50 samples here).
+    if (min_time->ends_with('x')) {
+      const std::string count = min_time->substr(0, min_time->size() - 1);
+      if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || std::stoul(count) == 0)
+        throw UsageError("--benchmark_min_time: '" + *min_time + "' is not SECONDS, SECONDSs or COUNTx");
+      options.sampling.fixed_samples = std::stoul(count);
+    } else {
+      options.sampling.min_seconds = parse_positive_seconds(
+          "benchmark_min_time", min_time->ends_with('s') ? min_time->substr(0, min_time->size() - 1) : *min_time);
+    }
+  }
+  if (auto count = args.take("min-samples")) {
+    if (count->empty() || count->find_first_not_of("0123456789") != std::string::npos || std::stoul(*count) == 0)
+      throw UsageError("--min-samples: '" + *count + "' is not a whole number >= 1");
+    options.sampling.min_samples = std::stoul(*count);
+  }
+  if (auto percent = args.take("max-spread"))
+    options.sampling.max_spread = parse_positive_seconds("max-spread", *percent) / 100.0;
+  if (auto seconds = args.take("max-time")) options.sampling.max_seconds = parse_positive_seconds("max-time", *seconds);
   if (auto warmup = args.take("warmup")) {
     try {
       std::size_t used = 0;
@@ -97,9 +118,14 @@ int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw UsageError(std::string("unknown Google Benchmark option ") + argv[1]);
 
+  mark_judged_cases();
   for (const auto& name : order_) {
+    // One pass of Google Benchmark's loop per measurement (a batch counts as its operations): the
+    // sampling rule decides how many batches it takes (harness/sampling.h), and the time Google
+    // Benchmark shows is the median batch's.
     benchmark::RegisterBenchmark(name.c_str(), [this, name](benchmark::State& state) { measure(state, name); })
         ->UseManualTime()
+        ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
   }
   if (control_.is_root()) {
@@ -134,17 +160,26 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   }
 
   std::vector<double> per_op_us;
+  std::vector<double> batch_seconds;
   std::uint64_t local_errors = 0;
+  SampleSizer sizer(options_.sampling, judged_[name]);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string agreement_time = name + " (its elapsed time)";
   while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(ops))) {
-    const std::uint64_t sample = next_sample_++;
-    batch->prepare(sample);
-    // Every rank starts the timed batch only when all have prepared: otherwise one rank's clock
-    // would include waiting for a peer still filling or verifying its buffers.
-    control_.barrier(&step);
-    const double slowest_seconds = control_.max(batch->run(), &agreement);
-    local_errors += batch->verify(sample);
-    state.SetIterationTime(slowest_seconds);
-    per_op_us.push_back(slowest_seconds / static_cast<double>(ops) * 1e6);
+    do {
+      const std::uint64_t sample = next_sample_++;
+      batch->prepare(sample);
+      // Every rank starts the timed batch only when all have prepared: otherwise one rank's clock
+      // would include waiting for a peer still filling or verifying its buffers.
+      control_.barrier(&step);
+      const double slowest_seconds = control_.max(batch->run(), &agreement);
+      local_errors += batch->verify(sample);
+      batch_seconds.push_back(slowest_seconds);
+      per_op_us.push_back(slowest_seconds / static_cast<double>(ops) * 1e6);
+    } while (sizer.wants_more(per_op_us, control_.max(std::chrono::duration<double>(
+                                                          std::chrono::steady_clock::now() - started).count(),
+                                                      &agreement_time)));
+    state.SetIterationTime(summarize(batch_seconds).median);
   }
   for (int i = 0; i < batch->check_runs(); ++i) {
     control_.barrier(&step);
@@ -157,12 +192,14 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   // computed go in now (replacing a previous repetition's).
   if (!base_extra_.count(name)) base_extra_[name] = info.row.extra;
   if (const std::string more = batch->extra_after_run(); !more.empty())
-    info.row.extra = base_extra_[name] + (base_extra_[name].empty() ? "" : ";") + more;
+    info.row.extra = ExtraItems::parse(base_extra_[name]).merge(ExtraItems::parse(more)).text();
 
   const Summary s = summarize(per_op_us);
   const bool checked = batch->checks_data();
-  const ResultRow row = measured_row(info, s.median, s.p05, s.p95, per_op_us.size() * ops,
-                                     checked ? std::optional(errors) : std::nullopt);
+  ResultRow row = measured_row(info, s.median, s.p05, s.p95, per_op_us.size() * ops,
+                               checked ? std::optional(errors) : std::nullopt);
+  row.samples = per_op_us.size();
+  row.spread_pct = 100 * s.relative_spread;
   state.counters[counter::kMedianUs] = s.median;
   state.counters[counter::kP05Us] = s.p05;
   state.counters[counter::kP95Us] = s.p95;
@@ -172,7 +209,26 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   }
   if (checked) state.counters[counter::kErrors] = static_cast<double>(errors);
   state.counters[counter::kOps] = static_cast<double>(row.iters);
+  state.counters[counter::kSamples] = static_cast<double>(row.samples);
+  state.counters[counter::kSpreadPct] = row.spread_pct;
   presence_->finished(name);
+}
+
+void MultiRankBenchmarks::mark_judged_cases() {
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> extremes;  // sweep -> smallest, largest size
+  auto sweep_of = [](const ResultRow& r) {
+    return r.bench + "|" + r.case_name + "|" + r.backend + "|" + r.src + "|" + r.dst + "|" + r.direction + "|" +
+           r.op + "|" + r.dtype + "|" + ExtraItems::parse(r.extra).identity_text();
+  };
+  for (const auto& [name, info] : cases_) {
+    auto [it, fresh] = extremes.try_emplace(sweep_of(info.row), info.row.bytes, info.row.bytes);
+    it->second.first = std::min(it->second.first, info.row.bytes);
+    it->second.second = std::max(it->second.second, info.row.bytes);
+  }
+  for (const auto& [name, info] : cases_) {
+    const auto& [smallest, largest] = extremes.at(sweep_of(info.row));
+    judged_[name] = info.row.bytes == smallest || info.row.bytes == largest;
+  }
 }
 
 void MultiRankBenchmarks::record_interruption(const std::string& reason) {

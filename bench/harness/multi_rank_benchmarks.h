@@ -16,6 +16,7 @@
 #include "harness/case_info.h"
 #include "harness/command_line.h"
 #include "harness/run_metadata.h"
+#include "harness/sampling.h"
 #include "harness/timed_batch.h"
 
 namespace benchmark {
@@ -31,9 +32,11 @@ struct HarnessOptions {
   std::string run_dir = ".";                 // results.csv and meta.json go here
   std::chrono::milliseconds timeout{60000};  // the longest any single wait may take
   int warmup_batches = 2;                    // untimed batches before each measurement
+  SamplingRule sampling;                     // how many timed batches each measurement takes
 };
 
-// Takes --run-dir, --timeout SECONDS and --warmup N from the command line.
+// Takes --run-dir, --timeout SECONDS, --warmup N and the sampling options (--benchmark_min_time,
+// --min-samples N, --max-spread PERCENT, --max-time SECONDS: harness/sampling.h) from the command line.
 HarnessOptions take_harness_options(CommandLine& args);
 
 class MultiRankBenchmarks {
@@ -59,11 +62,15 @@ class MultiRankBenchmarks {
 
  private:
   void measure(benchmark::State& state, const std::string& name);
+  // The cases the reporter judges: the smallest and largest size of each sweep (cases that differ
+  // only in size and batching), which take samples until their spread settles.
+  void mark_judged_cases();
 
   MpiControl& control_;
   HarnessOptions options_;
   std::vector<std::string> order_;
   std::map<std::string, CaseInfo> cases_;
+  std::map<std::string, bool> judged_;
   std::map<std::string, std::string> base_extra_;  // each case's extra before extra_after_run
   std::map<std::string, BatchFactory> factories_;
   std::vector<ResultRow> unmeasured_;

@@ -54,7 +54,9 @@ std::array<std::string, kResultColumns.size()> to_fields(const ResultRow& row) {
           row.errors ? std::to_string(*row.errors) : std::string(),
           row.extra,
           std::string(to_string(row.status)),
-          row.reason};
+          row.reason,
+          row.samples ? std::to_string(row.samples) : std::string(),
+          number_text(row.spread_pct)};
 }
 
 double bandwidth_GBps(double bytes, double time_us) {

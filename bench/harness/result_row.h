@@ -38,14 +38,18 @@ struct ResultRow {
   std::string extra;         // key=value;key=value details (batch, window, samples...)
   RowStatus status = RowStatus::kOk;
   std::string reason;        // why SKIP or ERROR
+  std::uint64_t samples = 0;        // timed batches behind the statistics (harness/sampling.h)
+  double spread_pct = kNotMeasured; // (p95 - p05) / median of those batches, in percent
 };
 
-// Column names in file order. The first 20 are the design's minimum set (docs/results.md), in its order.
-inline constexpr std::array<std::string_view, 22> kResultColumns = {
+// Column names in file order. The first 20 are the design's minimum set (docs/results.md), in its
+// order; status and reason came next, samples and spread_pct with results schema 2.
+inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr std::array<std::string_view, 24> kResultColumns = {
     "bench", "case",  "backend",     "link_class",  "src",        "dst",
     "direction", "op", "dtype",      "bytes",       "ranks",      "nodes",
     "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps",
-    "errors", "extra", "status",     "reason"};
+    "errors", "extra", "status",     "reason",      "samples",    "spread_pct"};
 
 // Field texts in column order; numbers in shortest round-trip form, NaN as an empty field.
 std::array<std::string, kResultColumns.size()> to_fields(const ResultRow& row);

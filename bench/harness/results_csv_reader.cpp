@@ -47,8 +47,8 @@ void read_header(CsvReader& reader, const std::string& path) {
   } catch (const io::error::base& e) {
     throw InputError(path, 1, std::string("bad header: ") + e.what());
   }
-  // The last two columns (status, reason) came after the minimum schema and may be absent.
-  for (std::size_t i = 0; i + 2 < kResultColumns.size(); ++i)
+  // The columns after the minimum schema (status, reason; samples, spread_pct) may be absent.
+  for (std::size_t i = 0; i < 20; ++i)
     if (!reader.has_column(std::string(kResultColumns[i])))
       throw InputError(path, 1, "header lacks column '" + std::string(kResultColumns[i]) + "'");
 }
@@ -77,6 +77,8 @@ ResultRow row_from_fields(const std::array<std::string, kResultColumns.size()>& 
   row.extra = f[19];
   row.status = parse_row_status(f[20]);
   row.reason = f[21];
+  row.samples = f[22].empty() ? 0 : parse_number<std::uint64_t>(f[22], "samples");
+  row.spread_pct = parse_optional_double(f[23], "spread_pct");
   return row;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "harness/extra_items.h"
+
 namespace wb {
 namespace {
 
@@ -38,10 +40,11 @@ void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
                          counter_or_nan(run, counter::kP95Us),
                          static_cast<std::uint64_t>(counter_or_nan(run, counter::kOps)),
                          std::isnan(errors) ? std::nullopt : std::optional(static_cast<std::uint64_t>(errors)));
+      row.samples = static_cast<std::uint64_t>(counter_or_nan(run, counter::kSamples));
+      row.spread_pct = counter_or_nan(run, counter::kSpreadPct);
     }
     if (run.repetitions > 1) {
-      if (!row.extra.empty()) row.extra += ';';
-      row.extra.append("repetition=").append(std::to_string(run.repetition_index));
+      row.extra = ExtraItems::parse(row.extra).set("repetition", static_cast<std::uint64_t>(run.repetition_index)).text();
     }
     writer_.write(row);
   }

@@ -23,6 +23,8 @@ inline constexpr const char* kAlgbw = "algbw_GBps";
 inline constexpr const char* kBusbw = "busbw_GBps";
 inline constexpr const char* kErrors = "errors";
 inline constexpr const char* kOps = "ops";
+inline constexpr const char* kSamples = "samples";
+inline constexpr const char* kSpreadPct = "spread_pct";
 }  // namespace counter
 
 class ResultsReporter final : public benchmark::BenchmarkReporter {

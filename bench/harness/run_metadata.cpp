@@ -1,5 +1,7 @@
 #include "harness/run_metadata.h"
 
+#include "harness/result_row.h"
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -60,16 +62,16 @@ std::map<std::string, std::string> recorded_environment(const char* const* envp)
   return recorded;
 }
 
-std::string path_settings_extra(const char* const* envp) {
+ExtraItems path_settings_extra(const char* const* envp) {
   static constexpr std::string_view kNames[] = {"NCCL_ALGO",        "NCCL_PROTO",         "NCCL_P2P_DISABLE",
                                                 "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE"};
-  std::string extra;
+  ExtraItems extra;
   for (; envp != nullptr && *envp != nullptr; ++envp) {
     const std::string_view entry(*envp);
     const std::string_view name = entry.substr(0, entry.find('='));
     const bool chosen = std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames) ||
                         (name.starts_with("MPIR_CVAR_") && name.ends_with("_ALGORITHM"));
-    if (chosen && name.size() < entry.size()) extra.append(";").append(entry);  // not ";" + ...: GCC 12 -Wrestrict
+    if (chosen && name.size() + 1 < entry.size()) extra.set(name, entry.substr(name.size() + 1));
   }
   return extra;
 }
@@ -77,6 +79,7 @@ std::string path_settings_extra(const char* const* envp) {
 void write_run_metadata(const std::string& path, const RunMetadata& meta) {
   nlohmann::json doc = read_existing(path);
   doc["schema_version"] = kMetaSchemaVersion;
+  doc["results_schema_version"] = kResultsSchemaVersion;  // results.csv's columns and extra grammar
   if (!doc.contains("created")) doc["created"] = utc_now_iso8601();
   doc["updated"] = utc_now_iso8601();
   doc["version"] = meta.version;

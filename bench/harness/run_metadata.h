@@ -5,6 +5,8 @@
 
 #include <map>
 #include <string>
+
+#include "harness/extra_items.h"
 #include <vector>
 
 namespace wb {
@@ -25,9 +27,9 @@ bool is_recorded_variable(std::string_view name);
 
 // The settings that change which path or algorithm a collective takes (NCCL_ALGO, NCCL_PROTO,
 // NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_NET_GDR_LEVEL, NCCL_IB_DISABLE, MPICH's
-// MPIR_CVAR_*_ALGORITHM), as ";NAME=value" items for a row's `extra`: the row says which wiring it
+// MPIR_CVAR_*_ALGORITHM), as NAME=value items for a row's `extra`: the row says which wiring it
 // measured. Empty when none is set.
-std::string path_settings_extra(const char* const* envp);
+ExtraItems path_settings_extra(const char* const* envp);
 
 // Writes (or merges into) `path`: hosts are united, the command is appended to "commands",
 // versions and environment are replaced by the newest. Throws InputError if an existing file is

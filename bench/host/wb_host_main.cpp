@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_control.h"
 #include "gpu/gpu_runtime_info.h"
@@ -113,7 +114,7 @@ class HostRun {
     info.row = base_row("numa_copy", src, dst);
     info.row.op = "memcpy";
     info.row.bytes = bytes;
-    info.row.extra = "copies=" + std::to_string(config.copies) + ";thread=numa" + std::to_string(dst);
+    info.row.extra = ExtraItems().set("copies", config.copies).set("thread", "numa" + std::to_string(dst)).text();
     info.bytes_per_op = static_cast<double>(bytes);
     info.name = "host/memcpy/numa" + std::to_string(src) + "->numa" + std::to_string(dst) + "/" + format_size(bytes);
     harness_.add(std::move(info), [this, config] { return make_numa_copy_batch(numa_, config); });
@@ -129,7 +130,7 @@ class HostRun {
     info.row = base_row("memory_latency", cpu, memory);
     info.row.op = "pointer_chase";
     info.row.bytes = config.bytes;
-    info.row.extra = "hops=" + std::to_string(config.hops) + ";node_bytes=64";
+    info.row.extra = ExtraItems().set("hops", config.hops).set("node_bytes", std::uint64_t{64}).text();
     info.bytes_per_op = 0;  // a latency: no bandwidth
     info.name = "host/latency/cpu-numa" + std::to_string(cpu) + "->mem-numa" + std::to_string(memory) + "/" +
                 format_size(config.bytes);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_communicator.h"
 #include "comm/mpi_control.h"
@@ -131,8 +132,10 @@ class NetRun {
     CaseInfo info;
     info.row = describe_pair(backend, pattern, pair, where_);
     info.row.bytes = bytes;
-    info.row.extra = "window=" + std::to_string(config.shape.window) + ";rounds=" + std::to_string(config.shape.rounds) +
-                     (config.check ? "" : ";check=off");
+    ExtraItems extra;
+    extra.set("window", config.shape.window).set("rounds", config.shape.rounds);
+    if (!config.check) extra.set("check", "off");
+    info.row.extra = extra.text();
     info.bytes_per_op = bytes_per_op(pattern, bytes);
     info.busbw_factor = 1.0;  // point-to-point: bus bandwidth is the link's own
     info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/rank" + std::to_string(pair.initiator) +

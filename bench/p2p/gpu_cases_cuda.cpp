@@ -6,6 +6,7 @@
 #include "gpu/checked_cuda.h"
 #include "gpu/copy_legs.h"
 #include "gpu/gpu_runtime_info.h"
+#include "harness/extra_items.h"
 #include "harness/size_spec.h"
 #include "host/numa_memory.h"
 #include "p2p/gpu_cases.h"
@@ -81,9 +82,11 @@ int add_p2p_cases(MultiRankBenchmarks& harness, const P2pCaseOptions& options) {
         info.row.ranks = 1;
         info.row.nodes = 1;
         const std::size_t copies = copies_for(bytes);
-        info.row.extra = "copies=" + std::to_string(copies) +
-                         (staged_through_host(pattern, pair, peers) ? ";staged=host" : "") +
-                         ";initiator=gpu" + std::to_string(initiating_gpu(pattern, pair));
+        ExtraItems extra;
+        extra.set("copies", copies);
+        if (staged_through_host(pattern, pair, peers)) extra.set("staged", "host");
+        extra.set("initiator", "gpu" + std::to_string(initiating_gpu(pattern, pair)));
+        info.row.extra = extra.text();
         info.bytes_per_op = bytes_per_op(pattern, bytes, n);
         info.name = "p2p/" + pattern.name() + "/gpu" + std::to_string(pair.src) +
                     (pattern.shape == Shape::kPair ? "->gpu" + std::to_string(pair.dst) : std::string()) + "/" +
@@ -163,7 +166,7 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
     info.row.dtype = "uint8";
     info.row.bytes = bytes;
     info.row.ranks = info.row.nodes = 1;
-    info.row.extra = "numa=" + placement;
+    info.row.extra = ExtraItems().set("numa", placement).text();
     info.bytes_per_op = bytes_per_op;
     info.name = name;
     harness.add(std::move(info), std::move(make));

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "harness/extra_items.h"
 #include "harness/statistics.h"
 #include "step/chrome_trace.h"
 
@@ -39,16 +40,23 @@ std::string StepBatch::extra_after_run() {
   const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));
   if (control_.is_root()) write_chrome_trace(trace_path_, events);
 
-  std::string extra = "compute_us=" + number(outcome_.compute_us) + ";exposed_us=" + number(outcome_.exposed_us) +
-                      ";exposed_pct=" + number(100 * outcome_.exposed_us / outcome_.step_us) +
-                      ";comm_us=" + number(control_.max(communication_busy_us(program_, last_))) +
-                      ";predicted_us=" + number(predicted_.step_us) +
-                      ";predicted_compute_us=" + number(predicted_.compute_us) +
-                      ";predicted_comm_us=" + number(communication_busy_us(program_, predicted_)) +
-                      ";predicted_exposed_us=" + number(predicted_.exposed_us());
-  for (const auto& [kind, bytes] : bytes_by_kind(program_)) extra += ";bytes_" + kind + "=" + std::to_string(bytes);
-  extra += ";memory_GB=" + number(outcome_.memory_bytes / 1e9) + ";trace=" + std::filesystem::path(trace_path_).filename().string();
-  return extra;
+  ExtraItems extra;
+  extra.set("compute_us", number(outcome_.compute_us))
+      .set("exposed_us", number(outcome_.exposed_us))
+      .set("exposed_pct", number(100 * outcome_.exposed_us / outcome_.step_us))
+      .set("comm_us", number(control_.max(communication_busy_us(program_, last_))))
+      .set("predicted_us", number(predicted_.step_us))
+      .set("predicted_compute_us", number(predicted_.compute_us))
+      .set("predicted_comm_us", number(communication_busy_us(program_, predicted_)))
+      .set("predicted_exposed_us", number(predicted_.exposed_us()));
+  for (const auto& [kind, bytes] : bytes_by_kind(program_)) {
+    std::string key = "bytes_" + kind;
+    std::replace(key.begin(), key.end(), '@', '_');  // all_gather@shard -> bytes_all_gather_shard: a key
+    extra.set(key, bytes);
+  }
+  extra.set("memory_GB", number(outcome_.memory_bytes / 1e9))
+      .set("trace", std::filesystem::path(trace_path_).filename().string());
+  return extra.text();
 }
 
 }  // namespace wb::step

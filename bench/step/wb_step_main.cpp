@@ -13,6 +13,7 @@
 #include "comm/mpi_control.h"
 #include "coll/nccl_backend.h"
 #include "gpu/gpu_runtime_info.h"
+#include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "harness/install_layout.h"
 #include "harness/multi_rank_benchmarks.h"
@@ -135,14 +136,16 @@ class StepRun {
       for (const Op& op : p.ops)
         if (op.kind == OpKind::kCollective) moved += scaled_bytes(op, p.group_sizes[static_cast<int>(op.group)], options_.scale);
       info.row.bytes = moved;
-      info.row.extra = "scale=" + number(options_.scale) + ";tokens=" + number(settings.tokens) +
-                       (settings.activation_checkpointing ? ";activation_checkpointing=1" : "") +
-                       ";activations_GB=" + number(activation_bytes(model.shape, settings.tokens,
-                                                                    settings.activation_checkpointing) / 1e9) +
-                       ";tflops=" + number(settings.tflops) + (options_.measure_tflops ? ";tflops_measured=1" : "") +
-                       ";costs=" + (options_.fits ? "fits.csv" : "calibrated") +
-                       path_settings_extra(environ);
-      if (p.strategy == "fsdp-hybrid") info.row.extra += ";shard_group=" + std::to_string(settings.shard_group);
+      ExtraItems extra;
+      extra.set("scale", number(options_.scale)).set("tokens", number(settings.tokens));
+      if (settings.activation_checkpointing) extra.set("activation_checkpointing", "1");
+      extra.set("activations_GB",
+                number(activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing) / 1e9));
+      extra.set("tflops", number(settings.tflops));
+      if (options_.measure_tflops) extra.set("tflops_measured", "1");
+      extra.set("costs", options_.fits ? "fits.csv" : "calibrated").merge(path_settings_extra(environ));
+      if (p.strategy == "fsdp-hybrid") extra.set("shard_group", static_cast<std::uint64_t>(settings.shard_group));
+      info.row.extra = extra.text();
       info.name = "step/" + p.strategy + "/" + model.shape.name + (options_.wiring.empty() ? "" : "/" + options_.wiring);
       const std::string trace = options_.harness.run_dir + "/step_trace_" + model.shape.name + "_" + p.strategy +
                                 (options_.wiring.empty() ? "" : "_" + options_.wiring) + ".json";

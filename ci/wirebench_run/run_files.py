@@ -11,7 +11,7 @@ from .placement import slurm_nodes, step_ranks
 
 COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
            "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra",
-           "status", "reason"]
+           "status", "reason", "samples", "spread_pct"]  # bench/harness/result_row.h, results schema 2
 
 
 def write_topology(run_dir):

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .ceilings import Ceilings
-from .outputs import html_page, incomplete_note, junit, markdown, summary
+from .outputs import console_lines, html_page, incomplete_note, junit, markdown, summary
 from .plots import write_plots
 from .profiles import load_profile
 from .results import InputError, read_results
@@ -28,9 +28,8 @@ def report(run_dir: Path, profile_name=None):
     plots = write_plots(verdicts, run_dir)
     (run_dir / "report.html").write_text(html_page(run_dir, verdicts, results.problems, plots, profile))
     c = counts(verdicts, results.problems)
-    print(f"wirebench report: {c['PASS']} PASS, {c['WARN']} WARN, {c['FAIL']} FAIL, {c['SKIP']} SKIP, "
-          f"{c['ERROR']} ERROR -> {run_dir}/report.md, report.html, junit.xml, summary.json, "
-          f"{len(plots)} plots")
+    print(f"wirebench report: {', '.join(f'{n} {name}' for name, n in c.items())} -> {run_dir}/report.md, "
+          f"report.html, junit.xml, summary.json, {len(plots)} plots")
     if incomplete_note(verdicts, results.problems):
         print(f"  {incomplete_note(verdicts, results.problems)}")
     if profile:
@@ -41,9 +40,7 @@ def report(run_dir: Path, profile_name=None):
                   f"floor {o['floor'].floor:.4g} GB/s{hint})")
     for problem in results.problems:
         print(f"  problem: {problem}", file=sys.stderr)
-    for v in verdicts:
-        if v.verdict in ("FAIL", "ERROR"):
-            print(f"  {v.verdict} {v.row.where} {v.row.key}: {v.reason}")
+    print("\n".join(console_lines(verdicts, results.problems)))
     return code
 
 

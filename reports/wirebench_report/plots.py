@@ -1,7 +1,8 @@
-"""The report's plots (matplotlib, PNG): bandwidth against size per measurement with the ceiling
-and its healthy band, latency against size, GPU x GPU heatmaps of bandwidth and of percent of
-ceiling, node x node heatmaps from point-to-point pair sweeps, and the step emulation (each
-wiring's breakdown, step time by wiring). Every line and bar carries a gid naming what it shows,
+"""The report's plots (matplotlib, PNG): node x node, GPU x GPU and NUMA x NUMA heatmaps coloured
+by the fraction of each link's ceiling (the failing cells framed), bandwidth and latency against
+size on log-log axes per link class (a class measured at one size: a bar per link), and the step
+emulation (each wiring's breakdown, step time by wiring). Every caption says what to look at.
+Every line and bar carries a gid naming what it shows,
 so tests (and people with an SVG viewer) can find the series."""
 from collections import OrderedDict
 from pathlib import Path
@@ -20,59 +21,86 @@ plt.rcParams["figure.max_open_warning"] = 0
 
 def _series_key(row):
     f = row.fields
-    return f["src"] + (" -> " + f["dst"] if f["dst"] else "")
-
-
-def _family_key(row):
-    f = row.fields
-    return f["bench"], f["case"], f["op"], f["dtype"], f["backend"]
+    link = f["src"] + (" -> " + f["dst"] if f["dst"] and f["dst"] != f["src"] else "")
+    return f"{f['case']} {f['op']} ({f['backend'] or 'host'}) {link}"
 
 
 def _safe(text):
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
 
 
-def bandwidth_figures(verdicts):
-    """One figure per measurement family with a size sweep: bandwidth against size."""
-    families = OrderedDict()
+def _link_class(v):
+    return v.row.text("link_class") or "unclassified"
+
+
+def _grouped(verdicts, keep):
+    groups = OrderedDict()
     for v in verdicts:
-        if v.metric in ("busbw_GBps", "algbw_GBps") and v.value is not None:
-            families.setdefault(_family_key(v.row), []).append(v)
+        if v.row.status == "OK" and v.row.text("bench") not in ("step", "topology") and keep(v):
+            groups.setdefault(_link_class(v), []).append(v)
+    return groups
+
+
+def _ceiling_lines(axes, members):
+    for ceiling in sorted({v.ceiling_GBps for v in members if v.ceiling_GBps}):
+        judged = next(v for v in members if v.ceiling_GBps == ceiling)
+        axes.axhline(ceiling, color="black", linestyle="--", linewidth=1, gid=f"ceiling:{ceiling:g}")
+        if judged.healthy_fraction:
+            axes.axhspan(ceiling * judged.healthy_fraction, ceiling, color="green", alpha=0.1,
+                         gid=f"healthy-band:{ceiling:g}")
+        axes.annotate(f"ceiling {ceiling:g} GB/s", (0.01, ceiling), xycoords=("axes fraction", "data"), fontsize=7,
+                      va="bottom")
+    for floor in sorted({v.floor_GBps for v in members if v.floor_GBps}):
+        axes.axhline(floor, color="#c62828", linestyle=":", linewidth=1.2, gid=f"floor:{floor:g}")
+        axes.annotate(f"profile floor {floor:g} GB/s", (0.99, floor), xycoords=("axes fraction", "data"), fontsize=7,
+                      va="bottom", ha="right", color="#c62828")
+
+
+def _bars(axes, members, value, unit):
+    """A measurement with one size per link: a bar per link, the failing ones red."""
+    names = [_series_key(v.row) for v in members]
+    colours = ["#c62828" if v.verdict == "FAIL" else "#ef6c00" if v.verdict == "WARN" else "#4c72b0" for v in members]
+    axes.barh(range(len(members)), [value(v) for v in members], color=colours, gid="bars")
+    axes.set_yticks(range(len(members)), names, fontsize=6)
+    axes.set_xlabel(unit)
+
+
+def bandwidth_figures(verdicts):
+    """Per link class: bandwidth against size on log-log axes, a line per measured link, with the
+    class's ceiling and healthy band; a class measured at one size only is a bar per link."""
     figures = []
-    for key, members in families.items():
-        figure, axes = plt.subplots(figsize=(7, 4))
+    groups = _grouped(verdicts, lambda v: v.metric in ("busbw_GBps", "algbw_GBps") and v.value is not None)
+    for link_class, members in groups.items():
         series = OrderedDict()
         for v in members:
-            series.setdefault(_series_key(v.row), []).append((int(v.row.text("bytes")), v.value))
-        for name, points in series.items():
-            points.sort()
-            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
-                      gid=f"series:{name}")
-        ceilings = {(v.ceiling_GBps, v.row.fields.get("link_class")) for v in members if v.ceiling_GBps}
-        for ceiling, link_class in sorted(ceilings):
-            judged = next(v for v in members if v.ceiling_GBps == ceiling)
-            axes.axhline(ceiling, color="black", linestyle="--", linewidth=1, gid=f"ceiling:{ceiling:g}")
-            band = judged.healthy_fraction
-            if band:
-                axes.axhspan(ceiling * band, ceiling, color="green", alpha=0.1, gid=f"healthy-band:{ceiling:g}")
-            axes.annotate(f"ceiling {ceiling:g} GB/s ({link_class})", (0.01, ceiling), xycoords=("axes fraction", "data"),
-                          fontsize=7, va="bottom")
-        floors = {v.floor_GBps for v in members if v.floor_GBps and v.floor_metric == members[0].metric}
-        for floor in sorted(floors):
-            bottom, top = axes.get_ylim()
-            axes.set_ylim(min(bottom, floor * 0.95), top)  # the floor stays in sight below the points
-            axes.axhline(floor, color="#c62828", linestyle=":", linewidth=1.2, gid=f"floor:{floor:g}")
-            axes.annotate(f"profile floor {floor:g} GB/s", (0.99, floor), xycoords=("axes fraction", "data"),
-                          fontsize=7, va="bottom", ha="right", color="#c62828")
-        axes.set_xscale("log", base=2)
-        axes.set_xlabel("bytes")
-        axes.set_ylabel("busbw GB/s" if members[0].metric == "busbw_GBps" else "algbw GB/s")
-        bench, case, op, dtype, backend = key
-        axes.set_title(f"{bench} {case} {op} {dtype} ({backend})", fontsize=9)
-        if len(series) <= 12:
-            axes.legend(fontsize=6)
+            series.setdefault(_series_key(v.row), []).append(v)
+        single = all(len(points) == 1 for points in series.values())
+        figure, axes = plt.subplots(figsize=(7, max(3, 0.25 * len(series) + 1.5) if single else 4.5))
+        if single:
+            _bars(axes, [points[0] for points in series.values()], lambda v: v.value, "GB/s (busbw for collectives)")
+            caption = (f"{link_class} links, one size each: a bar per link; look for a bar shorter than the others "
+                       "(red: FAIL, orange: WARN)")
+        else:
+            for name, points in series.items():
+                points.sort(key=lambda v: int(v.row.text("bytes")))
+                axes.plot([max(int(v.row.text("bytes")), 1) for v in points], [v.value for v in points], marker="o",
+                          markersize=3, label=name, gid=f"series:{name}")
+                for v in points:
+                    if v.verdict == "FAIL":
+                        axes.plot([max(int(v.row.text("bytes")), 1)], [v.value], marker="x", color="#c62828",
+                                  markersize=10, gid=f"fail:{name}")
+            _ceiling_lines(axes, members)
+            axes.set_xscale("log", base=2)
+            axes.set_yscale("log")
+            axes.set_xlabel("bytes")
+            axes.set_ylabel("GB/s (busbw for collectives, algbw otherwise)")
+            if len(series) <= 14:
+                axes.legend(fontsize=6)
+            caption = (f"{link_class} links: bandwidth against size (log-log); the largest size of each line is judged "
+                       "against the dashed ceiling; look for a line that flattens below the green band (x: FAIL)")
+        axes.set_title(f"{link_class} links: bandwidth", fontsize=9)
         figure.tight_layout()
-        figures.append((f"bandwidth-{_safe('-'.join(key))}", f"{bench} {case} {op} {dtype}: bandwidth", figure))
+        figures.append((f"bandwidth-{_safe(link_class)}", caption, figure))
     return figures
 
 
@@ -80,109 +108,134 @@ LATENCY_CASES = {"pingpong", "latency", "memory_latency", "gpu_host_latency"}
 
 
 def latency_figures(verdicts):
-    """Time per operation against size, for latency measurements (ping-pong at every size)."""
-    families = OrderedDict()
-    for v in verdicts:
-        if v.row.text("bench") == "step":
-            continue
-        if v.row.number("time_us") is not None and (v.metric == "time_us" or v.row.text("case") in LATENCY_CASES):
-            families.setdefault(_family_key(v.row), []).append(v)
+    """Per link class: time per operation against size (log-log), for latency measurements."""
     figures = []
-    for key, members in families.items():
-        figure, axes = plt.subplots(figsize=(7, 4))
+    groups = _grouped(verdicts, lambda v: v.row.number("time_us") is not None and
+                      (v.metric == "time_us" or v.row.text("case") in LATENCY_CASES))
+    for link_class, members in groups.items():
         series = OrderedDict()
         for v in members:
-            series.setdefault(_series_key(v.row), []).append((max(int(v.row.text("bytes")), 1), v.row.number("time_us")))
-        for name, points in series.items():
-            points.sort()
-            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=name,
-                      gid=f"series:{name}")
-        axes.set_xscale("log", base=2)
-        axes.set_xlabel("bytes")
-        axes.set_ylabel("time per operation (us)")
-        axes.set_title(" ".join(key[:4]) + ": latency", fontsize=9)
-        axes.legend(fontsize=6)
+            series.setdefault(_series_key(v.row), []).append(v)
+        single = all(len(points) == 1 for points in series.values())
+        figure, axes = plt.subplots(figsize=(7, max(3, 0.25 * len(series) + 1.5) if single else 4.5))
+        if single:
+            _bars(axes, [points[0] for points in series.values()], lambda v: v.row.number("time_us"), "us per operation")
+            axes.set_xscale("log")
+            caption = f"{link_class} links: latency, one size each; look for a bar longer than the others"
+        else:
+            for name, points in series.items():
+                points.sort(key=lambda v: int(v.row.text("bytes")))
+                axes.plot([max(int(v.row.text("bytes")), 1) for v in points], [v.row.number("time_us") for v in points],
+                          marker="o", markersize=3, label=name, gid=f"series:{name}")
+            axes.set_xscale("log", base=2)
+            axes.set_yscale("log")
+            axes.set_xlabel("bytes")
+            axes.set_ylabel("time per operation (us)")
+            axes.legend(fontsize=6)
+            caption = (f"{link_class} links: latency against size (log-log); the small sizes show each link's latency, "
+                       "look for a line above the others")
+        axes.set_title(f"{link_class} links: latency", fontsize=9)
         figure.tight_layout()
-        figures.append((f"latency-{_safe('-'.join(key))}", " ".join(key[:4]) + ": latency", figure))
+        figures.append((f"latency-{_safe(link_class)}", caption, figure))
     return figures
 
 
-def gpu_heatmaps(verdicts):
-    """GPU x GPU heatmaps of bandwidth and percent of ceiling, per p2p pattern (largest size)."""
-    by_case = OrderedDict()
+def _fraction_heatmap(title, labels, cells, gid):
+    """A heatmap of the fraction of the ceiling, one colour scale for every link (0 to 105%): a cell
+    is what its link reached of what it promises, so a bad link is red whatever its rate. Cells
+    with a measured figure but no ceiling show the figure on grey; FAIL cells are framed and
+    labelled. cells: {(src, dst): verdict}."""
+    import matplotlib.patches as patches
+
+    index = {n: i for i, n in enumerate(labels)}
+    data = [[float("nan")] * len(labels) for _ in labels]
+    for (src, dst), v in cells.items():
+        if v.fraction is not None:
+            data[index[src]][index[dst]] = v.fraction
+    size = max(4.0, 0.7 * len(labels) + 2.5)
+    figure, axes = plt.subplots(figsize=(size + 1.5, size))
+    cmap = plt.get_cmap("RdYlGn").with_extremes(bad="#dddddd")
+    from matplotlib.colors import TwoSlopeNorm
+    # Yellow at the healthy fraction, red below it, green above: a failing cell is red, whatever its rate.
+    healthy = min((v.healthy_fraction for v in cells.values() if v.healthy_fraction), default=0.8)
+    image = axes.imshow(data, cmap=cmap, norm=TwoSlopeNorm(vmin=0, vcenter=healthy, vmax=1.05), gid=gid)
+    axes.set_xticks(range(len(labels)), labels, fontsize=7, rotation=45, ha="right")
+    axes.set_yticks(range(len(labels)), labels, fontsize=7)
+    axes.set_xlabel("destination")
+    axes.set_ylabel("source")
+    axes.set_title(title, fontsize=9)
+    figure.colorbar(image, ax=axes, label="fraction of the ceiling")
+    for (src, dst), v in cells.items():
+        i, j = index[src], index[dst]
+        text = f"{100 * v.fraction:.0f}%" if v.fraction is not None else f"{v.value:.3g}"
+        if v.verdict in ("FAIL", "WARN"):
+            text += f"\n{v.verdict}"
+        axes.text(j, i, text, ha="center", va="center", fontsize=7, color="black")
+        if v.verdict == "FAIL":
+            axes.add_patch(patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2.5,
+                                             gid=f"fail:{src}->{dst}"))
+    figure.tight_layout()
+    return figure
+
+
+def _matrices(verdicts, bench, name_of):
+    """{(case, backend, link_class): {(src, dst): item}} of bandwidth items, with the names name_of gives."""
+    out = OrderedDict()
     for v in verdicts:
-        if v.row.text("bench") == "p2p" and v.metric == "algbw_GBps" and v.value is not None and v.verdict != "SKIP":
-            by_case.setdefault(v.row.text("case"), []).append(v)
-    figures = []
-    for case, members in by_case.items():
-        gpus = sorted({int(name.rsplit("gpu", 1)[1]) for v in members for name in (v.row.text("src"), v.row.text("dst"))
-                       if "gpu" in name and name.rsplit("gpu", 1)[1].isdigit()})
-        if not gpus:
+        if (v.row.text("bench") != bench or not v.item or v.verdict in ("SKIP", "ERROR")
+                or v.metric not in ("algbw_GBps", "busbw_GBps") or v.value is None):
             continue
-        index = {g: i for i, g in enumerate(gpus)}
-        bandwidth = [[float("nan")] * len(gpus) for _ in gpus]
-        percent = [[float("nan")] * len(gpus) for _ in gpus]
-        for v in members:
-            a = int(v.row.text("src").rsplit("gpu", 1)[1])
-            b = int(v.row.text("dst").rsplit("gpu", 1)[1]) if v.row.text("dst").rsplit("gpu", 1)[-1].isdigit() else a
-            bandwidth[index[a]][index[b]] = v.value
-            if v.fraction is not None:
-                percent[index[a]][index[b]] = 100 * v.fraction
-        figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-        for axes, data, title, gid in ((left, bandwidth, "GB/s", "heatmap:bandwidth"),
-                                       (right, percent, "% of ceiling", "heatmap:percent")):
-            image = axes.imshow(data, cmap="viridis", gid=gid)
-            axes.set_xticks(range(len(gpus)), [f"gpu{g}" for g in gpus], fontsize=7)
-            axes.set_yticks(range(len(gpus)), [f"gpu{g}" for g in gpus], fontsize=7)
-            axes.set_xlabel("destination")
-            axes.set_ylabel("source")
-            axes.set_title(f"{case}: {title}", fontsize=9)
-            figure.colorbar(image, ax=axes)
-            for i in range(len(gpus)):
-                for j in range(len(gpus)):
-                    if data[i][j] == data[i][j]:  # not NaN
-                        axes.text(j, i, f"{data[i][j]:.0f}", ha="center", va="center", fontsize=7, color="white")
-        figure.tight_layout()
-        figures.append((f"heatmap-{_safe(case)}", f"{case}: GPU x GPU", figure))
+        src, dst = name_of(v.row.text("src")), name_of(v.row.text("dst") or v.row.text("src"))
+        if src and dst:
+            out.setdefault((v.row.text("case"), v.row.text("backend"), _link_class(v)), {})[(src, dst)] = v
+    return out
+
+
+def gpu_heatmaps(verdicts):
+    """GPU x GPU heatmaps of the fraction of the ceiling, per p2p pattern (largest size)."""
+    def gpu(name):
+        tail = name.rsplit("/", 1)[-1]
+        return tail if tail.startswith("gpu") and tail[3:].isdigit() else None
+    figures = []
+    for (case, backend, link_class), cells in _matrices(verdicts, "p2p", gpu).items():
+        labels = sorted({n for pair in cells for n in pair}, key=lambda g: int(g[3:]))
+        figure = _fraction_heatmap(f"p2p {case}: GPU x GPU, fraction of the ceiling", labels, cells, "heatmap:gpus")
+        figures.append((f"heatmap-{_safe(case)}", f"p2p {case}: GPU x GPU by fraction of each link's ceiling; "
+                        "look for a red or framed (FAIL) cell", figure))
+    return figures
+
+
+def numa_heatmaps(verdicts):
+    """NUMA x NUMA heatmaps of host memory copies (nvbandwidth's matrix): the figure per pair."""
+    def numa(name):
+        tail = name.rsplit("/", 1)[-1]
+        return name if tail.startswith("numa") else None
+    figures = []
+    for (case, backend, link_class), cells in _matrices(verdicts, "host", numa).items():
+        labels = sorted({n for pair in cells for n in pair})
+        figure = _fraction_heatmap(f"host {case}: NUMA x NUMA (GB/s where no ceiling is known)", labels, cells,
+                                   "heatmap:numa")
+        figures.append((f"numa-{_safe(case)}", f"host {case}: NUMA node x NUMA node copy bandwidth; look for a pair "
+                        "far below the others (grey: no ceiling, the figure is shown)", figure))
     return figures
 
 
 def node_heatmaps(verdicts):
-    """Node x node heatmaps of point-to-point bandwidth (largest size of each pair's sweep), per
-    wb-net test, when the pairs span at least two nodes: one bad node pair stands out."""
-    by_case = OrderedDict()
-    for v in verdicts:
-        if v.row.text("bench") != "net" or v.metric != "algbw_GBps" or v.value is None:
-            continue
-        src, dst = v.row.text("src").rpartition("/")[0], v.row.text("dst").rpartition("/")[0]
-        if src and dst:
-            by_case.setdefault((v.row.text("case"), v.row.text("backend")), []).append((src, dst, v))
+    """Node x node heatmaps of point-to-point bandwidth as the fraction of each link's ceiling
+    (largest size of each pair's sweep), per wb-net test and link class, when the pairs span at
+    least two nodes: one bad node pair stands out, framed when it FAILs."""
+    def node(name):
+        return name.rpartition("/")[0] or None
     figures = []
-    for (case, backend), members in by_case.items():
-        nodes = sorted({n for src, dst, _ in members for n in (src, dst)})
-        if len(nodes) < 2:
+    for (case, backend, link_class), cells in _matrices(verdicts, "net", node).items():
+        labels = sorted({n for pair in cells for n in pair})
+        if len(labels) < 2:
             continue
-        largest = {}
-        for src, dst, v in members:
-            size = int(v.row.text("bytes"))
-            if size >= largest.get((src, dst), (0, None))[0]:
-                largest[(src, dst)] = (size, v.value)
-        index = {n: i for i, n in enumerate(nodes)}
-        data = [[float("nan")] * len(nodes) for _ in nodes]
-        for (src, dst), (_, value) in largest.items():
-            data[index[src]][index[dst]] = value
-        figure, axes = plt.subplots(figsize=(1.2 * len(nodes) + 3, 1.0 * len(nodes) + 2))
-        image = axes.imshow(data, cmap="viridis", gid="heatmap:nodes")
-        axes.set_xticks(range(len(nodes)), nodes, fontsize=7, rotation=45)
-        axes.set_yticks(range(len(nodes)), nodes, fontsize=7)
-        axes.set_title(f"net {case} ({backend}): GB/s, node to node", fontsize=9)
-        figure.colorbar(image, ax=axes)
-        for i in range(len(nodes)):
-            for j in range(len(nodes)):
-                if data[i][j] == data[i][j]:
-                    axes.text(j, i, f"{data[i][j]:.3g}", ha="center", va="center", fontsize=7, color="white")
-        figure.tight_layout()
-        figures.append((f"nodes-{_safe(case)}-{_safe(backend)}", f"net {case}: node x node", figure))
+        figure = _fraction_heatmap(f"net {case} ({backend}, {link_class}): node x node, fraction of the ceiling", labels,
+                                   cells, "heatmap:nodes")
+        figures.append((f"nodes-{_safe(case)}-{_safe(backend)}-{_safe(link_class)}",
+                        f"net {case} over {link_class}: node x node by fraction of the ceiling; look for a red or "
+                        "framed (FAIL) cell: its row and column name the pair", figure))
     return figures
 
 
@@ -242,7 +295,8 @@ def step_breakdown_figures(verdicts):
         figures.append(_finish_step_figure(
             figure, axes, f"step emulation: {model}, {nodes} node(s), wiring {wiring}",
             f"step-{_safe(model)}-{_safe(wiring)}-{_safe(nodes)}",
-            f"step emulation {model} on {wiring}: compute, exposed and overlapped communication"))
+            f"step emulation {model} on {wiring}: compute (blue), exposed communication (red) and communication "
+            "hidden under compute (orange), measured beside predicted; look at the red share"))
     return figures
 
 
@@ -270,7 +324,8 @@ def step_wiring_figures(verdicts):
         figures.append(_finish_step_figure(
             figure, axes, f"step emulation: {model}, {nodes} node(s), by wiring (dashed: predicted)",
             f"step-wirings-{_safe(model)}-{_safe(nodes)}",
-            f"step emulation {model}: step time by wiring, measured and predicted"))
+            f"step emulation {model}: step time by wiring, measured (solid) and predicted (dashed); look at how much "
+            "slower each strategy gets on the slower wiring"))
     return figures
 
 
@@ -278,9 +333,12 @@ def write_plots(verdicts, out_dir: Path):
     """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]."""
     plot_dir = out_dir / "plots"
     plot_dir.mkdir(parents=True, exist_ok=True)
+    for stale in plot_dir.glob("*.png"):  # a report written again shows only its own plots
+        stale.unlink()
     written = []
-    figures = (bandwidth_figures(verdicts) + latency_figures(verdicts) + gpu_heatmaps(verdicts) + node_heatmaps(verdicts)
-               + step_breakdown_figures(verdicts) + step_wiring_figures(verdicts))
+    # The pictures that show a bad link first: heatmaps, then the sweeps, then the steps.
+    figures = (node_heatmaps(verdicts) + gpu_heatmaps(verdicts) + numa_heatmaps(verdicts) + bandwidth_figures(verdicts)
+               + latency_figures(verdicts) + step_breakdown_figures(verdicts) + step_wiring_figures(verdicts))
     for name, title, figure in figures:
         path = plot_dir / f"{name}.png"
         figure.savefig(path, dpi=90)

@@ -1,9 +1,14 @@
 """Reading a run directory's results.csv: every complete row, and a sentence for every problem
 (file, line, what is wrong), never a crash. A file cut in the middle of a line keeps its rows."""
 import csv
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The results schemas this reporter reads (meta.json's results_schema_version): 1 without, 2 with the
+# columns samples and spread_pct (bench/harness/result_row.h).
+KNOWN_SCHEMAS = (1, 2)
+OPTIONAL = ["status", "reason", "samples", "spread_pct"]
 REQUIRED = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
             "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra"]
 
@@ -37,9 +42,15 @@ class Row:
     def key(self):
         """What the row measured, stable across runs (for comparisons and JUnit names)."""
         f = self.fields
-        from .verdicts import stable_extra  # one rule for what in `extra` identifies a measurement
+        from .extra import row_identity  # one rule for what in `extra` identifies a measurement
         return "/".join([f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"],
-                         stable_extra(f.get("extra", ""))])
+                         row_identity(f.get("extra", ""))])
+
+    @property
+    def samples(self):
+        """Timed batches behind the figure, or None where the file predates the column."""
+        value = self.text("samples")
+        return int(float(value)) if value else None
 
 
 @dataclass
@@ -50,6 +61,7 @@ class Results:
     # The row the file ends in the middle of, as far as it goes (its fields that survived whole):
     # the sweep it belongs to is incomplete, and no verdict may rest on that sweep's largest size.
     cut_row: Row = None
+    schema: int = 2
 
 
 IDENTITY = REQUIRED[:10]  # bench .. bytes: what of a cut row tells its sweep and size
@@ -82,7 +94,9 @@ def read_results(path: Path) -> Results:
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(f"{path}:1: header lacks column(s) {', '.join(missing)}")
-    unknown = [c for c in header if c not in REQUIRED + ["status", "reason"]]
+    schema = results_schema(path.parent / "meta.json", "samples" in header)
+    result.schema = schema
+    unknown = [c for c in header if c not in REQUIRED + OPTIONAL]
     if unknown:
         result.problems.append(f"{path}:1: unknown column(s) {', '.join(unknown)} ignored")
     cut = not text.endswith("\n")
@@ -106,13 +120,38 @@ def read_results(path: Path) -> Results:
         if bad:
             result.problems.append(f"{path}:{number}: column {bad}: '{fields[bad]}' is not a number; row skipped")
             continue
+        from .extra import parse as parse_extra
+        try:
+            parse_extra(fields["extra"], f"{path}:{number}")
+        except InputError as error:
+            result.problems.append(f"{error}; row skipped")
+            continue
         result.rows.append(Row(number, fields))
     return result
 
 
+def results_schema(meta_path: Path, has_samples: bool) -> int:
+    """The results schema of a run directory: meta.json's results_schema_version (a run before it
+    was written: 2 when the header has the samples column, else 1). InputError for one this reporter
+    does not know: its columns or extra grammar would be misread."""
+    version = None
+    if meta_path.exists():
+        try:
+            version = json.loads(read_utf8(meta_path)).get("results_schema_version")
+        except (ValueError, AttributeError):
+            raise InputError(f"{meta_path}:1: not a JSON object") from None
+    if version is None:
+        return 2 if has_samples else 1
+    if version not in KNOWN_SCHEMAS:
+        raise InputError(f"{meta_path}: results_schema_version {version!r} is not one this reporter reads "
+                         f"({', '.join(map(str, KNOWN_SCHEMAS))}): results.csv was written by another wirebench "
+                         "version; report it with that version's `wirebench report`")
+    return version
+
+
 def _bad_number(fields):
     for name in ("bytes", "ranks", "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps",
-                 "busbw_GBps", "errors"):
+                 "busbw_GBps", "errors", "samples", "spread_pct"):
         value = fields.get(name, "")
         if value == "":
             continue

@@ -1,35 +1,43 @@
-"""Verdicts. Every row gets PASS, WARN, FAIL, SKIP or ERROR with a reason:
-  - SKIP and ERROR rows keep the binary's own status and reason;
-  - wrong data is a FAIL, whatever the speed;
-  - the largest size of each sweep is compared with its link's ceiling: FAIL below the healthy
-    fraction, WARN within 5% above it, PASS above (every reason names the ceiling, the fraction
-    reached and where the ceiling came from); smaller sizes are SKIP (not judged: latency-bound);
-  - the smallest size of a ping-pong sweep, up to 64 bytes, is a latency: compared with its link
-    class's typical latency (ceilings.csv), WARN above twice it, never FAIL (a typical figure is no
-    ceiling; the same link's bandwidth rows judge its health);
-  - equivalent rows (same measurement, same link class and ceiling, different links) are compared
-    with each other (median absolute deviation rule): more than 3 MAD and 20% worse than the
-    median is a FAIL where no ceiling is known, a WARN where the ceiling has judged the link;
-    more than 2 MAD and 10% worse is a WARN;
-  - a collective over several communicators (wb-coll --split) whose row names each one's time
-    (per_comm_us) WARNs when one of three or more is more than 20% and 3 MAD slower than their
-    median, naming it (the row's own time is already the slowest's);
-  - with a platform profile (profiles.py), rows its floors match are judged against them too, and
-    the worse verdict stands;
-  - every degradation the topology found (PCIe trained below what both ends allow, NVLinks down,
-    an IB port narrower than 4X) is a FAIL of its own (bench `topology`, from topology.json, once
-    however many links it touches), a port that is not up a WARN (unused, or cut: only the
-    operator knows); the rows that measured a degraded link say so in their reason.
+"""Verdicts on judged items. The reporter judges items, not rows:
+  - a link's bandwidth: the largest size of a sweep, against its link's ceiling (FAIL below the
+    healthy fraction, WARN within 5% above it, PASS above; WARN above 105% of the ceiling: then the
+    ceiling, the topology or the timer is wrong);
+  - a link's small-message latency: the smallest size of a ping-pong sweep up to 64 bytes, against
+    its link class's typical latency (WARN above twice it; a typical figure is no ceiling, so never FAIL);
+  - a data check: any row with wrong elements is a FAIL, whatever its size or speed;
+  - a collective's bandwidth (the largest size of its sweep), a profile floor, a topology finding,
+    a step emulation (against the cost model's prediction);
+  - the other sizes of a sweep are DATA: shown in tables and plots, never counted.
+Verdicts: PASS (always naming what it was held against), WARN, FAIL, ERROR (could not be measured),
+SKIP (this machine cannot run it: the benchmark's reason) and NOT JUDGED (measured, but no ceiling,
+profile floor or equivalent links to judge it by; the reason says which are missing).
+  - items of the same measurement on different links of the same class and ceiling are compared
+    with each other (median absolute deviation): more than 3 MAD and 20% worse than the median is a
+    FAIL where no ceiling judged them, a WARN where one did; more than 2 MAD and 10% worse a WARN;
+  - wb-coll --split rows naming each communicator's time (per_comm_us) WARN when one of three or
+    more is more than 20% and 3 MAD slower than their median;
+  - a platform profile's floors (profiles.py) judge the items they match too; the worse verdict stands;
+  - every degradation the topology found is a FAIL of its own (bench `topology`, once however many
+    links it touches), a port that is not up a WARN; rows that measured a degraded link say so;
+  - a verdict whose samples' spread straddles its threshold says so, and one resting on fewer than
+    5 samples says so;
+  - a step's exposed communication above 40% is a finding of its wiring (`finding`), shown beside
+    the other wirings of the same model, not a WARN: the wiring, not the machine, is at fault.
 """
 import statistics
 from dataclasses import dataclass
 
+from .extra import row_identity, row_items
 from .results import IDENTITY, Row
 
-ORDER = {"PASS": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
+ORDER = {"DATA": -1, "PASS": 0, "NOT JUDGED": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
+COUNTED = ("FAIL", "ERROR", "WARN", "PASS", "NOT JUDGED", "SKIP")
 WARN_BAND = 0.05
+ABOVE_CEILING = 1.05
 LATENCY_WARN_FACTOR = 2.0
 SMALL_MESSAGE_BYTES = 64
+MIN_SAMPLES = 5
+SIBLINGS_NEEDED = 3
 
 
 @dataclass
@@ -44,6 +52,13 @@ class Verdict:
     healthy_fraction: float = None  # the fraction below which the ceiling verdict is FAIL
     floor_GBps: float = None        # a platform profile's floor that judged the row (of floor_metric)
     floor_metric: str = ""
+    expected: str = ""       # what the figure was held against, as "measured vs expected" says it
+    finding: str = ""        # a fact about the wiring worth showing that is no verdict (a step's exposed share)
+
+    @property
+    def item(self):
+        """True for a judged item (counted, in JUnit); False for a sweep point (DATA)."""
+        return self.verdict != "DATA"
 
 
 def metric_of(row):
@@ -56,24 +71,14 @@ def metric_of(row):
     return "time_us", row.number("time_us"), False
 
 
-# `extra` items that follow the message size (batching) or the repetition, not what was measured.
-SIZE_DEPENDENT = {"iters", "copies", "window", "rounds", "repetition", "hops"}
-# `extra` items that are results (wb-step's split of a step and the cost model's prediction): they
-# differ from run to run of the same measurement.
-RESULTS = {"compute_us", "exposed_us", "exposed_pct", "comm_us", "predicted_us", "predicted_compute_us",
-           "predicted_comm_us", "predicted_exposed_us", "per_comm_us"}
-
-
-def stable_extra(extra):
-    """What in `extra` identifies a measurement (so runs can be matched)."""
-    results = RESULTS | ({"tflops"} if "tflops_measured=1" in extra.split(";") else set())  # measured, not chosen
-    items = [item for item in extra.split(";") if item and item.split("=")[0] not in SIZE_DEPENDENT | results]
-    return ";".join(items)
-
-
 def _sweep_key(row):
     f = row.fields
-    return _sweep_key_of(f)[:8] + (stable_extra(f.get("extra", "")),)
+    return _sweep_key_of(f)[:8] + (row_identity(f.get("extra", "")),)
+
+
+def _sweep_key_of(fields):
+    return (fields["bench"], fields["case"], fields["backend"], fields["op"], fields["dtype"], fields["src"],
+            fields["dst"], fields.get("direction", ""), "")
 
 
 def judge(results, ceilings, profile=None):
@@ -91,16 +96,58 @@ def judge(results, ceilings, profile=None):
         wrong_data = bool(v.row.number("errors"))  # a data error stands whatever the sweep's state
         if why and int(v.row.text("bytes") or 0) == largest[_sweep_key(v.row)] and not wrong_data \
                 and v.verdict != "ERROR" and v.metric != "time_us":
-            v.verdict, v.reason = "SKIP", f"not judged against the ceiling: the sweep is incomplete ({why})"
-    _compare_siblings(verdicts, ceilings)
+            v.verdict, v.reason = "NOT JUDGED", f"not judged: the sweep is incomplete ({why})"
+            v.fraction = v.ceiling_GBps = None
+    _compare_siblings(verdicts)
     _compare_communicators(verdicts)
     if profile:
         _apply_profile(verdicts, profile, largest)
     for v in verdicts:
+        if v.verdict == "NOT JUDGED" and v.reason.startswith("no ceiling"):
+            v.reason = _nothing_to_judge_by(v, profile, verdicts)
         degraded = ceilings.degradation_for_row(v.row) if v.row.status == "OK" else []
-        if degraded:
+        if degraded and v.item:
             v.reason += "; its link is degraded: " + "; ".join(degraded)
+        if v.verdict in ("PASS", "WARN", "FAIL"):
+            _note_confidence(v)
     return verdicts + topology_findings(ceilings)
+
+
+def items(verdicts):
+    return [v for v in verdicts if v.item]
+
+
+def _nothing_to_judge_by(v, profile, verdicts):
+    f = v.row.fields
+    siblings = len({(o.row.text("src"), o.row.text("dst")) for o in verdicts if o.item and _sibling_key(o) == _sibling_key(v)})
+    what = f"a {f['link_class']} link" if f["link_class"] else "this measurement"
+    return (f"not judged: no ceiling is known for {what} (ceilings.csv and the topology give none), "
+            f"{'no floor of profile ' + profile.name + ' matches it' if profile else 'no platform profile was given'}, "
+            f"and {siblings} equivalent link{'s' if siblings != 1 else ''} measured it ({SIBLINGS_NEEDED} are needed "
+            "to compare them)")
+
+
+def _note_confidence(v):
+    """Says how sure a verdict is: few samples, or a spread that reaches across its threshold."""
+    row = v.row
+    samples = row.samples
+    if samples is not None and samples < MIN_SAMPLES:
+        v.reason += f"; rests on {samples} sample{'s' if samples != 1 else ''} ({MIN_SAMPLES} wanted): not enough to be sure"
+    median, p05, p95 = row.number("time_us"), row.number("time_us_p05"), row.number("time_us_p95")
+    if not (median and p05 and p95) or v.value is None:
+        return
+    threshold = None
+    if v.fraction is not None and v.ceiling_GBps and v.healthy_fraction:
+        threshold, unit = v.ceiling_GBps * v.healthy_fraction, "GB/s"
+        low, high = v.value * median / p95, v.value * median / p05  # bandwidth from the slow and fast ends
+    elif v.metric == "time_us" and "typical" in v.expected:
+        threshold, unit = float(v.expected.split()[1]), "us"
+        low, high = p05, p95
+    if threshold is not None and low < threshold <= high:
+        spread = row.text("spread_pct")
+        v.reason += (f"; its samples range over {low:.4g}-{high:.4g} {unit}"
+                     f"{' (spread ' + format(float(spread), '.3g') + '%)' if spread else ''}, across the threshold "
+                     f"{threshold:.4g} {unit}: the verdict is not certain")
 
 
 def topology_findings(ceilings):
@@ -125,13 +172,16 @@ def topology_findings(ceilings):
             reason += f" (ceiling as trained: {first['reason']})"
         if kind == "inactive":
             reason += "; unused, or a cable or switch problem: a port meant to carry traffic must be up"
-        findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL" if kind == "degraded" else "WARN", reason))
+        expected = "trained at what both ends allow" if kind == "degraded" else "up"
+        findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL" if kind == "degraded" else "WARN", reason,
+                                expected=expected))
     return findings
 
 
 def _apply_profile(verdicts, profile, largest):
-    """Each floor judges the rows it matches (the largest size of each sweep, or every size from its
-    min_bytes on): FAIL below the floor, WARN within the profile's band above it."""
+    """Each floor judges the items it matches (the largest size of each sweep, or every size from its
+    min_bytes on, which makes those sizes items): FAIL below the floor, WARN within the profile's band
+    above it."""
     for floor in profile.floors:
         floor.judged = []
         for v in verdicts:
@@ -161,10 +211,12 @@ def _apply_profile(verdicts, profile, largest):
                 note += f"; within {100 * profile.warn_band:.0f}% above the floor"
             floor.judged.append((v, level, value))
             v.floor_GBps, v.floor_metric = floor.floor, floor.metric
-            if v.verdict == "SKIP":  # a size the ceiling rule leaves alone: the floor's verdict is the only one
+            if v.verdict in ("DATA", "NOT JUDGED"):  # nothing else judged it: the floor's verdict is the only one
                 v.verdict, v.reason, v.metric, v.value = level, note, floor.metric, value
+                v.expected = f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})"
             elif ORDER[level] > ORDER[v.verdict]:
                 v.verdict, v.reason = level, note + "; " + v.reason
+                v.expected = f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})"
             else:
                 v.reason += "; " + note
 
@@ -182,16 +234,16 @@ def floor_outcomes(profile):
     return out
 
 
-# Step emulation (wb-step): a step is judged by how much of it waits on communication and by
-# whether the cost model explains it. Above EXPOSED_WARN_PCT exposed communication the wiring is
-# costing the job (the mission's "up to 40% of a step"); beyond PREDICTION_TOLERANCE the measured
-# step is not what the links' measured alpha-beta predict (contention, a slow rank, a bad route).
-EXPOSED_WARN_PCT = 40.0
+# Step emulation (wb-step): a step is judged by whether the cost model explains it (beyond
+# PREDICTION_TOLERANCE the measured step is not what the links' measured alpha-beta predict:
+# contention, a slow rank, a bad route). Above EXPOSED_FINDING_PCT exposed communication the wiring
+# costs the job (the mission's "up to 40% of a step"): a finding shown beside the other wirings.
+EXPOSED_FINDING_PCT = 40.0
 PREDICTION_TOLERANCE = 0.20
 
 
 def extra_items(row):
-    return dict(item.split("=", 1) for item in row.text("extra").split(";") if "=" in item)
+    return row_items(row)
 
 
 def _judge_step(row):
@@ -211,26 +263,30 @@ def _judge_step(row):
     reason = (f"step {step / 1e3:.4g} ms: compute {compute / 1e3:.4g} ms, exposed communication "
               f"{exposed / 1e3:.4g} ms ({exposed_pct:.0f}%); the cost model predicts {predicted / 1e3:.4g} ms "
               f"({100 * error:+.0f}%)")
-    problems = []
-    if exposed_pct > EXPOSED_WARN_PCT:
-        problems.append(f"more than {EXPOSED_WARN_PCT:.0f}% of the step waits on communication")
+    expected = f"{predicted / 1e3:.4g} ms +-{100 * PREDICTION_TOLERANCE:.0f}% (the cost model's prediction)"
+    finding = ""
+    if exposed_pct > EXPOSED_FINDING_PCT:
+        finding = (f"{row.text('case')} of {row.text('src')} on {row.text('dst') or 'this wiring'} waits "
+                   f"{exposed_pct:.0f}% of its step on communication")
     if abs(error) > PREDICTION_TOLERANCE:
-        problems.append(f"the prediction misses by more than {100 * PREDICTION_TOLERANCE:.0f}%")
-    verdict = "WARN" if problems else "PASS"
-    return Verdict(row, verdict, reason + ("; " + "; ".join(problems) if problems else ""), "time_us", step)
+        return Verdict(row, "WARN", reason + f"; the prediction misses by more than {100 * PREDICTION_TOLERANCE:.0f}%: "
+                       "contention, a slow rank or a route the model does not know", "time_us", step,
+                       expected=expected, finding=finding)
+    return Verdict(row, "PASS", reason + "; held against the cost model's prediction", "time_us", step,
+                   expected=expected, finding=finding)
 
 
 def _judge_latency(row, typical):
     """A ping-pong's small-message half round trip against its link class's typical latency."""
     value = row.number("time_us")
-    if value is None:
-        return Verdict(row, "ERROR", "no measured time in the row", "time_us")
     factor = value / typical.latency_us
+    limit = LATENCY_WARN_FACTOR * typical.latency_us
     reason = (f"latency {value:.4g} us (half round trip, {row.text('bytes')} B) is {factor:.2f}x the typical "
               f"{typical.latency_us:.4g} us of {row.text('link_class')} links (source: {typical.source})")
+    expected = f"<= {limit:.4g} us ({LATENCY_WARN_FACTOR:g}x the typical {typical.latency_us:.4g} us)"
     if factor > LATENCY_WARN_FACTOR:
-        return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value)
-    return Verdict(row, "PASS", reason, "time_us", value)
+        return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value, expected=expected)
+    return Verdict(row, "PASS", reason, "time_us", value, expected=expected)
 
 
 def _is_small_message_latency(row, smallest):
@@ -269,11 +325,6 @@ def _incomplete_sweeps(results, largest):
     return incomplete
 
 
-def _sweep_key_of(fields):
-    return (fields["bench"], fields["case"], fields["backend"], fields["op"], fields["dtype"], fields["src"],
-            fields["dst"], fields.get("direction", ""), "")
-
-
 def _judge_row(row, ceilings, largest, smallest):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
@@ -282,46 +333,60 @@ def _judge_row(row, ceilings, largest, smallest):
     metric, value, is_bandwidth = metric_of(row)
     errors = row.number("errors")
     if errors:
-        return Verdict(row, "FAIL", f"{int(errors)} wrong elements in the data check", metric, value)
+        return Verdict(row, "FAIL", f"{int(errors)} wrong elements in the data check", metric, value,
+                       expected="0 wrong elements")
     if value is None:
         return Verdict(row, "ERROR", "no measured value in the row", metric)
-    typical = ceilings.typical_latency(row) if _is_small_message_latency(row, smallest) else None
-    if typical:
-        return _judge_latency(row, typical)
-    if not is_bandwidth:
-        return Verdict(row, "PASS", "latency: compared with equivalent links only", metric, value)
-    if int(row.text("bytes") or 0) < largest.get(_sweep_key(row), 0):
-        return Verdict(row, "SKIP", "not judged against the ceiling: only the largest size of a sweep is", metric, value)
+    size = int(row.text("bytes") or 0)
+    if _is_small_message_latency(row, smallest):
+        typical = ceilings.typical_latency(row)
+        if typical:
+            return _judge_latency(row, typical)
+        return Verdict(row, "NOT JUDGED", "no ceiling", "time_us", row.number("time_us"))
+    if not is_bandwidth:  # a latency-only measurement: its smallest size is the item
+        if size != smallest.get(_sweep_key(row)):
+            return Verdict(row, "DATA", "a point of the sweep (its smallest size is judged)", metric, value)
+        return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
+    if size < largest.get(_sweep_key(row), 0):
+        return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
     ceiling = ceilings.for_row(row)
     if ceiling is None:
-        return Verdict(row, "PASS", f"no known ceiling for a {row.text('link_class')} link; compared with equivalent "
-                                    "links only", metric, value)
+        return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
     limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1)
     fraction = value / limit
     healthy = ceiling.healthy_fraction
+    source = ceiling.source or "topology"
     described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({ceiling.reason}; "
-                 f"source: {ceiling.source or 'topology'}); healthy from {100 * healthy:.0f}%")
-    if fraction < healthy:
+                 f"source: {source}); healthy from {100 * healthy:.0f}%")
+    expected = f">= {healthy * limit:.4g} GB/s ({100 * healthy:.0f}% of the {limit:.4g} GB/s ceiling)"
+    if fraction > ABOVE_CEILING:
+        verdict = "WARN"
+        described += (f"; above {100 * ABOVE_CEILING:.0f}% of the ceiling: the ceiling ({source}), the topology or "
+                      "the timer is wrong")
+        expected = f"<= {limit:.4g} GB/s (the ceiling: {source})"
+    elif fraction < healthy:
         verdict = "FAIL"
     elif fraction < healthy * (1 + WARN_BAND):
         verdict = "WARN"
     else:
         verdict = "PASS"
-    return Verdict(row, verdict, described, metric, value, limit, fraction, healthy)
+    return Verdict(row, verdict, described, metric, value, limit, fraction, healthy, expected=expected)
 
 
-def _compare_siblings(verdicts, ceilings, minimum=3):
+def _sibling_key(v):
+    f = v.row.fields
+    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["bytes"], f["direction"], f["link_class"],
+            v.ceiling_GBps)
+
+
+def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
     groups = {}
     for v in verdicts:
-        if v.verdict in ("SKIP", "ERROR") or v.value is None or v.row.number("errors"):
+        if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED") or v.value is None or v.row.number("errors"):
             continue
         if v.row.text("bench") == "step":  # strategies and wirings differ on purpose
             continue
-        f = v.row.fields
-        ceiling = v.ceiling_GBps
-        key = (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["bytes"], f["direction"], f["link_class"],
-               ceiling)
-        groups.setdefault(key, []).append(v)
+        groups.setdefault(_sibling_key(v), []).append(v)
     for members in groups.values():
         links = {(m.row.text("src"), m.row.text("dst")) for m in members}
         if len(links) < minimum:
@@ -332,25 +397,45 @@ def _compare_siblings(verdicts, ceilings, minimum=3):
         for m in members:
             higher_is_better = m.metric != "time_us"
             worse = (median - m.value) if higher_is_better else (m.value - median)
-            if median <= 0 or worse <= 0:
-                continue
-            relative = worse / median
-            if worse > 3 * mad and relative > 0.20:
+            relative = worse / median if median > 0 else 0
+            level = "PASS"
+            if _reaches(m, median):
+                pass  # its own samples reach the median: no worse than its siblings beyond its noise
+            elif worse > 3 * mad and relative > 0.20:
                 level = "FAIL"
             elif worse > 2 * mad and relative > 0.10:
                 level = "WARN"
-            else:
-                continue
-            if m.fraction is not None and level == "FAIL":
-                # The ceiling has judged this link already; among siblings it can only be a WARN
-                # (three links on a shared machine differ by more than their spread suggests).
+            if level == "FAIL" and (m.fraction is not None or not higher_is_better):
+                # The ceiling has judged this link already, or it is a latency (a typical figure is no
+                # ceiling): among siblings it can only be a WARN.
                 level = "WARN"
+            unit = "us" if m.metric == "time_us" else "GB/s"
+            expected = (f"{'>=' if higher_is_better else '<='} {median * (0.8 if higher_is_better else 1.2):.4g} {unit} "
+                        f"(within 20% of the median {median:.4g} {unit} of {len(members)} equivalent links)")
+            if m.verdict == "NOT JUDGED":  # the siblings are all it is held against
+                note = (f"held against {len(members)} equivalent links: "
+                        + (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} their median {median:.4g} {unit}"
+                           if relative > 0 else f"at or better than their median {median:.4g} {unit}"))
+                m.verdict, m.reason, m.expected = level, note, expected
+                continue
+            if level == "PASS":
+                continue
             note = (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} the median {median:.4g} of "
                     f"{len(members)} equivalent links")
             if ORDER[level] > ORDER[m.verdict]:
-                m.verdict, m.reason = level, note + "; " + m.reason
+                m.verdict, m.reason, m.expected = level, note + "; " + m.reason, expected
             else:
                 m.reason += "; " + note
+
+
+def _reaches(v, median):
+    """Whether the better end of the item's samples (p05 of its time) reaches the median of its
+    siblings: then the difference is within the item's own noise."""
+    time, fast = v.row.number("time_us"), v.row.number("time_us_p05")
+    if not time or not fast:
+        return False
+    best = v.value * time / fast if v.metric != "time_us" else fast
+    return best >= median if v.metric != "time_us" else best <= median
 
 
 def _communicator_times(row):
@@ -375,7 +460,7 @@ def _communicators_below(row, metric, floor):
 
 def _compare_communicators(verdicts, minimum=3):
     for v in verdicts:
-        if v.verdict not in ("PASS", "WARN", "FAIL"):
+        if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED"):
             continue
         times = _communicator_times(v.row)
         if len(times) < minimum:
@@ -383,6 +468,12 @@ def _compare_communicators(verdicts, minimum=3):
         median = statistics.median(times.values())
         mad = 1.4826 * statistics.median(abs(t - median) for t in times.values())
         slow = [(label, t) for label, t in times.items() if t > 1.2 * median and t - median > 3 * mad]
+        if v.verdict == "NOT JUDGED":  # its communicators are what it is held against
+            v.verdict = "PASS" if not slow else "WARN"
+            v.reason = f"held against its {len(times)} communicators (median {median:.4g} us per call)"
+            v.expected = f"every communicator within 20% of the median {median:.4g} us per call"
+            if not slow:
+                continue
         for label, t in sorted(slow, key=lambda item: -item[1]):
             note = (f"communicator {label}: {t:.4g} us per call, {100 * (t / median - 1):.0f}% above the median "
                     f"{median:.4g} us of {len(times)} communicators")
@@ -393,18 +484,39 @@ def _compare_communicators(verdicts, minimum=3):
 
 
 def counts(verdicts, problems=()):
-    total = {name: 0 for name in ("PASS", "WARN", "FAIL", "SKIP", "ERROR")}
+    """Judged items per verdict (sweep points are not counted); an input problem is an ERROR."""
+    total = {name: 0 for name in COUNTED}
     for v in verdicts:
-        total[v.verdict] += 1
+        if v.item:
+            total[v.verdict] += 1
     total["ERROR"] += len(problems)
     return total
 
 
 def exit_code(verdicts, problems=()):
-    """0 all PASS/WARN/SKIP, 1 any FAIL, 2 any ERROR (an incomplete run outranks a slow one)."""
+    """0 all PASS/WARN/SKIP/NOT JUDGED, 1 any FAIL, 2 any ERROR (an incomplete run outranks a slow one)."""
     c = counts(verdicts, problems)
     if c["ERROR"]:
         return 2
     if c["FAIL"]:
         return 1
     return 0
+
+
+def _without_rank(reason):
+    """A SKIP reason as every rank would say it ("rank 0: no CUDA device" -> "no CUDA device")."""
+    head, sep, rest = reason.partition(": ")
+    return rest if sep and head.startswith("rank ") and head[5:].isdigit() else reason
+
+
+def grouped(verdicts, verdict):
+    """[(reason, count, {bench: count})] of the items with `verdict`, one per distinct reason,
+    most frequent first."""
+    groups = {}
+    for v in verdicts:
+        if v.item and v.verdict == verdict:
+            reason = _without_rank(v.reason)
+            count, benches = groups.get(reason, (0, {}))
+            benches[v.row.text("bench")] = benches.get(v.row.text("bench"), 0) + 1
+            groups[reason] = (count + 1, benches)
+    return sorted(((reason, count, benches) for reason, (count, benches) in groups.items()), key=lambda g: -g[1])

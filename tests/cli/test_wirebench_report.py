@@ -22,7 +22,7 @@ def test_report_writes_its_files_and_exits_by_the_worst_verdict(tmp_path):
     shutil.copytree(DATA, run_dir)
     result = wirebench("report", str(run_dir))
     assert result.returncode == 2, result.stderr  # the fixture holds an ERROR row
-    assert "3 PASS, 3 WARN, 2 FAIL, 2 SKIP, 1 ERROR" in result.stdout
+    assert "2 FAIL, 1 ERROR, 3 WARN, 2 PASS, 1 NOT JUDGED, 1 SKIP" in result.stdout
     for name in ("report.md", "junit.xml", "summary.json"):
         assert (run_dir / name).stat().st_size > 0
 

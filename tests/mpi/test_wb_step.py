@@ -39,7 +39,7 @@ def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
     assert by_case["ddp"]["bytes_all_reduce"] == str(4 * P)
     assert by_case["fsdp-full"]["bytes_all_gather"] == str(4 * (2 * P - ROOT))
     assert by_case["zero3-paper"]["bytes_all_gather"] == str(8 * P)
-    assert by_case["fsdp-hybrid"]["bytes_all_reduce@replicate"] == str(4 * P // 2)
+    assert by_case["fsdp-hybrid"]["bytes_all_reduce_replicate"] == str(4 * P // 2)
     out = result.stdout
     for name in STRATEGIES:
         assert f"\n{name} " in out, out

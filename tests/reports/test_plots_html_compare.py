@@ -28,48 +28,64 @@ def verdicts(run_dir):
     return judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
 
 
-def test_bandwidth_plot_has_every_series_and_the_ceiling_with_its_band(run):
+def test_bandwidth_plot_per_link_class_on_log_axes_with_the_ceiling_and_its_band(run):
     figures = {name: figure for name, _, figure in bandwidth_figures(verdicts(run))}
-    figure = figures["bandwidth-p2p-ce_write-copy-uint8-cuda"]
-    axes = figure.axes[0]
+    assert {"bandwidth-nvlink", "bandwidth-pcie"} <= set(figures)
+    axes = figures["bandwidth-nvlink"].axes[0]
+    assert axes.get_xscale() == "log" and axes.get_yscale() == "log"
     gids = {line.get_gid() for line in axes.get_lines()}
-    assert {"series:n1/gpu0 -> n1/gpu1", "series:n1/gpu0 -> n1/gpu2", "series:n1/gpu1 -> n1/gpu2"} <= gids
-    assert "ceiling:450" in gids
+    assert {"series:ce/write copy (cuda) n1/gpu0 -> n1/gpu1", "series:ce/write copy (cuda) n1/gpu1 -> n1/gpu2",
+            "ceiling:450", "ceiling:900", "fail:ce/write copy (cuda) n1/gpu1 -> n1/gpu2"} <= gids
     band = [p for p in axes.patches if p.get_gid() == "healthy-band:450"]
     assert len(band) == 1
     bottom, top = band[0].get_y(), band[0].get_y() + band[0].get_height()
     assert bottom == pytest.approx(360) and top == pytest.approx(450)  # 80% to 100% of the ceiling
-    sweep = next(l for l in axes.get_lines() if l.get_gid() == "series:n1/gpu0 -> n1/gpu1")
+    sweep = next(l for l in axes.get_lines() if l.get_gid() == "series:ce/write copy (cuda) n1/gpu0 -> n1/gpu1")
     assert list(sweep.get_xdata()) == [1048576, 268435456] and list(sweep.get_ydata()) == [209.7, 383.5]
     plt.close("all")
 
 
-def test_latency_and_heatmaps(run):
+def test_a_single_size_is_a_bar_per_link_and_latency_is_on_log_axes(run):
+    figures = {name: (caption, figure) for name, caption, figure in bandwidth_figures(verdicts(run))}
+    caption, figure = figures["bandwidth-pcie"]  # host copies at one size each
+    assert [p.get_gid() for p in figure.axes[0].patches][:1] == ["bars"] and "a bar per link" in caption
     latency = {name: figure for name, _, figure in latency_figures(verdicts(run))}
-    assert "latency-net-pingpong-send_recv-uint8-mpi" in latency
-    heatmaps = {name: figure for name, _, figure in gpu_heatmaps(verdicts(run))}
-    figure = heatmaps["heatmap-ce_write"]
-    images = [image for axes in figure.axes for image in axes.get_images()]
-    assert {image.get_gid() for image in images} == {"heatmap:bandwidth", "heatmap:percent"}
-    bandwidth = next(i for i in images if i.get_gid() == "heatmap:bandwidth").get_array()
-    assert bandwidth[0][1] == pytest.approx(383.5) and bandwidth[1][2] == pytest.approx(180)
+    assert "latency-shm" in latency and latency["latency-shm"].axes[0].get_xscale() == "log"
     plt.close("all")
 
 
-def test_node_heatmap_from_a_multi_node_pair_sweep(tmp_path):
+def test_gpu_heatmap_is_coloured_by_fraction_of_the_ceiling_with_the_failing_cell_framed(run):
+    heatmaps = {name: figure for name, _, figure in gpu_heatmaps(verdicts(run))}
+    axes = heatmaps["heatmap-ce_write"].axes[0]
+    [image] = axes.get_images()
+    assert image.get_gid() == "heatmap:gpus" and image.get_clim() == (0, 1.05)
+    data = image.get_array()
+    assert data[0][1] == pytest.approx(383.5 / 450) and data[1][2] == pytest.approx(0.4)
+    assert [p.get_gid() for p in axes.patches] == ["fail:gpu1->gpu2"]
+    plt.close("all")
+
+
+def test_node_heatmap_marks_the_half_rate_pair(tmp_path):
+    """Measured on the virtual cluster: coloured by GB/s, a pair at half rate looked like the healthy
+    ones beside a fast shared-memory cell. By fraction of the ceiling, it is red and framed."""
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     header = (DATA / "results.csv").read_text().splitlines()[0]
     rows = []
-    for a, b, bw in [("n1", "n2", 0.11), ("n1", "n3", 0.12), ("n2", "n3", 0.05)]:
+    for a, b, bw in [("n1", "n2", 0.11), ("n1", "n3", 0.12), ("n2", "n3", 0.06)]:
         rows.append(f"net,stream_bw,mpi,eth,{a}/rank0,{b}/rank1,uni,send_recv,uint8,4194304,6,3,10,40,39,41,"
                     f"{bw},{bw},0,,OK,")
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    (run_dir / "suite.json").write_text(json.dumps({"expectations": [
+        {"link_class": "eth", "ceiling_GBps": 0.125, "reason": "1 Gb/s shaping", "healthy_fraction": 0.8,
+         "source": "tc shaping"}]}))
     figures = {name: figure for name, _, figure in node_heatmaps(verdicts(run_dir))}
-    image = figures["nodes-stream_bw-mpi"].axes[0].get_images()[0]
-    data = image.get_array()
+    axes = figures["nodes-stream_bw-mpi-eth"].axes[0]
+    data = axes.get_images()[0].get_array()
     assert data.shape == (3, 3)
-    assert data[1][2] == pytest.approx(0.05) and data[0][1] == pytest.approx(0.11)
+    assert data[1][2] == pytest.approx(0.06 / 0.125) and data[0][1] == pytest.approx(0.11 / 0.125)
+    assert [p.get_gid() for p in axes.patches] == ["fail:n2->n3"]
+    assert any(t.get_text() == "48%\nFAIL" for t in axes.texts)
     plt.close("all")
 
 

@@ -64,13 +64,13 @@ def test_floors_judge_what_they_match_and_the_worse_verdict_stands(run):
     v, results = judged(run, profile)
     assert v[2].verdict == "PASS" and "profile h100-sxm-8gpu: algbw 53.69 GB/s against the floor 48 GB/s" in v[2].reason
     assert v[3].verdict == "WARN" and "within 5% above the floor" in v[3].reason
-    assert "profile" not in v[4].reason                               # numa=remote: not this floor's
-    assert v[5].verdict == "SKIP" and "profile" not in v[5].reason    # a smaller size of the p2p sweep
+    assert "against the floor" not in v[4].reason                     # numa=remote: not this floor's
+    assert v[5].verdict == "DATA" and "against the floor" not in v[5].reason  # a smaller size of the p2p sweep
     assert v[6].verdict == "PASS"
     assert v[7].verdict == "FAIL" and v[7].reason.startswith("profile h100-sxm-8gpu: algbw 330 GB/s against the floor 335")
     assert "below the floor" in v[7].reason
-    assert v[8].verdict == "SKIP" and "profile" not in v[8].reason    # 8 MiB: under min_bytes
-    assert v[9].verdict == "PASS" and v[9].metric == "busbw_GBps" and v[9].value == 490  # was a size SKIP
+    assert v[8].verdict == "DATA" and "against the floor" not in v[8].reason  # 8 MiB: under min_bytes
+    assert v[9].verdict == "PASS" and v[9].metric == "busbw_GBps" and v[9].value == 490  # a sweep point made an item
     assert v[10].verdict == "PASS" and "490 GB/s against the floor 460" in v[10].reason
     assert exit_code(list(v.values()), results.problems) == 1
     outcomes = {o["floor"].name: o for o in floor_outcomes(profile)}
@@ -83,7 +83,7 @@ def test_floors_judge_what_they_match_and_the_worse_verdict_stands(run):
 
 def test_without_a_profile_nothing_changes(run):
     v, _ = judged(run, None)
-    assert v[7].verdict != "FAIL" and all("profile" not in x.reason for x in v.values())
+    assert v[7].verdict != "FAIL" and all("against the floor" not in x.reason for x in v.values())
 
 
 def test_the_report_lists_every_floor_and_junit_holds_one_testcase_each(run):
@@ -168,9 +168,9 @@ def test_the_bandwidth_plot_draws_the_profile_floor(run):
     from wirebench_report.plots import bandwidth_figures
     v, _ = judged(run, load_profile("h100-sxm-8gpu"))
     figures = {name: figure for name, _, figure in bandwidth_figures(list(v.values()))}
-    gids = {line.get_gid() for line in figures["bandwidth-p2p-ce_write-copy-uint8-cuda"].axes[0].get_lines()}
+    gids = {line.get_gid() for line in figures["bandwidth-nvlink"].axes[0].get_lines()}
     assert "floor:335" in gids
     without = {name: figure for name, _, figure in bandwidth_figures(list(judged(run, None)[0].values()))}
     assert not any(str(line.get_gid()).startswith("floor:")
-                   for line in without["bandwidth-p2p-ce_write-copy-uint8-cuda"].axes[0].get_lines())
+                   for line in without["bandwidth-nvlink"].axes[0].get_lines())
     plt.close("all")

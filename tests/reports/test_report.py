@@ -30,7 +30,7 @@ def verdicts_by_line(run_dir):
 
 def test_verdict_rules_at_their_boundaries(run):
     v, results = verdicts_by_line(run)
-    assert v[2].verdict == "SKIP" and "largest size" in v[2].reason   # a small size of a sweep
+    assert v[2].verdict == "DATA" and not v[2].item                 # a small size of a sweep: data, not counted
     assert v[3].verdict == "PASS" and v[3].fraction == pytest.approx(383.5 / 450)
     assert "NV18 x 25 GB/s (NVLink 4)" in v[3].reason and "NVIDIA H100 datasheet" in v[3].reason
     assert v[4].verdict == "WARN" and v[4].fraction == pytest.approx(0.8)  # exactly healthy: in the band
@@ -39,7 +39,8 @@ def test_verdict_rules_at_their_boundaries(run):
     assert v[6].verdict == "PASS" and v[6].ceiling_GBps == 900             # bidirectional: both directions
     assert v[7].verdict == "WARN" and v[8].verdict == "WARN"               # 85% and 83% of a 0.82 PCIe link
     assert v[9].verdict == "FAIL" and "3 wrong elements" in v[9].reason    # data errors fail whatever the speed
-    assert v[10].verdict == "PASS" and "no known ceiling" in v[10].reason  # shared memory: siblings only
+    assert v[10].verdict == "NOT JUDGED" and "no ceiling is known for a shm link" in v[10].reason  # nothing to hold it to
+    assert "1 equivalent link measured it (3 are needed" in v[10].reason
     assert v[11].verdict == "SKIP" and 'says "the driver"' in v[11].reason
     assert v[12].verdict == "ERROR" and "did not complete" in v[12].reason
     assert exit_code(list(v.values()), results.problems) == 2
@@ -64,7 +65,8 @@ def test_an_outlier_fails_even_without_a_ceiling(tmp_path):
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
     v, _ = verdicts_by_line(run_dir)
     assert [x.verdict for x in v.values()] == ["PASS", "PASS", "PASS", "PASS", "FAIL"]
-    assert "50% below the median 0.105 of 5 equivalent links" in v[6].reason
+    assert "held against 5 equivalent links: 50% below their median 0.105 GB/s" in v[6].reason
+    assert v[2].reason.startswith("held against 5 equivalent links")  # a PASS names what it was held against
 
 
 def test_outputs_match_the_golden_files(run):
@@ -73,8 +75,9 @@ def test_outputs_match_the_golden_files(run):
     assert report == (GOLDEN / "report.md").read_text()
     assert (run / "junit.xml").read_text() == (GOLDEN / "junit.xml").read_text()
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["schema_version"] == 1 and summary["exit_code"] == 2
-    assert summary["counts"] == {"PASS": 3, "WARN": 3, "FAIL": 2, "SKIP": 2, "ERROR": 1}
+    assert summary["schema_version"] == 2 and summary["exit_code"] == 2
+    assert summary["counts"] == {"FAIL": 2, "ERROR": 1, "WARN": 3, "PASS": 2, "NOT JUDGED": 1, "SKIP": 1}
+    assert summary["data_points"] == 1 and len(summary["verdicts"]) == 10
 
 
 def test_junit_has_the_shape_ci_servers_read(run):
@@ -97,7 +100,7 @@ def test_junit_has_the_shape_ci_servers_read(run):
                 assert child.tag in ("failure", "error", "skipped", "system-out")
                 if child.tag in ("failure", "error"):
                     assert child.get("message") and child.text
-    assert int(root.get("tests")) == total == 11
+    assert int(root.get("tests")) == total == 10  # one testcase per judged item: no sweep point
 
 
 def test_a_results_file_cut_mid_line_keeps_what_is_complete(run):
@@ -136,7 +139,7 @@ def test_a_sweep_whose_largest_size_was_cut_gets_no_verdict(tmp_path, cut_at):
     run_dir = sweep_run(tmp_path, text)
     results = read_results(run_dir / "results.csv")
     verdicts = judge(results, Ceilings.load(run_dir))
-    assert [v.verdict for v in verdicts] == ["SKIP", "SKIP"]
+    assert [v.verdict for v in verdicts] == ["DATA", "NOT JUDGED"]
     assert "the sweep is incomplete (results.csv line 4, its next point, was cut short)" in verdicts[1].reason
     assert main(["wirebench report", str(run_dir)]) == 2
     report = (run_dir / "report.md").read_text()
@@ -149,7 +152,7 @@ def test_a_cut_sweep_left_with_its_smallest_size_is_no_false_fail(tmp_path):
     text = STREAM.format(size=8, t=1.0, bw=0.008) + "net,stream_bw,mpi,eth,node0/rank0,node1/rank1,uni,send_recv,uint8,10"
     run_dir = sweep_run(tmp_path, text)
     [verdict] = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
-    assert verdict.verdict == "SKIP" and "the sweep is incomplete" in verdict.reason, verdict.reason
+    assert verdict.verdict == "NOT JUDGED" and "the sweep is incomplete" in verdict.reason, verdict.reason
 
 
 def test_a_data_error_in_a_cut_sweep_still_fails(tmp_path):
@@ -164,7 +167,7 @@ def test_a_finished_sweep_before_the_cut_is_still_judged(tmp_path):
             STREAM.replace("stream_bw", "bidir_bw").format(size=8, t=1, bw=0.01)[:60])
     run_dir = sweep_run(tmp_path, text)
     verdicts = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
-    assert [v.verdict for v in verdicts] == ["SKIP", "PASS"]  # the cut row names another sweep
+    assert [v.verdict for v in verdicts] == ["DATA", "PASS"]  # the cut row names another sweep
     assert "of the 0.125 GB/s ceiling" in verdicts[1].reason, verdicts[1].reason
 
 
@@ -173,7 +176,7 @@ def test_a_sweep_interrupted_by_an_error_is_not_judged_by_its_last_finished_size
              "rank 0 on node0: a peer died\n")
     run_dir = sweep_run(tmp_path, STREAM.format(size=8, t=1.0, bw=0.008) + error)
     verdicts = judge(read_results(run_dir / "results.csv"), Ceilings.load(run_dir))
-    assert [v.verdict for v in verdicts] == ["SKIP", "ERROR"]
+    assert [v.verdict for v in verdicts] == ["NOT JUDGED", "ERROR"]
     assert "its 1048576 B point, results.csv line 3, is an ERROR" in verdicts[0].reason
 
 
@@ -183,9 +186,10 @@ def test_report_md_quotes_the_data_literally(tmp_path):
              f'"{reason}"\n')
     run_dir = sweep_run(tmp_path, error)
     main(["wirebench report", str(run_dir)])
-    [line] = [l for l in (run_dir / "report.md").read_text().splitlines() if l.startswith("| ERROR |")]
+    lines = [l for l in (run_dir / "report.md").read_text().splitlines() if l.startswith("| ERROR |")]
+    [line] = [l for l in lines if l.count(" | ") == 11]  # the row's line among every row: twelve cells
     assert line.endswith("| rank 1 on &lt;b>node\\|1&lt;/b>: \\*not\\* \\`code\\` \\[link\\](x) \\\\ end |"), line
-    assert line.count(" | ") == 10  # eleven cells, the reason one of them
+    assert "- why: rank 1 on &lt;b>node\\|1&lt;/b>" in (run_dir / "report.md").read_text()
 
 
 def test_a_profile_that_is_not_utf8_names_the_byte(tmp_path, capsys):
@@ -282,11 +286,11 @@ def test_small_ping_pongs_are_judged_against_the_typical_latency(tmp_path):
     assert v[2].verdict == "PASS" and v[2].metric == "time_us"
     assert "latency 0.25 us (half round trip, 0 B) is 0.83x the typical 0.3 us of shm links (source: MVAPICH osu_latency)" \
         in v[2].reason
-    assert v[3].verdict == "SKIP" and "largest size" in v[3].reason
+    assert v[3].verdict == "DATA"
     assert v[5].verdict == "WARN" and "2.03x the typical 0.3 us" in v[5].reason and "more than 2x" in v[5].reason
     assert v[7].verdict == "PASS" and "2.00x" in v[7].reason
-    assert v[9].verdict == "SKIP" and "largest size" in v[9].reason
-    assert v[11].verdict == "SKIP" and "largest size" in v[11].reason
+    assert v[9].verdict == "DATA"
+    assert v[11].verdict == "NOT JUDGED" and "no ceiling is known for a eth link" in v[11].reason  # one link alone
     # the latency rule never fails a run: its worst is a WARN
     v8 = [pingpong("f", 8, 50.0), pingpong("f", 1048576, 90)]
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(v8) + "\n")
@@ -318,8 +322,8 @@ def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measure
     assert "its link is degraded: gpu0 PCIe trained at Gen4 x8" in h2d.reason and h2d.verdict == "WARN"
     assert not any("degraded" in v.reason for v in verdicts if v.row.text("bench") == "p2p")
     md = markdown(run, verdicts, results.problems)
-    assert ("- **FAIL** topology: degraded nvlink link n1/gpu3 -> n1/gpu4 (topology.json): gpu3 has 2 of 18 NVLinks "
-            "inactive (on 2 links") in md
+    assert "- **FAIL topology: nvlink link n1/gpu3 - n1/gpu4 is degraded**" in md
+    assert "  - why: gpu3 has 2 of 18 NVLinks inactive (on 2 links: gpu3-gpu4, gpu3-gpu5)" in md
     root = ET.fromstring(junit(verdicts, results.problems))
     assert root.find("testsuite[@name='topology']").get("failures") == "2"
 
@@ -336,12 +340,12 @@ def test_a_slow_communicator_among_several_is_named(tmp_path):
             row(1048576, "rail0:800|rail1:810|rail2:805|rail3:1100")]
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
     v, _ = verdicts_by_line(run_dir)
-    assert v[2].verdict == "SKIP" and "communicator" not in v[2].reason
+    assert v[2].verdict == "DATA" and "communicator" not in v[2].reason
     assert v[3].verdict == "WARN"
-    assert v[3].reason.startswith("communicator rail3: 1100 us per call, 36% above the median 807.5 us of 4")
+    assert "communicator rail3: 1100 us per call, 36% above the median 807.5 us of 4" in v[3].reason
     (run_dir / "results.csv").write_text(header + "\n" + row(1048576, "rail0:800|rail1:810|rail2:805|rail3:798") + "\n")
     v, _ = verdicts_by_line(run_dir)
-    assert v[2].verdict == "PASS" and "communicator" not in v[2].reason
+    assert v[2].verdict == "PASS" and v[2].reason == "held against its 4 communicators (median 802.5 us per call)"
 
 
 def _step_row(case, wiring, step, compute, exposed, predicted):
@@ -351,12 +355,12 @@ def _step_row(case, wiring, step, compute, exposed, predicted):
             f"\"{extra}\",OK,")
 
 
-def test_step_rows_are_judged_by_exposed_communication_and_prediction(tmp_path):
+def test_step_rows_are_judged_by_their_prediction_and_show_the_wiring_s_cost(tmp_path):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
     rows = [_step_row("ddp", "1gbit", 100000, 80000, 20000, 110000),       # 20% exposed, +10%: PASS
-            _step_row("fsdp-full", "1gbit", 100000, 50000, 50000, 105000),  # 50% exposed: WARN
+            _step_row("fsdp-full", "1gbit", 100000, 50000, 50000, 105000),  # 50% exposed: a finding, PASS
             _step_row("zero3", "1gbit", 100000, 80000, 20000, 130000),      # prediction +30%: WARN
             _step_row("ddp", "200mbit", 400000, 80000, 320000, 390000),     # a different wiring, not a sibling
             _step_row("ddp", "4gbit", 90000, 80000, 10000, 95000)]
@@ -364,12 +368,16 @@ def test_step_rows_are_judged_by_exposed_communication_and_prediction(tmp_path):
     v, _ = verdicts_by_line(run_dir)
     assert v[2].verdict == "PASS", v[2].reason
     assert "exposed communication 20 ms (20%)" in v[2].reason and "predicts 110 ms (+10%)" in v[2].reason
-    assert v[3].verdict == "WARN" and "more than 40% of the step waits on communication" in v[3].reason
+    assert v[2].expected == "110 ms +-20% (the cost model's prediction)" and "held against" in v[2].reason
+    assert v[3].verdict == "PASS" and v[3].finding == "fsdp-full of tiny on 1gbit waits 50% of its step on communication"
     assert v[4].verdict == "WARN" and "the prediction misses by more than 20%" in v[4].reason
     # Three wirings of one strategy differ on purpose: no sibling outlier rule for steps.
     assert "equivalent links" not in v[5].reason
-    assert v[5].verdict == "WARN"  # 80% exposed
+    assert v[5].verdict == "PASS" and "80%" in v[5].finding  # 80% exposed: the 200 Mbit/s wiring's cost
     assert main(["wirebench report", str(run_dir)]) == 0
+    from wirebench_report.outputs import findings
+    assert ("ddp of tiny on 200mbit waits 80% of its step on communication (on 1gbit: 20%; on 4gbit: 11%)"
+            in findings(list(v.values())))
     assert (run_dir / "plots" / "step-tiny-1gbit-2.png").exists()
     bad = run_dir / "bad"
     bad.mkdir()

@@ -96,7 +96,7 @@ def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, tmp_p
     verdicts = json.loads((tmp_path / "run" / "summary.json").read_text())["verdicts"]
     for v in verdicts:
         contended = v["bench"] == "host" and "below the median" in v["reason"]
-        assert v["verdict"] in ("PASS", "SKIP") or contended, v
+        assert v["verdict"] in ("PASS", "SKIP", "NOT JUDGED") or contended, v
     assert all(v["verdict"] == "PASS" for v in verdicts if v["bench"] == "net"), verdicts
     measured = [r for r in rows(tmp_path / "run") if r["status"] == "OK"]
     assert all(r["errors"] == "0" for r in measured if r["bench"] == "host")
