@@ -11,7 +11,7 @@ bool SampleSizer::wants_more(std::span<const double> samples, double elapsed_sec
   if (rule_.fixed_samples) return n < *rule_.fixed_samples;
   if (n < std::max<std::size_t>(rule_.min_samples, 1) || elapsed_seconds < rule_.min_seconds) return true;
   if (!judged_) return false;
-  if (elapsed_seconds >= rule_.max_seconds) {
+  if (elapsed_seconds >= rule_.cap_seconds()) {
     capped_ = summarize(samples).relative_spread > rule_.max_spread;
     return false;
   }

@@ -15,7 +15,11 @@ struct SamplingRule {
   std::size_t min_samples = 5;
   double min_seconds = 0.5;   // --benchmark_min_time (Google Benchmark's default)
   double max_spread = 0.02;   // --max-spread PERCENT
-  double max_seconds = 1.0;   // --max-time SECONDS: the cap of a judged measurement
+  // --max-time SECONDS: the cap of a judged measurement; unset, kCapFactor x min_seconds (so a
+  // short --benchmark_min_time keeps a quick run quick).
+  std::optional<double> max_seconds;
+  static constexpr double kCapFactor = 2.0;
+  double cap_seconds() const { return max_seconds.value_or(kCapFactor * min_seconds); }
   std::optional<std::size_t> fixed_samples;  // --benchmark_min_time=Nx: exactly N samples
 };
 

@@ -46,9 +46,10 @@ NetOptions parse_net_options(CommandLine& args) {
     options.check = *check == "1";
   }
   if (auto fault = args.take("inject-fault")) {
-    if (*fault != "corrupt" && *fault != "unwritten")
-      throw UsageError("--inject-fault: '" + *fault + "' is not corrupt or unwritten");
-    if (!options.check) throw UsageError("--inject-fault " + *fault + " needs the data check (--check 1)");
+    if (*fault != "corrupt" && *fault != "unwritten" && *fault != "slow")
+      throw UsageError("--inject-fault: '" + *fault + "' is not corrupt, unwritten or slow");
+    options.slow_batches = *fault == "slow";
+    if (!options.check && !options.slow_batches) throw UsageError("--inject-fault " + *fault + " needs the data check (--check 1)");
     options.corrupt_received = *fault == "corrupt";
     options.unwritten_echo = *fault == "unwritten";
     const bool only_latency = std::all_of(options.patterns.begin(), options.patterns.end(),

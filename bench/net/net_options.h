@@ -22,6 +22,7 @@ struct NetOptions {
   bool check = true;                         // --check 0|1
   bool corrupt_received = false;             // --inject-fault corrupt
   bool unwritten_echo = false;               // --inject-fault unwritten
+  bool slow_batches = false;                 // --inject-fault slow
   HarnessOptions harness;
 };
 
@@ -40,6 +41,7 @@ inline constexpr const char* kNetUsage =
     "                       corruption on); 0 leaves errors empty\n"
     "  --inject-fault corrupt     flip one received byte per batch (tests the data check)\n"
     "  --inject-fault unwritten   ping-pong only: the checked echo is never written (tests the check)\n"
+    "  --inject-fault slow        every batch takes twice its time: a link at half rate (tests the verdicts)\n"
     "Google Benchmark's --benchmark_filter, --benchmark_repetitions, --benchmark_min_time,\n"
     "--benchmark_out and --benchmark_format work as usual; only rank 0 prints and writes.\n";
 

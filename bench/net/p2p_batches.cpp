@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 namespace wb {
@@ -44,6 +45,14 @@ class P2pBatch final : public TimedBatch {
 
   double run() override {
     if (role_ == Role::kIdle) return 0.0;
+    const auto start = Clock::now();
+    const double seconds = timed_pattern();
+    if (!config_.slow || seconds <= 0) return seconds;
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return seconds_since(start);
+  }
+
+  double timed_pattern() {
     switch (config_.pattern) {
       case P2pPattern::kPingPong: return ping_pong();
       case P2pPattern::kStreamBandwidth: return stream();

@@ -44,6 +44,8 @@ struct P2pBatchConfig {
   // --inject-fault unwritten: the checked echo lands in the send buffer, as if the transport
   // completed the receive without writing it; the data check must count every byte.
   bool unwritten_echo = false;
+  // --inject-fault slow: each batch waits as long again inside its timing, as a link at half rate.
+  bool slow = false;
 };
 
 std::unique_ptr<TimedBatch> make_p2p_batch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers,

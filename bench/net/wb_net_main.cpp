@@ -127,6 +127,7 @@ class NetRun {
     config.shape = batch_shape(pattern, bytes);
     config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
+    config.slow = options_.slow_batches;
     config.unwritten_echo = options_.unwritten_echo;
 
     CaseInfo info;

@@ -6,7 +6,11 @@ its launcher (the template in WB_LAUNCHER, e.g. "srun -n {ranks}"; else srun ins
 allocation, mpiexec outside one; the virtual cluster's for cluster steps) with a timeout per step and a progress line per step, then
 writes suite.json (the suite's expectations) and judges the run (wirebench report). A step that
 fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PASS/WARN, 1 FAIL,
-2 ERROR), 3 for a bad suite or usage. --degrade and --inject-fault are fault injection, for tests.
+2 ERROR), 3 for a bad suite or usage. --degrade and --inject-fault are fault injection, for tests
+(--inject-fault slow applies to the first measurement only: a fault that does not reproduce).
+Before the report, every item that FAILed on its figure is measured once more, into RUN_DIR/remeasured
+(its step again, at the failing sizes only): the report calls a FAIL that does not reproduce an
+intermittent WARN, with both figures.
 A platform profile (--profile, or the suite's `profile:`; suites/profiles/) is checked before anything
 runs and stored in the run directory as profile.json, whose floors the report applies.
 """
@@ -25,7 +29,8 @@ from wirebench_report.results import InputError
 
 from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, too_few_nodes
-from .run_files import error_row, failure_words, merge_node_results, write_topology
+from .remeasure import at_sizes, failing_steps
+from .run_files import error_row, failure_words, merge_node_results, row_count, write_topology
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
                     selected_steps, with_rate)
 
@@ -73,7 +78,8 @@ def main(argv):
     parser.add_argument("--run-dir", type=Path)
     parser.add_argument("--profile", help="platform profile: a name in suites/profiles or a file")
     parser.add_argument("--degrade", help="fault injection: NODE=RATE for one node's link (cluster suites)")
-    parser.add_argument("--inject-fault", choices=["corrupt"], help="fault injection: a planted wrong byte")
+    parser.add_argument("--inject-fault", choices=["corrupt", "slow"],
+                        help="fault injection: a planted wrong byte, or wb-net batches at half speed")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     parser.add_argument("--list", action="store_true", help="the suites and platform profiles there are")
     try:
@@ -115,30 +121,49 @@ def main(argv):
     if profile:
         (run_dir / "profile.json").write_text(json.dumps(profile.as_json(), indent=2) + "\n")
     write_topology(run_dir)
-    extra = ["--inject-fault", "corrupt"] if args.inject_fault else []
+    extra = ["--inject-fault", args.inject_fault] if args.inject_fault else []
     current = None  # the rate the virtual cluster is up at
+    lines = []  # results.csv's row lines each step wrote: (first, last)
+
+    def bring_up(rate):
+        nonlocal current
+        if cluster and rate != current:
+            up = [str(VCLUSTER), "up", "--nodes", str(cluster.get("nodes", 2)), "--ranks",
+                  str(cluster.get("ranks", 1)), "--rate", f"{rate}mbit"]
+            if args.degrade:
+                node, _, degraded = args.degrade.partition("=")
+                up += ["--degrade", f"{node}={degraded}"]
+            result = subprocess.run(up, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)",
+                      file=sys.stderr)
+                return False
+            current = rate
+            if len(rates) > 1:
+                print(f"wirebench run: virtual cluster links at {rate} Mbit/s", flush=True)
+        return True
+
     try:
         for number, (rate, step) in enumerate(plan, start=1):
-            if cluster and rate != current:
-                up = [str(VCLUSTER), "up", "--nodes", str(cluster.get("nodes", 2)), "--ranks",
-                      str(cluster.get("ranks", 1)), "--rate", f"{rate}mbit"]
-                if args.degrade:
-                    node, _, degraded = args.degrade.partition("=")
-                    up += ["--degrade", f"{node}={degraded}"]
-                result = subprocess.run(up, capture_output=True, text=True)
-                if result.returncode != 0:
-                    print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)",
-                          file=sys.stderr)
-                    return 2
-                current = rate
-                if len(rates) > 1:
-                    print(f"wirebench run: virtual cluster links at {rate} Mbit/s", flush=True)
+            if not bring_up(rate):
+                return 2
+            before = row_count(run_dir)
             run_step(number, len(plan), step, run_dir, cluster, extra, started)
+            lines.append((before + 2, row_count(run_dir) + 1))
+        (run_dir / "suite.json").write_text(json.dumps({"name": suite.get("name"), "source": str(path),
+                                                        "expectations": expectations(suite, rates[0])}, indent=2) + "\n")
+        again = failing_steps(run_dir, plan, lines)
+        for number, (rate, step, sizes) in enumerate(again, start=1):
+            if not bring_up(rate):
+                return 2
+            if number == 1:
+                print(f"wirebench run: {sum(len(s) for _, _, s in again)} failing size(s) in {len(again)} step(s): "
+                      "measuring them once more", flush=True)
+            (run_dir / "remeasured" / "logs").mkdir(parents=True, exist_ok=True)
+            run_step(number, len(again), at_sizes(step, sizes), run_dir / "remeasured", cluster, [], started)
     finally:
         if cluster:
             subprocess.run([str(VCLUSTER), "down"], capture_output=True)
-    (run_dir / "suite.json").write_text(json.dumps({"name": suite.get("name"), "source": str(path),
-                                                    "expectations": expectations(suite, rates[0])}, indent=2) + "\n")
     print(f"wirebench run: measured in {time.time() - started:.0f} s; judging", flush=True)
     report = subprocess.run([str(BIN / "wirebench"), "report", str(run_dir)])
     return report.returncode

@@ -62,6 +62,15 @@ def failure_words(log):
     return "no rank said why"
 
 
+def row_count(run_dir):
+    """Rows in RUN_DIR/results.csv so far (its lines after the header)."""
+    path = run_dir / "results.csv"
+    if not path.exists():
+        return 0
+    with path.open("rb") as stream:
+        return max(sum(1 for _ in stream) - 1, 0)
+
+
 def error_row(run_dir, step, reason, status="ERROR"):
     """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
     names it."""

@@ -1,6 +1,7 @@
 """wirebench report RUN_DIR [--profile NAME|FILE]: verdicts for every row of RUN_DIR/results.csv,
 written as report.md, report.html (with the plots), junit.xml and summary.json in RUN_DIR (plots in
-RUN_DIR/plots). A platform profile (suites/profiles/NAME.yaml, or the run's own profile.json, which
+RUN_DIR/plots). FAILs that `wirebench run` measured once more (RUN_DIR/remeasured) stand only where
+they reproduced; the others are intermittent WARNs. A platform profile (suites/profiles/NAME.yaml, or the run's own profile.json, which
 `wirebench run --profile` leaves there) adds its floors. Exit code: 0 PASS/WARN, 1 any FAIL, 2 any
 ERROR (an incomplete or damaged run included), 3 bad usage or input."""
 import sys
@@ -11,7 +12,7 @@ from .outputs import console_lines, html_page, incomplete_note, junit, markdown,
 from .plots import write_plots
 from .profiles import load_profile
 from .results import InputError, read_results
-from .verdicts import counts, exit_code, floor_outcomes, judge
+from .verdicts import apply_remeasure, counts, exit_code, floor_outcomes, judge
 
 USAGE = "usage: wirebench report RUN_DIR [--profile NAME|FILE]"
 
@@ -20,7 +21,15 @@ def report(run_dir: Path, profile_name=None):
     stored = run_dir / "profile.json"
     profile = load_profile(profile_name) if profile_name else load_profile(stored) if stored.exists() else None
     results = read_results(run_dir / "results.csv")
-    verdicts = judge(results, Ceilings.load(run_dir), profile)
+    ceilings = Ceilings.load(run_dir)
+    second = None
+    if (run_dir / "remeasured" / "results.csv").exists():  # wirebench run measured its FAILs once more
+        again = read_results(run_dir / "remeasured" / "results.csv")
+        second = judge(again, ceilings, profile)  # first: the profile's floors keep the main run's outcomes
+        results.problems.extend(again.problems)
+    verdicts = judge(results, ceilings, profile)
+    if second is not None:
+        apply_remeasure(verdicts, second)
     code = exit_code(verdicts, results.problems)
     (run_dir / "report.md").write_text(markdown(run_dir, verdicts, results.problems, profile))
     (run_dir / "junit.xml").write_text(junit(verdicts, results.problems, profile))

@@ -117,6 +117,38 @@ def items(verdicts):
     return [v for v in verdicts if v.item]
 
 
+def remeasurable(v):
+    """A FAIL on its figure, which `wirebench run` measures once more (wrong data always stands,
+    and the topology's findings are no measurement)."""
+    return (v.verdict == "FAIL" and v.row.status == "OK" and not v.row.number("errors")
+            and v.row.text("bench") not in ("topology", "step") and v.value is not None)
+
+
+def _figure(v):
+    unit = "us" if v.metric == "time_us" else "GB/s"
+    text = f"{v.value:.4g} {unit}" if v.value is not None else "no figure"
+    return text + (f" ({100 * v.fraction:.1f}% of the ceiling)" if v.fraction is not None else "")
+
+
+def apply_remeasure(verdicts, again):
+    """Each FAIL measured once more (the verdicts of RUN_DIR/remeasured, matched by what they
+    measured): reproduced, it stands and says so; gone, it is a WARN "intermittent" with both
+    figures. A FAIL the second pass has no figure for says it was not measured again."""
+    by_key = {v.row.key: v for v in again if v.item and v.row.status == "OK"}
+    for v in verdicts:
+        if not remeasurable(v):
+            continue
+        second = by_key.get(v.row.key)
+        if second is None:
+            v.reason = "not measured again (no second figure); " + v.reason
+        elif second.verdict == "FAIL":
+            v.reason = f"reproduced: measured again, {_figure(second)} (FAIL); " + v.reason
+        else:
+            v.verdict = "WARN"
+            v.reason = (f"intermittent: {_figure(v)} (FAIL) the first time, {_figure(second)} ({second.verdict}) when "
+                        f"measured again; look for what disturbed the first measurement; the first: " + v.reason)
+
+
 def _nothing_to_judge_by(v, profile, verdicts):
     f = v.row.fields
     siblings = len({(o.row.text("src"), o.row.text("dst")) for o in verdicts if o.item and _sibling_key(o) == _sibling_key(v)})

@@ -14,7 +14,7 @@ import pytest
 RESULT_COLUMNS = [
     "bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes",
     "ranks", "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps",
-    "errors", "extra", "status", "reason",
+    "errors", "extra", "status", "reason", "samples", "spread_pct",
 ]
 
 # Short measurements: these tests check behaviour, not speed.
@@ -46,6 +46,8 @@ def read_results(path: Path):
     rows = list(csv.DictReader(text.splitlines()))
     for number, row in enumerate(rows, start=2):
         assert None not in row and all(v is not None for v in row.values()), f"line {number} malformed"
+        if row["status"] == "OK":  # every measured figure says how many samples back it, and their spread
+            assert int(row["samples"]) >= 5 and row["spread_pct"] != "", f"line {number}: {row}"
     return rows
 
 

@@ -62,3 +62,11 @@ TEST(Sampling, AFixedCountIsExactlyThat) {
   wb::SampleSizer sizer(r, true);
   EXPECT_EQ(samples_taken(sizer, 0.2, 0.001), 3u);
 }
+
+TEST(Sampling, WithoutAGivenCapTheCapFollowsTheMinimumTime) {
+  wb::SamplingRule r = rule();
+  r.max_seconds.reset();  // cap: 2 x 10 ms
+  wb::SampleSizer sizer(r, true);
+  EXPECT_EQ(samples_taken(sizer, 0.2, 0.001), 20u);
+  EXPECT_TRUE(sizer.capped());
+}

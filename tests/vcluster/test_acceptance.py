@@ -47,8 +47,23 @@ def test_one_slow_node_fails_its_links_and_only_those(tmp_path):
         via_node1 = "node1/" in v["key"]
         if via_node1:
             assert v["verdict"] == "FAIL" and "of the 0.125 GB/s ceiling" in v["reason"], v
+            assert v["reason"].startswith("reproduced: measured again"), v  # a FAIL is measured twice
         else:  # healthy links stay healthy (WARN is healthy too: the band just above the floor)
             assert v["verdict"] in ("PASS", "WARN"), v
+
+
+def test_a_fault_that_fires_once_is_an_intermittent_warn_with_both_figures(tmp_path):
+    """--inject-fault slow halves every link's rate in the suite's pass only: each FAIL is measured
+    once more, healthy the second time, and reported as intermittent with both figures."""
+    result = run_suite(tmp_path / "run", "--inject-fault", "slow")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "failing size(s) in 1 step(s): measuring them once more" in result.stdout
+    judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
+    assert len(judged) == 6, judged
+    for v in judged:
+        assert v["verdict"] == "WARN" and v["reason"].startswith("intermittent: "), v
+        assert "(FAIL) the first time" in v["reason"] and "when measured again" in v["reason"], v
+    assert (tmp_path / "run" / "remeasured" / "results.csv").exists()
 
 
 def test_a_corrupting_link_is_a_data_error(tmp_path):

@@ -1,0 +1,109 @@
+"""Judged items: the results schema, the extra grammar, how sure a verdict is, FAILs measured once
+more, and SKIPs grouped by reason (ctest label: unit)."""
+import json
+
+from wirebench_report.__main__ import main
+from wirebench_report.ceilings import Ceilings
+from wirebench_report.extra import kind_of, kinds, parse
+from wirebench_report.outputs import skip_lines
+from wirebench_report.results import InputError, read_results
+from wirebench_report.verdicts import judge
+
+import pytest
+
+HEADER = ("bench,case,backend,link_class,src,dst,direction,op,dtype,bytes,ranks,nodes,iters,time_us,time_us_p05,"
+          "time_us_p95,algbw_GBps,busbw_GBps,errors,extra,status,reason,samples,spread_pct\n")
+ETH = {"expectations": [{"link_class": "eth", "ceiling_GBps": 0.125, "reason": "1 Gb/s shaping",
+                         "healthy_fraction": 0.8, "source": "tc shaping"}]}
+
+
+def stream(pair="0,1", bw=0.11, p05=None, p95=None, samples=20, errors=0, extra="window=64;rounds=1"):
+    a, b = pair.split(",")
+    t = 1048576 / (bw * 1e3)
+    p05, p95 = p05 or t * 0.99, p95 or t * 1.01
+    return (f"net,stream_bw,mpi,eth,node{a}/rank{a},node{b}/rank{b},uni,send_recv,uint8,1048576,2,2,640,{t:.7g},"
+            f"{p05:.7g},{p95:.7g},{bw},{bw},{errors},{extra},OK,,{samples},{100 * (p95 - p05) / t:.3g}\n")
+
+
+def make_run(path, rows, schema=2):
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "results.csv").write_text(HEADER + "".join(rows))
+    (path / "meta.json").write_text(json.dumps({"results_schema_version": schema}))
+    (path / "suite.json").write_text(json.dumps(ETH))
+    return path
+
+
+def judged(run):
+    return judge(read_results(run / "results.csv"), Ceilings.load(run))
+
+
+def test_a_results_schema_this_reporter_does_not_know_is_refused(tmp_path, capsys):
+    run = make_run(tmp_path / "run", [stream()], schema=99)
+    assert main(["wirebench report", str(run)]) == 3
+    err = capsys.readouterr().err
+    assert "results_schema_version 99 is not one this reporter reads (1, 2)" in err and "meta.json" in err
+    with pytest.raises(InputError):
+        read_results(run / "results.csv")
+
+
+def test_an_extra_that_breaks_the_grammar_names_its_line_and_loses_only_its_row(tmp_path):
+    run = make_run(tmp_path / "run", [stream("0,1"), stream("0,2", extra="window=64;broken")])
+    results = read_results(run / "results.csv")
+    assert len(results.rows) == 1
+    assert results.problems == [f"{run / 'results.csv'}:3: extra item 'broken' is not key=value "
+                                "(docs/results.md, 'extra'); row skipped"]
+    assert main(["wirebench report", str(run)]) == 2
+
+
+def test_the_catalogue_gives_every_key_one_kind_and_the_reader_follows_it():
+    assert set(kinds().values()) == {"identity", "batching", "result"}
+    assert kind_of("window") == "batching" and kind_of("bytes_all_gather_shard") == "result"
+    assert kind_of("NCCL_ALGO") == "identity" and kind_of("redop") == "identity"
+    assert parse("redop=sum;per_comm_us=a:1|b:2") == {"redop": "sum", "per_comm_us": "a:1|b:2"}
+
+
+def test_a_verdict_says_when_its_samples_straddle_the_threshold_or_are_too_few(tmp_path):
+    threshold_time = 1048576 / (0.1 * 1e3)  # 0.1 GB/s: the healthy threshold, 80% of 0.125
+    run = make_run(tmp_path / "run", [
+        stream("0,1", bw=0.105, p05=threshold_time * 0.9, p95=threshold_time * 1.1),  # PASS, but not surely
+        stream("0,2", bw=0.12, samples=3),                                          # PASS on 3 samples
+        stream("1,2", bw=0.12)])
+    v = judged(run)
+    assert v[0].verdict == "WARN" or v[0].verdict == "PASS"
+    assert "across the threshold 0.1 GB/s: the verdict is not certain" in v[0].reason, v[0].reason
+    assert "rests on 3 samples (5 wanted): not enough to be sure" in v[1].reason
+    assert "not certain" not in v[2].reason and "samples (5 wanted)" not in v[2].reason
+
+
+def remeasured(run, rows):
+    make_run(run / "remeasured", rows)
+
+
+def test_a_fail_that_does_not_reproduce_is_an_intermittent_warn_with_both_figures(tmp_path, capsys):
+    run = make_run(tmp_path / "run", [stream("0,1", bw=0.05), stream("0,2", bw=0.04), stream("1,2", bw=0.119)])
+    remeasured(run, [stream("0,1", bw=0.118), stream("0,2", bw=0.045)])
+    assert main(["wirebench report", str(run)]) == 1  # one of the two FAILs stands
+    summary = json.loads((run / "summary.json").read_text())
+    by_pair = {v["item"].split(": ")[1].split(",")[0]: v for v in summary["verdicts"]}
+    first, second = by_pair["node0/rank0 -> node1/rank1"], by_pair["node0/rank0 -> node2/rank2"]
+    assert first["verdict"] == "WARN" and first["reason"].startswith(
+        "intermittent: 0.05 GB/s (40.0% of the ceiling) (FAIL) the first time, 0.118 GB/s (94.4% of the ceiling) "
+        "(PASS) when measured again")
+    assert second["verdict"] == "FAIL" and second["reason"].startswith(
+        "reproduced: measured again, 0.045 GB/s (36.0% of the ceiling) (FAIL)")
+    assert "intermittent" in capsys.readouterr().out
+
+
+def test_wrong_data_stands_however_often_it_is_measured(tmp_path):
+    run = make_run(tmp_path / "run", [stream("0,1", errors=4)])
+    remeasured(run, [stream("0,1")])
+    assert main(["wirebench report", str(run)]) == 1
+
+
+def test_skips_are_one_line_per_reason_whichever_rank_said_it(tmp_path):
+    skip = ("{bench},h2d,cuda,,vm/gpu{n},,,copy,uint8,0,0,0,0,,,,,,0,,SKIP,{who}no CUDA device visible: "
+            "no NVIDIA driver is loaded,,\n")
+    rows = [skip.format(bench="host", n=n, who="") for n in range(3)] + [
+        skip.format(bench="net", n=0, who="rank 0: "), skip.format(bench="net", n=1, who="rank 1: ")]
+    run = make_run(tmp_path / "run", rows)
+    assert skip_lines(judged(run)) == ["5 cases (host 3, net 2): no CUDA device visible: no NVIDIA driver is loaded"]
