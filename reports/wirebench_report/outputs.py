@@ -63,7 +63,12 @@ def confidence(v):
     samples, spread = v.row.samples, v.row.text("spread_pct")
     if samples is None:
         return ""
-    return f"{samples} samples" + (f", spread {float(spread):.2g}%" if spread else "")
+    return f"{samples} samples" + (f", spread {percent(spread)}" if spread else "")
+
+
+def percent(text):
+    value = float(text)
+    return f"{value:.0f}%" if value >= 10 else f"{value:.2g}%"
 
 
 def look_closer(v):
@@ -171,7 +176,7 @@ TABLE_HEADINGS = ("verdict", "item", "measured", "expected", "samples", "spread"
 def table_cells(v):
     spread = v.row.text("spread_pct")
     return (v.verdict, what(v), measured(v), v.expected, "" if v.row.samples is None else str(v.row.samples),
-            f"{float(spread):.2g}%" if spread else "", v.row.where)
+            percent(spread) if spread else "", v.row.where)
 
 
 def console_lines(verdicts, problems):
