@@ -431,15 +431,14 @@ def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
             worse = (median - m.value) if higher_is_better else (m.value - median)
             relative = worse / median if median > 0 else 0
             level = "PASS"
-            if _reaches(m, median):
-                pass  # its own samples reach the median: no worse than its siblings beyond its noise
-            elif worse > 3 * mad and relative > 0.20:
+            if worse > 3 * mad and relative > 0.20:
                 level = "FAIL"
             elif worse > 2 * mad and relative > 0.10:
                 level = "WARN"
-            if level == "FAIL" and (m.fraction is not None or not higher_is_better):
-                # The ceiling has judged this link already, or it is a latency (a typical figure is no
-                # ceiling): among siblings it can only be a WARN.
+            noisy = level != "PASS" and _reaches(m, median)
+            if level == "FAIL" and (m.fraction is not None or not higher_is_better or noisy):
+                # The ceiling has judged this link already, it is a latency (a typical figure is no
+                # ceiling), or its own fastest samples reach the median: among siblings only a WARN.
                 level = "WARN"
             unit = "us" if m.metric == "time_us" else "GB/s"
             expected = (f"{'>=' if higher_is_better else '<='} {median * (0.8 if higher_is_better else 1.2):.4g} {unit} "
@@ -448,12 +447,17 @@ def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
                 note = (f"held against {len(members)} equivalent links: "
                         + (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} their median {median:.4g} {unit}"
                            if relative > 0 else f"at or better than their median {median:.4g} {unit}"))
+                if noisy:
+                    note += ("; its own fastest samples reach that median: a noisy measurement, or a link that is "
+                             "slow at times")
                 m.verdict, m.reason, m.expected = level, note, expected
                 continue
             if level == "PASS":
                 continue
             note = (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} the median {median:.4g} of "
                     f"{len(members)} equivalent links")
+            if noisy:
+                note += "; its own fastest samples reach that median: a noisy measurement, or a link that is slow at times"
             if ORDER[level] > ORDER[m.verdict]:
                 m.verdict, m.reason, m.expected = level, note + "; " + m.reason, expected
             else:
@@ -462,7 +466,7 @@ def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
 
 def _reaches(v, median):
     """Whether the better end of the item's samples (p05 of its time) reaches the median of its
-    siblings: then the difference is within the item's own noise."""
+    siblings: then the difference may be the item's own noise."""
     time, fast = v.row.number("time_us"), v.row.number("time_us_p05")
     if not time or not fast:
         return False
