@@ -31,8 +31,11 @@ TEST(BatchShape, SmallMessagesAreBatchedLargeOnesAreNot) {
   const BatchShape pingpong = batch_shape(P2pPattern::kPingPong, 0);
   EXPECT_EQ(pingpong.window, 1u);
   EXPECT_EQ(pingpong.rounds, 100u);
-  // Ping-pong batches carry 64 MiB so that a batch's one checked echo is a small part of it.
+  // Ping-pong batches hold 16 round trips or more up to 4 MiB, so that a batch's one checked echo
+  // is a small part of it.
   EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 4u << 20).rounds, 16u);
+  EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 1u << 20).rounds, 16u);
+  EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 8u << 20).rounds, 2u);
   EXPECT_EQ(batch_shape(P2pPattern::kStreamBandwidth, 4u << 20).rounds, 1u);
   EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 256u << 20).rounds, 1u);
 }
