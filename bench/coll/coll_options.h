@@ -53,7 +53,8 @@ inline constexpr const char* kCollUsage =
     "  --split MODE         intra: one communicator per node; rails: one per local rank index\n"
     "  --mpich-algorithm OP=ALG  e.g. allreduce=ring: sets MPIR_CVAR_<OP>_INTRA_ALGORITHM (recorded)\n"
     "  --link-class CLASS   link class of collectives across nodes (default: read from sysfs)\n"
-    "  --run-dir DIR, --timeout SECONDS, --warmup N, --inject-fault corrupt: as wb-net\n";
+    "  --run-dir DIR, --timeout SECONDS, --warmup N, --inject-fault corrupt: as wb-net\n"
+    "  --benchmark_min_time, --min-samples, --max-spread, --max-time: as wb-net (how many samples)\n";
 
 // Throws UsageError for anything it cannot understand.
 CollOptions parse_coll_options(CommandLine& args);

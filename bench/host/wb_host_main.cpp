@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "  --tests LIST          numa_copy,latency,gpu (default all three; gpu: the host-GPU links)\n"
     "  --sizes SPEC          memcpy sizes (default 256MiB: far beyond the caches)\n"
     "  --latency-bytes SIZE  buffer of the pointer chase (default 256MiB)\n"
-    "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n";
+    "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n"
+    "  --benchmark_min_time, --min-samples, --max-spread, --max-time: as wb-net (how many samples)\n";
 
 struct HostOptions {
   bool copy = true, latency = true, gpu = true;

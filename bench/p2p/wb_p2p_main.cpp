@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "  --sizes SPEC          copy sizes (default 256MiB)\n"
     "  --tests LIST          copy,latency (default both)\n"
     "  --latency-bytes SIZE  buffer of the pointer chase (default 64MiB)\n"
-    "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n";
+    "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n"
+    "  --benchmark_min_time, --min-samples, --max-spread, --max-time: as wb-net (how many samples)\n";
 
 struct P2pOptions {
   P2pCaseOptions cases;

@@ -50,7 +50,8 @@ inline constexpr const char* kStepUsage =
     "  --link-class CLASS       the link_class column between nodes (default: detected)\n"
     "  --run-dir DIR            results.csv, meta.json, step traces (default .)\n"
     "  --timeout SECONDS        longest wait for any collective (default 60)\n"
-    "  --warmup N               untimed steps before measuring (default 2)\n";
+    "  --warmup N               untimed steps before measuring (default 2)\n"
+    "  --benchmark_min_time, --min-samples, --max-spread, --max-time: as wb-net (how many steps)\n";
 
 struct StepOptions {
   HarnessOptions harness;
