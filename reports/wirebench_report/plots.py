@@ -56,6 +56,14 @@ def _ceiling_lines(axes, members):
                       va="bottom", ha="right", color="#c62828")
 
 
+LINESTYLES = ("-", "--", ":")  # the colour cycle has ten colours: the next ten lines are dashed
+
+
+def _legend(axes):
+    """The series' names beside the axes (a link class can have a few dozen lines)."""
+    axes.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, ncol=1)
+
+
 def _bars(axes, members, value, unit):
     """A measurement with one size per link: a bar per link, the failing ones red."""
     names = [_series_key(v.row) for v in members]
@@ -75,16 +83,16 @@ def bandwidth_figures(verdicts):
         for v in members:
             series.setdefault(_series_key(v.row), []).append(v)
         single = all(len(points) == 1 for points in series.values())
-        figure, axes = plt.subplots(figsize=(7, max(3, 0.25 * len(series) + 1.5) if single else 4.5))
+        figure, axes = plt.subplots(figsize=(7, max(3, 0.25 * len(series) + 1.5)) if single else (10, 4.5))
         if single:
             _bars(axes, [points[0] for points in series.values()], lambda v: v.value, "GB/s (busbw for collectives)")
             caption = (f"{link_class} links, one size each: a bar per link; look for a bar shorter than the others "
                        "(red: FAIL, orange: WARN)")
         else:
-            for name, points in series.items():
+            for index, (name, points) in enumerate(series.items()):
                 points.sort(key=lambda v: int(v.row.text("bytes")))
                 axes.plot([max(int(v.row.text("bytes")), 1) for v in points], [v.value for v in points], marker="o",
-                          markersize=3, label=name, gid=f"series:{name}")
+                          markersize=3, label=name, gid=f"series:{name}", linestyle=LINESTYLES[index // 10 % 3])
                 for v in points:
                     if v.verdict == "FAIL":
                         axes.plot([max(int(v.row.text("bytes")), 1)], [v.value], marker="x", color="#c62828",
@@ -94,8 +102,7 @@ def bandwidth_figures(verdicts):
             axes.set_yscale("log")
             axes.set_xlabel("bytes")
             axes.set_ylabel("GB/s (busbw for collectives, algbw otherwise)")
-            if len(series) <= 14:
-                axes.legend(fontsize=6)
+            _legend(axes)
             caption = (f"{link_class} links: bandwidth against size (log-log); the largest size of each line is judged "
                        "against the dashed ceiling; look for a line that flattens below the green band (x: FAIL)")
         axes.set_title(f"{link_class} links: bandwidth", fontsize=9)
@@ -117,21 +124,21 @@ def latency_figures(verdicts):
         for v in members:
             series.setdefault(_series_key(v.row), []).append(v)
         single = all(len(points) == 1 for points in series.values())
-        figure, axes = plt.subplots(figsize=(7, max(3, 0.25 * len(series) + 1.5) if single else 4.5))
+        figure, axes = plt.subplots(figsize=(7, max(3, 0.25 * len(series) + 1.5)) if single else (10, 4.5))
         if single:
             _bars(axes, [points[0] for points in series.values()], lambda v: v.row.number("time_us"), "us per operation")
             axes.set_xscale("log")
             caption = f"{link_class} links: latency, one size each; look for a bar longer than the others"
         else:
-            for name, points in series.items():
+            for index, (name, points) in enumerate(series.items()):
                 points.sort(key=lambda v: int(v.row.text("bytes")))
                 axes.plot([max(int(v.row.text("bytes")), 1) for v in points], [v.row.number("time_us") for v in points],
-                          marker="o", markersize=3, label=name, gid=f"series:{name}")
+                          marker="o", markersize=3, label=name, gid=f"series:{name}", linestyle=LINESTYLES[index // 10 % 3])
             axes.set_xscale("log", base=2)
             axes.set_yscale("log")
             axes.set_xlabel("bytes")
             axes.set_ylabel("time per operation (us)")
-            axes.legend(fontsize=6)
+            _legend(axes)
             caption = (f"{link_class} links: latency against size (log-log); the small sizes show each link's latency, "
                        "look for a line above the others")
         axes.set_title(f"{link_class} links: latency", fontsize=9)
@@ -341,7 +348,7 @@ def write_plots(verdicts, out_dir: Path):
                + latency_figures(verdicts) + step_breakdown_figures(verdicts) + step_wiring_figures(verdicts))
     for name, title, figure in figures:
         path = plot_dir / f"{name}.png"
-        figure.savefig(path, dpi=90)
+        figure.savefig(path, dpi=90, bbox_inches="tight")  # a legend beside the axes stays in the picture
         plt.close(figure)
         written.append((title, path))
     return written
