@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 
+from .extra import row_items
 from .verdicts import counts, floor_outcomes, grouped, items
 
 SUMMARY_SCHEMA_VERSION = 2
@@ -89,7 +90,7 @@ def look_closer(v):
     if bench == "topology":
         return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
     if bench == "step":
-        trace = dict(i.split("=", 1) for i in f.get("extra", "").split(";") if "=" in i).get("trace")
+        trace = row_items(v.row).get("trace")
         return f"open {trace} in Perfetto (ui.perfetto.dev) or chrome://tracing" if trace else "open the step's trace"
     return ""
 
@@ -150,7 +151,7 @@ def findings(verdicts):
 
 
 def _exposed_pct(v):
-    e = dict(i.split("=", 1) for i in v.row.text("extra").split(";") if "=" in i)
+    e = row_items(v.row)
     try:
         return 100 * float(e["exposed_us"]) / v.value
     except (KeyError, ValueError, ZeroDivisionError):

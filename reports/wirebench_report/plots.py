@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .verdicts import extra_items  # noqa: E402
+from .extra import row_items  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
 # dozen small ones open at once, which is fine (matplotlib warns from 20).
@@ -64,6 +64,23 @@ def _legend(axes):
     axes.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, ncol=1)
 
 
+def _sweep_lines(axes, series, value, ylabel):
+    """A line per measured link against size, on log-log axes, its FAIL points crossed."""
+    for index, (name, points) in enumerate(series.items()):
+        points.sort(key=lambda v: int(v.row.text("bytes")))
+        sizes = [max(int(v.row.text("bytes")), 1) for v in points]
+        axes.plot(sizes, [value(v) for v in points], marker="o", markersize=3, label=name, gid=f"series:{name}",
+                  linestyle=LINESTYLES[index // 10 % 3])
+        for size, v in zip(sizes, points):
+            if v.verdict == "FAIL":
+                axes.plot([size], [value(v)], marker="x", color="#c62828", markersize=10, gid=f"fail:{name}")
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel("bytes")
+    axes.set_ylabel(ylabel)
+    _legend(axes)
+
+
 def _bars(axes, members, value, unit):
     """A measurement with one size per link: a bar per link, the failing ones red."""
     names = [_series_key(v.row) for v in members]
@@ -89,20 +106,8 @@ def bandwidth_figures(verdicts):
             caption = (f"{link_class} links, one size each: a bar per link; look for a bar shorter than the others "
                        "(red: FAIL, orange: WARN)")
         else:
-            for index, (name, points) in enumerate(series.items()):
-                points.sort(key=lambda v: int(v.row.text("bytes")))
-                axes.plot([max(int(v.row.text("bytes")), 1) for v in points], [v.value for v in points], marker="o",
-                          markersize=3, label=name, gid=f"series:{name}", linestyle=LINESTYLES[index // 10 % 3])
-                for v in points:
-                    if v.verdict == "FAIL":
-                        axes.plot([max(int(v.row.text("bytes")), 1)], [v.value], marker="x", color="#c62828",
-                                  markersize=10, gid=f"fail:{name}")
+            _sweep_lines(axes, series, lambda v: v.value, "GB/s (busbw for collectives, algbw otherwise)")
             _ceiling_lines(axes, members)
-            axes.set_xscale("log", base=2)
-            axes.set_yscale("log")
-            axes.set_xlabel("bytes")
-            axes.set_ylabel("GB/s (busbw for collectives, algbw otherwise)")
-            _legend(axes)
             caption = (f"{link_class} links: bandwidth against size (log-log); the largest size of each line is judged "
                        "against the dashed ceiling; look for a line that flattens below the green band (x: FAIL)")
         axes.set_title(f"{link_class} links: bandwidth", fontsize=9)
@@ -130,15 +135,7 @@ def latency_figures(verdicts):
             axes.set_xscale("log")
             caption = f"{link_class} links: latency, one size each; look for a bar longer than the others"
         else:
-            for index, (name, points) in enumerate(series.items()):
-                points.sort(key=lambda v: int(v.row.text("bytes")))
-                axes.plot([max(int(v.row.text("bytes")), 1) for v in points], [v.row.number("time_us") for v in points],
-                          marker="o", markersize=3, label=name, gid=f"series:{name}", linestyle=LINESTYLES[index // 10 % 3])
-            axes.set_xscale("log", base=2)
-            axes.set_yscale("log")
-            axes.set_xlabel("bytes")
-            axes.set_ylabel("time per operation (us)")
-            _legend(axes)
+            _sweep_lines(axes, series, lambda v: v.row.number("time_us"), "time per operation (us)")
             caption = (f"{link_class} links: latency against size (log-log); the small sizes show each link's latency, "
                        "look for a line above the others")
         axes.set_title(f"{link_class} links: latency", fontsize=9)
@@ -273,7 +270,7 @@ def step_breakdown_figures(verdicts):
         figure, axes = plt.subplots(figsize=(max(6, 1.3 * len(members)), 4))
         width = 0.38
         for index, v in enumerate(members):
-            e = extra_items(v.row)
+            e = row_items(v.row)
             try:
                 measured = (float(e["compute_us"]), float(e["exposed_us"]), float(e.get("comm_us", "nan")))
                 predicted_step = float(e["predicted_us"])
@@ -323,7 +320,7 @@ def step_wiring_figures(verdicts):
             xs = [i for i, w in enumerate(wirings) if w in points]
             measured = [points[wirings[i]].row.number("time_us") / 1e3 for i in xs]
             line, = axes.plot(xs, measured, marker="o", label=strategy, gid=f"measured:{strategy}")
-            predicted = [float(extra_items(points[wirings[i]].row).get("predicted_us", "nan")) / 1e3 for i in xs]
+            predicted = [float(row_items(points[wirings[i]].row).get("predicted_us", "nan")) / 1e3 for i in xs]
             axes.plot(xs, predicted, linestyle="--", color=line.get_color(), gid=f"predicted:{strategy}")
         axes.set_xticks(range(len(wirings)))
         axes.set_xticklabels(wirings, fontsize=7)

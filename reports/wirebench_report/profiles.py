@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from .extra import row_items
 from .results import InputError, read_utf8
 
 PROFILES = Path(__file__).resolve().parents[2] / "suites" / "profiles"
@@ -39,7 +40,7 @@ class Floor:
     def matches(self, row):
         if not all(row.text(column) in accepted for column, accepted in self.match.items()):
             return False
-        items = dict(item.split("=", 1) for item in row.text("extra").split(";") if "=" in item)
+        items = row_items(row)
         return all(items.get(key) in accepted for key, accepted in self.extra.items())
 
 

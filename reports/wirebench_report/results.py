@@ -99,6 +99,7 @@ def read_results(path: Path) -> Results:
     unknown = [c for c in header if c not in REQUIRED + OPTIONAL]
     if unknown:
         result.problems.append(f"{path}:1: unknown column(s) {', '.join(unknown)} ignored")
+    from .extra import parse as parse_extra  # extra.py reads files through this module: imported late
     cut = not text.endswith("\n")
     body = lines[1:-1] if text.endswith("\n") else lines[1:]
     for offset, line_text in enumerate(body):
@@ -120,7 +121,6 @@ def read_results(path: Path) -> Results:
         if bad:
             result.problems.append(f"{path}:{number}: column {bad}: '{fields[bad]}' is not a number; row skipped")
             continue
-        from .extra import parse as parse_extra
         try:
             parse_extra(fields["extra"], f"{path}:{number}")
         except InputError as error:

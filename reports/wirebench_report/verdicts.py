@@ -274,15 +274,11 @@ EXPOSED_FINDING_PCT = 40.0
 PREDICTION_TOLERANCE = 0.20
 
 
-def extra_items(row):
-    return row_items(row)
-
-
 def _judge_step(row):
     step = row.number("time_us")
     if step is None:
         return Verdict(row, "ERROR", "no measured step time in the row", "time_us")
-    extra = extra_items(row)
+    extra = row_items(row)
     try:
         compute = float(extra["compute_us"])
         exposed = float(extra["exposed_us"])
@@ -476,7 +472,7 @@ def _reaches(v, median):
 
 def _communicator_times(row):
     """{communicator: us per call} from a split collective's per_comm_us, or {}."""
-    entries = extra_items(row).get("per_comm_us")
+    entries = row_items(row).get("per_comm_us")
     if not entries:
         return {}
     try:
