@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "harness/checked_mpi.h"
@@ -22,6 +23,14 @@ void throw_timeout(const std::string& what, std::chrono::milliseconds timeout, c
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(timeout).count());
   throw TimeoutError(rank_label() + ": " + what + " did not complete within " + seconds + " s; " + hint);
+}
+
+void abort_job_after_message(int code) {
+  std::fflush(stderr);
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
 }
 
 MPI_Comm duplicate_returning_errors(MPI_Comm parent, int& rank, int& size) {

@@ -26,6 +26,12 @@ void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::millis
 [[noreturn]] void throw_timeout(const std::string& what, std::chrono::milliseconds timeout,
                                 const std::string& hint);
 
+// Ends the whole job with `code` after this rank's last message. MPI_Abort races the launcher's
+// forwarding of the rank's stderr: Hydra can tear the job down before the message reaches the
+// console (seen in CI with Debian's MPICH, from the watchdog and from a failed run alike), so the
+// message is flushed and given a moment to pass first. _Exit if MPI_Abort returns.
+[[noreturn]] void abort_job_after_message(int code);
+
 // A private duplicate of `parent` that returns errors instead of aborting, with its rank and size.
 MPI_Comm duplicate_returning_errors(MPI_Comm parent, int& rank, int& size);
 

@@ -60,9 +60,8 @@ void Watchdog::watch() {
     // The launcher runs with its cleanup off (so that a dead rank does not take the witnesses with
     // it), so this rank ends the job: MPI_Abort from a thread other than main is outside what
     // MPI_THREAD_FUNNELED promises, but MPICH's abort only tells the process manager and exits,
-    // and it is the one call that also ends a stopped peer. _Exit if it returns.
-    MPI_Abort(MPI_COMM_WORLD, kExitInfrastructure);
-    std::_Exit(kExitInfrastructure);
+    // and it is the one call that also ends a stopped peer.
+    abort_job_after_message(kExitInfrastructure);
   }
 }
 

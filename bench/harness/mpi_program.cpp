@@ -118,11 +118,7 @@ int MpiProgram::run(const std::function<int()>& body,
     }
   }
   aborted_ = true;
-  // MPI_Abort races the launcher's forwarding of this rank's stderr: Hydra can tear the job down
-  // before the message above reaches the console (seen once in CI). A short pause lets it through.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  MPI_Abort(MPI_COMM_WORLD, code);
-  return code;
+  abort_job_after_message(code);
 }
 
 RunMetadata MpiProgram::run_metadata(const std::vector<std::string>& rank_hosts, const CommandLine& args,
