@@ -1,5 +1,7 @@
 #include "cli/topo_command.h"
 
+#include "harness/option_parser.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -41,18 +43,53 @@ int draw_png(const nlohmann::json& doc, const std::string& png) {
   return kExitOk;
 }
 
+// `wirebench topo`'s options: parser and --help from these declarations.
+struct TopoOptions {
+  bool as_json = false;
+  std::optional<std::string> png, matrix_file, nccl_file, hostname, ceilings_file;
+  DerivationOptions derivation;
+};
+
+void declare_topo_options(OptionParser& p, TopoOptions& o) {
+  auto into = [](std::optional<std::string>& field) { return [&field](const std::string& v) { field = v; }; };
+  p.value("--nvidia-smi-topo", "FILE", "read saved `nvidia-smi topo -m` output instead of the live machine",
+          into(o.matrix_file));
+  p.value("--nccl-log", "FILE", "read an NCCL_DEBUG=INFO log: transport per channel, misconfigurations", into(o.nccl_file));
+  p.value("--hostname", "NAME", "the node's name for saved text (default: the file's name)", into(o.hostname));
+  p.value("--nvlink-generation", "2|3|4|5|ga102", "NVLink generation when the GPU model is unknown (saved text)",
+          into(o.derivation.nvlink_generation));
+  p.value("--ceilings", "FILE", "the ceilings database (default: suites/ceilings.csv)", into(o.ceilings_file));
+  p.flag("--json", "print JSON instead of the table", [&o] { o.as_json = true; });
+  p.value("--png", "FILE", "also draw the topology with matplotlib", into(o.png));
+}
+
+constexpr const char* kTopoSynopsis =
+    "wirebench topo: this node's wiring (or saved nvidia-smi / NCCL text), every path's link class and ceiling.\n"
+    "With no file it discovers this machine: sysfs, hwloc, CUDA and nvidia-smi when present.\n"
+    "usage: wirebench topo [options]";
+
 }  // namespace
 
+std::string topo_help() {
+  TopoOptions o;
+  OptionParser parser("wirebench topo", kTopoSynopsis);
+  declare_topo_options(parser, o);
+  return parser.help();
+}
+
 int run_topo_command(CommandLine& args) {
-  const bool as_json = args.take_flag("json");
-  const auto png = args.take("png");
-  const auto matrix_file = args.take("nvidia-smi-topo");
-  const auto nccl_file = args.take("nccl-log");
-  const auto hostname = args.take("hostname");
-  const auto ceilings_file = args.take("ceilings");
-  DerivationOptions options;
-  options.nvlink_generation = args.take("nvlink-generation");
-  args.expect_all_taken();
+  TopoOptions topo;
+  OptionParser parser("wirebench topo", kTopoSynopsis);
+  declare_topo_options(parser, topo);
+  parser.parse(args);
+  if (args.benchmark_arguments().size() > 1) throw UsageError("unknown option " + args.benchmark_arguments()[1]);
+  const bool as_json = topo.as_json;
+  const auto& png = topo.png;
+  const auto& matrix_file = topo.matrix_file;
+  const auto& nccl_file = topo.nccl_file;
+  const auto& hostname = topo.hostname;
+  const auto& ceilings_file = topo.ceilings_file;
+  DerivationOptions options = topo.derivation;
   if (options.nvlink_generation && *options.nvlink_generation != "2" && *options.nvlink_generation != "3" &&
       *options.nvlink_generation != "4" && *options.nvlink_generation != "5" && *options.nvlink_generation != "ga102")
     throw UsageError("--nvlink-generation: '" + *options.nvlink_generation + "' is not 2, 3, 4, 5 or ga102");

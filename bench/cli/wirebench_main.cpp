@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
     if (command == "compare") return run_python_reporter("wirebench_report.compare", argc, argv);
     if (command == "run") return run_python_reporter("wirebench_run", argc, argv);
     if (command == "topo") {
-      if (args.take_flag("help")) {
-        std::fputs(wb::kTopoUsage, stdout);
+      if (args.asks_for_help()) {
+        std::fputs(wb::topo_help().c_str(), stdout);
         return wb::kExitOk;
       }
       return wb::run_topo_command(args);

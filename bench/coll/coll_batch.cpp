@@ -27,33 +27,38 @@ class CollBatch final : public TimedBatch {
     load_inputs(context(0));
   }
 
-  std::uint64_t ops_per_batch() const override { return config_.iterations; }
+  std::uint64_t ops_per_batch() const override {
+    return config_.iterations * config_.agg_iters * static_cast<std::size_t>(std::max(config_.graph_launches, 1));
+  }
   void prepare(std::uint64_t) override {}
   std::uint64_t verify(std::uint64_t) override { return 0; }
   bool checks_data() const override { return config_.checks > 0; }
   int check_runs() const override { return config_.checks; }
 
   double run() override {
-    if (config_.graph && !replay_) {
-      // Captured outside the timing, once: what nccl-tests' -G measures is the replay.
-      replay_ = comm_.capture([this] {
-        for (std::size_t i = 0; i < config_.iterations; ++i) comm_.start_collective(call_);
-      });
+    if (config_.graph_launches > 0 && !replay_) {
+      // Captured outside the timing, once: what nccl-tests' -G measures is the launches.
+      replay_ = comm_.capture([this] { launch_all(); });
+      pending_.clear();  // captured, not running: the launches are waited for as the stream
       if (!replay_) throw UsageError("CUDA graph launch needs the nccl backend");
     }
     const auto start = Clock::now();
+    auto launched = start;
     if (replay_) {
-      replay_();
+      for (int i = 0; i < config_.graph_launches; ++i) replay_();
+      launched = Clock::now();
       comm_.wait_all({});
-    } else if (config_.blocking) {
-      for (std::size_t i = 0; i < config_.iterations; ++i) comm_.collective(call_);
+    } else if (!config_.blocking && comm_.queues_calls()) {
+      launch_all();
+      launched = Clock::now();
+      comm_.wait_all(pending_);
+      pending_.clear();
     } else {
-      for (std::size_t i = 0; i < config_.iterations; ++i) {
-        Request request = comm_.start_collective(call_);
-        comm_.wait(request);
-      }
+      for (std::size_t i = 0; i < config_.iterations; ++i) call_and_wait();
+      launched = Clock::now();
     }
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto end = config_.report_cputime ? launched : Clock::now();
+    const double seconds = std::chrono::duration<double>(end - start).count();
     if (runs_++ >= config_.warmup_batches) batch_seconds_.push_back(seconds);
     return seconds;
   }
@@ -82,6 +87,28 @@ class CollBatch final : public TimedBatch {
   }
 
  private:
+  // Every call of the batch started, none waited for (their requests in pending_).
+  void launch_all() {
+    for (std::size_t i = 0; i < config_.iterations; ++i) {
+      if (config_.agg_iters > 1) comm_.begin_group();
+      for (std::size_t j = 0; j < config_.agg_iters; ++j) pending_.push_back(comm_.start_collective(call_));
+      if (config_.agg_iters > 1) comm_.end_group();
+    }
+  }
+
+  // One call (or group of -m calls), completed before the next.
+  void call_and_wait() {
+    if (config_.agg_iters == 1 && config_.blocking) {
+      comm_.collective(call_);
+      return;
+    }
+    if (config_.agg_iters > 1) comm_.begin_group();
+    for (std::size_t j = 0; j < config_.agg_iters; ++j) pending_.push_back(comm_.start_collective(call_));
+    if (config_.agg_iters > 1) comm_.end_group();
+    comm_.wait_all(pending_);
+    pending_.clear();
+  }
+
   CheckContext context(std::uint64_t seed) const {
     return CheckContext{config_.op, config_.dtype, config_.redop, comm_.size(), config_.root, seed, config_.shape.count};
   }
@@ -114,14 +141,10 @@ class CollBatch final : public TimedBatch {
   CollBatchConfig config_;
   CollectiveCall call_;
   std::function<void()> replay_;
+  std::vector<Request> pending_;
 };
 
 }  // namespace
-
-std::size_t iterations_per_batch(std::uint64_t bytes) {
-  constexpr std::uint64_t kBatchBytes = 64ull << 20;
-  return static_cast<std::size_t>(std::clamp<std::uint64_t>(kBatchBytes / std::max<std::uint64_t>(bytes, 1), 1, 100));
-}
 
 std::pair<std::size_t, std::size_t> buffer_bytes(const CollBatchConfig& config) {
   const std::size_t element = info(config.dtype).size;

@@ -1,5 +1,9 @@
-// A collective as a timed batch: `iterations` calls back to back (blocking, or started and then
-// waited for), then `checks` checked runs with fresh inputs, as nccl-tests does with -n and -c.
+// A collective as a timed batch, timed as nccl-tests times it: `iterations` calls (-n), each of
+// `agg_iters` calls in one group (-m); on a backend whose calls queue on a stream (NCCL) and
+// without -z 1 they are all launched back to back and synchronised once; otherwise each call is
+// waited for (MPI: its blocking call with -z 1, its non-blocking call and a wait with -z 0). With
+// -G N the batch is captured once as a CUDA graph and launched N times. Then `checks` checked
+// runs with fresh inputs (-c).
 #pragma once
 
 #include <functional>
@@ -22,18 +26,17 @@ struct CollBatchConfig {
   bool in_place = false;
   bool blocking = true;
   CollectiveShape shape;
-  std::size_t iterations = 1;  // calls per timed batch
+  std::size_t iterations = 1;  // -n: calls (or groups of agg_iters calls) per timed batch
+  std::size_t agg_iters = 1;   // -m: calls per group
+  bool report_cputime = false; // -C 1: the batch's time ends when the last call is launched
   int checks = 1;              // checked runs after timing; 0: data not checked
   bool corrupt_result = false; // --inject-fault corrupt: proves the check works
-  bool graph = false;          // -G: the batch's calls captured once as a CUDA graph, then replayed
+  int graph_launches = 0;      // -G N: the batch's calls captured once as a CUDA graph, launched N times
   // With several communicators (--split): given the seconds of each batch this rank ran, the
   // row's `extra` item with every communicator's own time (called on every rank).
   std::function<std::string(const std::vector<double>& batch_seconds)> per_communicator_extra;
   std::size_t warmup_batches = 0;  // the harness's untimed batches: left out of batch_seconds
 };
-
-// Calls per batch: many for small collectives (timer and synchronisation vanish), few for large.
-std::size_t iterations_per_batch(std::uint64_t bytes);
 
 // Bytes of the buffers a rank needs: {send, recv}.
 std::pair<std::size_t, std::size_t> buffer_bytes(const CollBatchConfig& config);

@@ -83,7 +83,7 @@ CollOp parse_collective(std::string_view text) {
     if (compact == name) return d.op;
   }
   if (compact == "sendrecv" || compact == "p2p") return CollOp::kSendRecv;
-  throw UsageError("unknown op '" + std::string(text) +
+  throw UsageError("unknown collective '" + std::string(text) +
                    "' (all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv, or all)");
 }
 

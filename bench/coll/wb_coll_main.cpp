@@ -31,6 +31,9 @@
 #include "harness/size_spec.h"
 #include "net/link_class.h"
 #include "coll/nccl_backend.h"
+#include "coll/nccl_tests_console.h"
+#include "harness/console_view.h"
+#include <unistd.h>
 
 extern char** environ;
 
@@ -112,18 +115,61 @@ class CollRun {
     base.nodes = static_cast<int>(comm_hosts.size());
 
     open_backend(comm_handle_);
+    set_console(comm_size);
     add_cases(base, comm_size);
 
     const std::string results = options_.harness.run_dir + "/results.csv";
     const std::size_t rows_before = control_.is_root() ? existing_rows(results) : 0;
     const int code = harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
-    if (control_.is_root()) report_sweeps(results, rows_before);
+    if (control_.is_root()) report_sweeps(results, rows_before, options_.harness.console != "nccl-tests");
     return code;
   }
 
   MultiRankBenchmarks& harness() { return harness_; }
 
  private:
+  // nccl-tests' console (the default) or the plain one; every rank takes part in gathering the
+  // device lines, rank 0 prints.
+  void set_console(int comm_size) {
+    const std::string note = decimal_units_note(options_.size_text);
+    if (options_.harness.console != "nccl-tests") {
+      harness_.set_console(make_plain_console(stdout, note.empty() ? "" : "sizes: " + note));
+      return;
+    }
+    char line[256];
+    const int local = node_local_rank();
+    std::snprintf(line, sizeof line, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", program_.rank(),
+                  options_.split == Split::kRails ? local : 0, static_cast<int>(getpid()), program_.host().c_str(),
+                  options_.backend == "nccl" ? local : -1, options_.backend == "nccl" ? "gpu" : "host",
+                  options_.backend == "nccl" ? "(NCCL, one GPU per rank)" : "host memory (MPI)");
+    NcclTestsHeader header;
+    for (const auto& device : control_.all_gather(line)) header.devices += device;
+    const std::uint64_t first = options_.sizes.empty() ? 0 : options_.sizes.front();
+    const std::uint64_t last = options_.sizes.empty() ? 0 : options_.sizes.back();
+    const bool factor = options_.sizes.size() > 2 && options_.sizes[1] != 0 && options_.sizes[2] / options_.sizes[1] > 1 &&
+                        options_.sizes[2] % options_.sizes[1] == 0;
+    const std::uint64_t step = options_.sizes.size() > 1 ? (factor ? options_.sizes[2] / options_.sizes[1]
+                                                                   : options_.sizes[1] - options_.sizes[0]) : 0;
+    std::snprintf(line, sizeof line,
+                  "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %zu iters: %zu "
+                  "agg iters: %zu validation: %d graph: %d\n",
+                  static_cast<unsigned long long>(first), static_cast<unsigned long long>(last),
+                  static_cast<unsigned long long>(step), factor ? "factor" : "bytes",
+                  static_cast<std::size_t>(options_.harness.warmup_batches) * options_.iterations, options_.iterations,
+                  options_.agg_iters, options_.checks, options_.graph_launches);
+    header.parameters = line;
+    if (options_.blocking) header.parameters += "# Blocking Enabled: wait for completion after each collective\n";
+    if (!note.empty()) header.parameters += "# sizes: " + note + "\n";
+    header.timing_rule = std::string("time: median of at least ") + std::to_string(options_.harness.sampling.min_samples) +
+                         " timed batches of -n " + std::to_string(options_.iterations) + " calls, per call; ranks' times: " +
+                         rank_time_name(options_.harness.rank_time) + " (-a); busbw as nccl-tests defines it";
+    const int ranks = comm_size;
+    harness_.set_console(make_nccl_tests_console(stdout, std::move(header), [ranks](const ResultRow& r) {
+      const CollOp op = parse_collective(r.op);
+      return static_cast<std::uint64_t>(shape_of(op, r.bytes, parse_dtype(r.dtype), ranks).count);
+    }));
+  }
+
   void open_backend(MPI_Comm comm) {
     if (options_.backend == "mpi") {
       auto mpi = std::make_unique<MpiCommunicator>(comm, options_.harness.timeout);
@@ -146,28 +192,36 @@ class CollRun {
       const std::vector<RedOp> redops = d.reduces ? options_.redops : std::vector<RedOp>{RedOp::kSum};
       for (DType dtype : options_.dtypes)
         for (RedOp redop : redops)
-          for (Placement placement : options_.placements) {
-            const bool in_place = placement == Placement::kInPlace;
-            if (comm_ && !comm_->supports(op, in_place)) continue;
-            if (skip_reason_) {
-              ResultRow row = describe_case(base, op, dtype, redop, placement);
-              row.status = RowStatus::kSkip;
-              row.reason = *skip_reason_;
-              harness_.add_unmeasured(row);
-              continue;
-            }
-            for (std::uint64_t bytes : options_.sizes) {
-              const CollectiveShape shape = shape_of(op, bytes, dtype, comm_size);
-              if (shape.count == 0) {
-                if (!told_zero && control_.is_root() && bytes > 0)
-                  std::fprintf(stderr, "wb-coll: sizes below one element per rank are left out (%s of %s)\n",
-                               format_size(bytes).c_str(), d.name);
-                told_zero = true;
-                continue;
-              }
-              add_case(base, op, dtype, redop, placement, shape, comm_size);
-            }
-          }
+          add_sweep(base, op, dtype, redop, comm_size, told_zero);
+    }
+  }
+
+  // One sweep, in nccl-tests' order: every size out of place and then in place, so that the
+  // console can print the two side by side.
+  void add_sweep(const ResultRow& base, CollOp op, DType dtype, RedOp redop, int comm_size, bool& told_zero) {
+    const CollectiveDescriptor& d = describe(op);
+    std::vector<Placement> placements;
+    for (Placement placement : options_.placements)
+      if (!comm_ || comm_->supports(op, placement == Placement::kInPlace)) placements.push_back(placement);
+    if (skip_reason_) {
+      for (Placement placement : placements) {
+        ResultRow row = describe_case(base, op, dtype, redop, placement);
+        row.status = RowStatus::kSkip;
+        row.reason = *skip_reason_;
+        harness_.add_unmeasured(row);
+      }
+      return;
+    }
+    for (std::uint64_t bytes : options_.sizes) {
+      const CollectiveShape shape = shape_of(op, bytes, dtype, comm_size);
+      if (shape.count == 0) {
+        if (!told_zero && control_.is_root() && bytes > 0)
+          std::fprintf(stderr, "wb-coll: sizes below one element per rank are left out (%s of %s)\n",
+                       format_size(bytes).c_str(), d.name);
+        told_zero = true;
+        continue;
+      }
+      for (Placement placement : placements) add_case(base, op, dtype, redop, placement, shape, comm_size);
     }
   }
 
@@ -181,7 +235,10 @@ class CollRun {
     if (describe(op).reduces) extra.set("redop", to_string(redop));
     if (describe(op).rooted) extra.set("root", std::to_string(options_.root));
     extra.set("blocking", options_.blocking ? "1" : "0").set("checks", std::to_string(options_.checks));
-    if (options_.graph) extra.set("graph", "1");
+    if (options_.graph_launches > 0) extra.set("graph", std::to_string(options_.graph_launches));
+    if (options_.agg_iters > 1) extra.set("agg_iters", std::to_string(options_.agg_iters));
+    if (options_.report_cputime) extra.set("cputime", "1");
+    extra.set("rank_time", rank_time_name(options_.harness.rank_time));
     row.extra = extra.merge(path_settings_extra(environ)).text();
     return row;
   }
@@ -196,10 +253,12 @@ class CollRun {
     config.in_place = placement == Placement::kInPlace;
     config.blocking = options_.blocking;
     config.shape = shape;
-    config.iterations = options_.iterations.value_or(iterations_per_batch(shape.bytes));
+    config.iterations = options_.iterations;
+    config.agg_iters = options_.agg_iters;
+    config.report_cputime = options_.report_cputime;
     config.checks = options_.checks;
     config.corrupt_result = options_.corrupt_result;
-    config.graph = options_.graph;
+    config.graph_launches = options_.graph_launches;
     if (options_.split != Split::kNone) config.per_communicator_extra = per_communicator_times(config.iterations);
     config.warmup_batches = static_cast<std::size_t>(std::max(options_.harness.warmup_batches, 0));
 
@@ -251,7 +310,7 @@ class CollRun {
 
   // Rank 0, after the sweep: peak busbw, the size reaching 80% of it and small-message latency
   // per op, printed; the alpha-beta fit per op appended to fits.csv beside results.csv.
-  void report_sweeps(const std::string& results, std::size_t rows_before) {
+  void report_sweeps(const std::string& results, std::size_t rows_before, bool print) {
     const ResultsFile file = read_results_csv(results);
     std::map<std::string, std::vector<SweepPoint>> sweeps;
     std::map<std::string, ResultRow> firsts;
@@ -267,13 +326,13 @@ class CollRun {
     const bool new_file = !std::ifstream(fits_path).good();
     std::ofstream fits(fits_path, std::ios::app);
     if (new_file) fits << csv_line(kFitsColumns);
-    std::printf("\n%-15s %-9s %-13s %12s %10s %14s %12s %10s %10s\n", "op", "dtype", "placement", "peak busbw",
+    if (print) std::printf("\n%-15s %-9s %-13s %12s %10s %14s %12s %10s %10s\n", "op", "dtype", "placement", "peak busbw",
                 "at", "80% of peak", "latency us", "alpha us", "fit GB/s");
     for (const auto& [key, points] : sweeps) {
       const ResultRow& r = firsts.at(key);
       const SweepSummary s = summarize_sweep(points);
       const auto fit = fit_alpha_beta(points);
-      std::printf("%-15s %-9s %-13s %12.4g %10s %14s %12.4g %10s %10s\n", r.op.c_str(), r.dtype.c_str(),
+      if (print) std::printf("%-15s %-9s %-13s %12.4g %10s %14s %12.4g %10s %10s\n", r.op.c_str(), r.dtype.c_str(),
                   r.case_name.c_str(), s.peak_busbw_GBps, format_size(s.peak_bytes).c_str(),
                   s.bytes_at_80pct ? format_size(*s.bytes_at_80pct).c_str() : "-", s.small_latency_us,
                   fit ? std::to_string(fit->alpha_us).substr(0, 8).c_str() : "-",
@@ -287,7 +346,7 @@ class CollRun {
           std::to_string(s.small_bytes), ExtraItems::parse(r.extra).identity_text()};
       fits << csv_line(fields);
     }
-    std::printf("(alpha-beta fits in %s)\n", fits_path.c_str());
+    if (print) std::printf("(alpha-beta fits in %s)\n", fits_path.c_str());
   }
 
   MpiProgram& program_;
@@ -328,7 +387,8 @@ void apply_mpich_algorithms_early(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   wb::apply_mpich_algorithms_early(argc, argv);  // before MPI_Init reads them
+  const std::string program = argc > 0 ? argv[0] : "wb-coll";
   return wb::benchmark_main<wb::CollRun, wb::CollOptions>(
-      argc, argv, wb::kCollUsage,
+      argc, argv, [program] { return wb::coll_help(program); },
       [](wb::CommandLine& args, const wb::MpiProgram&) { return wb::parse_coll_options(args); });
 }

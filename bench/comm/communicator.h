@@ -67,6 +67,9 @@ class Communicator {
   // block 0, NCCL's in this rank's block.
   virtual std::size_t in_place_result_block(CollOp op) const = 0;
   virtual Request start_collective(const CollectiveCall& call) = 0;
+  // Whether started calls queue behind each other on a stream (NCCL), so that a batch may launch
+  // many and synchronise once, as nccl-tests' -z 0 does. MPI's progress needs a wait per call.
+  virtual bool queues_calls() const { return false; }
   virtual void collective(const CollectiveCall& call) {
     Request r = start_collective(call);
     wait(r);

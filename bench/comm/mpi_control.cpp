@@ -16,14 +16,35 @@ MpiControl::~MpiControl() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-double MpiControl::max(double value, const std::string* what) {
+double MpiControl::all_reduce(double value, MPI_Op op, const char* agreeing_on, const std::string* what) {
   double result = 0;
   MPI_Request request;
-  WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_, &request));
-  wait_all_with_deadline({&request, 1}, timeout_, [what] {
-    return "agreeing on the slowest rank's time" + (what ? " of " + *what : std::string());
+  WB_MPI_CHECK(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, op, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [agreeing_on, what] {
+    return std::string(agreeing_on) + (what ? " of " + *what : std::string());
   }, WaitStyle::kPatient);
   return result;
+}
+
+double MpiControl::max(double value, const std::string* what) {
+  return all_reduce(value, MPI_MAX, "agreeing on the slowest rank's time", what);
+}
+
+double MpiControl::min(double value, const std::string* what) {
+  return all_reduce(value, MPI_MIN, "agreeing on the fastest rank's time", what);
+}
+
+double MpiControl::mean(double value, const std::string* what) {
+  return all_reduce(value, MPI_SUM, "agreeing on the ranks' average time", what) / size_;
+}
+
+double MpiControl::from_root(double value, const std::string* what) {
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Ibcast(&value, 1, MPI_DOUBLE, 0, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [what] {
+    return "taking rank 0's time" + (what ? " of " + *what : std::string());
+  }, WaitStyle::kPatient);
+  return value;
 }
 
 std::uint64_t MpiControl::sum(std::uint64_t value) {

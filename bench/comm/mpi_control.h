@@ -26,6 +26,9 @@ class MpiControl {
 
   // `what` names the step in a timeout message ("the start of net/latency/...").
   double max(double value, const std::string* what = nullptr);
+  double min(double value, const std::string* what = nullptr);
+  double mean(double value, const std::string* what = nullptr);
+  double from_root(double value, const std::string* what = nullptr);  // rank 0's value on every rank
   std::uint64_t sum(std::uint64_t value);
   void barrier(const std::string* what = nullptr);
   std::vector<std::string> all_gather(const std::string& text);  // index = rank
@@ -36,6 +39,8 @@ class MpiControl {
   std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
+  double all_reduce(double value, MPI_Op op, const char* agreeing_on, const std::string* what);
+
   int rank_ = 0, size_ = 1;  // before comm_: its initialiser fills them
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::chrono::milliseconds timeout_;

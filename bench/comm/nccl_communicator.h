@@ -25,6 +25,7 @@ class NcclCommunicator final : public Communicator {
   Request irecv(void* buffer, std::uint64_t bytes, int peer) override;
   // Waits for everything enqueued so far (NCCL offers no finer completion for one call).
   void wait_all(std::span<Request> requests) override;
+  bool queues_calls() const override { return true; }
   void begin_group() override;
   void end_group() override;
 

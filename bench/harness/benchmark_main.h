@@ -1,4 +1,4 @@
-// The main() of the benchmark binaries: MPI up, --help, the parse step (every rank alike, before
+// The main() of the benchmark binaries: MPI up, --help (from the options' declarations), the parse step (every rank alike, before
 // any communication), the run, and on a failure the interrupted case written as an ERROR row.
 // `Run` is built as Run(program, options, args) and offers run() and harness().
 #pragma once
@@ -16,13 +16,13 @@
 namespace wb {
 
 template <typename Run, typename Options>
-int benchmark_main(int argc, char** argv, const char* usage,
+int benchmark_main(int argc, char** argv, const std::function<std::string()>& help,
                    const std::function<Options(CommandLine&, const MpiProgram&)>& parse, int thread_level = -1) {
   if (answer_version(argc, argv)) return kExitOk;
   MpiProgram program(argc, argv, thread_level);
   CommandLine args(argc, argv);
-  if (args.take_flag("help")) {
-    if (program.rank() == 0) std::fputs(usage, stdout);
+  if (args.asks_for_help()) {
+    if (program.rank() == 0) std::fputs(help().c_str(), stdout);
     return kExitOk;
   }
   Options options;

@@ -1,9 +1,7 @@
-// A small command-line reader shared by the binaries: `--name value` and `--name=value`, flags
-// without a value, and pass-through of Google Benchmark's own `--benchmark_*` flags.
+// A binary's command line as given: the arguments the option parser reads (harness/option_parser.h),
+// and afterwards the --benchmark_* ones it leaves to Google Benchmark.
 #pragma once
 
-#include <initializer_list>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,27 +12,31 @@ class CommandLine {
  public:
   CommandLine(int argc, char** argv);
 
-  // The value of --name, removing it; throws UsageError when the value is missing.
-  std::optional<std::string> take(std::string_view name);
-  // The same for any of several spellings given whole ("-b", "--minbytes"); the last one wins.
-  std::optional<std::string> take_any(std::initializer_list<std::string_view> flags);
-  // Whether --name was given (without a value), removing it.
-  bool take_flag(std::string_view name);
-  // Throws UsageError naming the first argument nobody took (Google Benchmark's excepted).
-  void expect_all_taken() const;
+  const std::vector<std::string>& original() const { return original_; }
+  // Everything after argv[0].
+  std::vector<std::string> arguments() const;
+  // -h or --help anywhere before "--".
+  bool asks_for_help() const;
+  // Set by the option parser: the arguments for Google Benchmark.
+  void set_benchmark_arguments(std::vector<std::string> arguments) { benchmark_ = std::move(arguments); }
   // argv[0] followed by the --benchmark_* arguments, in their order.
   std::vector<std::string> benchmark_arguments() const;
-  const std::vector<std::string>& original() const { return original_; }
 
  private:
   std::vector<std::string> original_;
-  std::vector<std::string> remaining_;  // without argv[0]
+  std::vector<std::string> benchmark_;
 };
 
 // "a,b,,c" -> {a, b, c}: the comma lists options take.
 std::vector<std::string> split_list(const std::string& text);
 
-// Parses a number for option `name`; throws UsageError "--name: 'x' is not a number".
+// Parses a number for option `name`; throws UsageError "--name: 'x' is not a positive number of seconds".
 double parse_positive_seconds(std::string_view name, const std::string& text);
+
+// A whole number >= lowest for option `flag`; throws UsageError "-n: 'x' is not a whole number >= 1".
+long parse_whole_number(const std::string& flag, const std::string& text, long lowest);
+
+// 0 or 1 for option `flag`; throws UsageError "-z: '2' is not 0 or 1".
+bool parse_zero_or_one(const std::string& flag, const std::string& text);
 
 }  // namespace wb

@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,8 +11,10 @@
 #include <unistd.h>
 
 #include "comm/mpi_deadline_wait.h"
+#include "harness/console_view.h"
 #include "harness/errors.h"
 #include "harness/extra_items.h"
+#include "harness/option_parser.h"
 #include "harness/rank_presence.h"
 #include "harness/results_csv_writer.h"
 #include "harness/results_reporter.h"
@@ -40,42 +43,63 @@ std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::v
 
 }  // namespace
 
-HarnessOptions take_harness_options(CommandLine& args) {
-  HarnessOptions options;
-  if (auto dir = args.take("run-dir")) options.run_dir = *dir;
-  if (auto seconds = args.take("timeout"))
-    options.timeout = std::chrono::milliseconds(
-        static_cast<long>(parse_positive_seconds("timeout", *seconds) * 1000.0));
-  if (auto min_time = args.take("benchmark_min_time")) {
-    // Google Benchmark's spelling: "0.2", "0.2s" (seconds) or "50x" (exactly 50 samples here).
-    if (min_time->ends_with('x')) {
-      const std::string count = min_time->substr(0, min_time->size() - 1);
-      if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || std::stoul(count) == 0)
-        throw UsageError("--benchmark_min_time: '" + *min_time + "' is not SECONDS, SECONDSs or COUNTx");
-      options.sampling.fixed_samples = std::stoul(count);
-    } else {
-      options.sampling.min_seconds = parse_positive_seconds(
-          "benchmark_min_time", min_time->ends_with('s') ? min_time->substr(0, min_time->size() - 1) : *min_time);
-    }
+const char* rank_time_name(RankTime how) {
+  switch (how) {
+    case RankTime::kRank0: return "rank0";
+    case RankTime::kAverage: return "avg";
+    case RankTime::kFastest: return "min";
+    case RankTime::kSlowest: return "max";
   }
-  if (auto count = args.take("min-samples")) {
-    if (count->empty() || count->find_first_not_of("0123456789") != std::string::npos || std::stoul(*count) == 0)
-      throw UsageError("--min-samples: '" + *count + "' is not a whole number >= 1");
-    options.sampling.min_samples = std::stoul(*count);
-  }
-  if (auto percent = args.take("max-spread"))
-    options.sampling.max_spread = parse_positive_seconds("max-spread", *percent) / 100.0;
-  if (auto seconds = args.take("max-time")) options.sampling.max_seconds = parse_positive_seconds("max-time", *seconds);
-  if (auto warmup = args.take("warmup")) {
-    try {
-      std::size_t used = 0;
-      options.warmup_batches = std::stoi(*warmup, &used);
-      if (used != warmup->size() || options.warmup_batches < 0) throw std::invalid_argument(*warmup);
-    } catch (const std::exception&) {
-      throw UsageError("--warmup: '" + *warmup + "' is not a whole number of batches >= 0");
-    }
-  }
-  return options;
+  return "max";
+}
+
+void declare_harness_options(OptionParser& parser, HarnessOptions& options, const HarnessSpellings& spellings) {
+  parser.group("Run");
+  parser.value("--run-dir", "DIR", "where results.csv and meta.json go (default .)",
+               [&](const std::string& v) { options.run_dir = v; });
+  parser.value(spellings.timeout, "SECONDS",
+               "longest any wait may take before the run is aborted with a message naming the rank (default 60)" +
+                   spellings.timeout_note,
+               [&options, zero = spellings.timeout_zero_keeps_default](const std::string& v) {
+                 if (zero && v == "0") return;  // nccl-tests' "no timeout": wirebench always keeps one
+                 options.timeout = std::chrono::milliseconds(static_cast<long>(parse_positive_seconds("timeout", v) * 1000.0));
+               });
+  parser.value("--console", "STYLE",
+               "what rank 0 prints: " + std::string(spellings.nccl_console ? "nccl-tests (default), " : "") +
+                   "plain (one line per measurement, the median" + (spellings.nccl_console ? "" : "; default") +
+                   ") or gbench (Google Benchmark's table)",
+               [&options, nccl = spellings.nccl_console](const std::string& v) {
+                 if (v != "plain" && v != "gbench" && !(nccl && v == "nccl-tests"))
+                   throw UsageError("--console: '" + v + "' is not " + (nccl ? "nccl-tests, " : "") + "plain or gbench");
+                 options.console = v;
+               });
+  parser.group("Sampling (how many samples: docs/results.md)");
+  parser.value("--warmup", "N", "untimed batches before each measurement (default 2, and at least a tenth of the minimum time)",
+               [&](const std::string& v) {
+                 options.warmup_batches = static_cast<int>(parse_whole_number("--warmup", v, 0));
+               });
+  parser.value("--benchmark_min_time", "SECONDS|Nx",
+               "the least each measurement takes (default 0.5; Nx: exactly N samples)", [&](const std::string& v) {
+                 // Google Benchmark's spelling: "0.2", "0.2s" (seconds) or "50x" (exactly 50 samples here).
+                 if (v.ends_with('x')) {
+                   const std::string count = v.substr(0, v.size() - 1);
+                   if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || std::stoul(count) == 0)
+                     throw UsageError("--benchmark_min_time: '" + v + "' is not SECONDS, SECONDSs or COUNTx");
+                   options.sampling.fixed_samples = std::stoul(count);
+                 } else {
+                   options.sampling.min_seconds =
+                       parse_positive_seconds("benchmark_min_time", v.ends_with('s') ? v.substr(0, v.size() - 1) : v);
+                 }
+               });
+  parser.value("--min-samples", "N", "the fewest timed batches behind a figure (default 5)", [&](const std::string& v) {
+    options.sampling.min_samples = static_cast<std::size_t>(parse_whole_number("--min-samples", v, 1));
+  });
+  parser.value("--max-spread", "PCT",
+               "the smallest and largest size of a sweep take samples until (p95-p05)/median is at most PCT "
+               "percent (default 2) ...",
+               [&](const std::string& v) { options.sampling.max_spread = parse_positive_seconds("max-spread", v) / 100.0; });
+  parser.value("--max-time", "SECONDS", "... or this time is spent (default twice the minimum time)",
+               [&](const std::string& v) { options.sampling.max_seconds = parse_positive_seconds("max-time", v); });
 }
 
 MultiRankBenchmarks::MultiRankBenchmarks(MpiControl& control, HarnessOptions options)
@@ -95,11 +119,24 @@ void MultiRankBenchmarks::add_unmeasured(ResultRow row) { unmeasured_.push_back(
 
 int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
   std::vector<std::string> gb_args = args.benchmark_arguments();
+  if (!options_.json_file.empty()) {
+    gb_args.push_back("--benchmark_out=" + options_.json_file);
+    gb_args.push_back("--benchmark_out_format=json");
+  }
   if (control_.is_root()) {
     std::filesystem::create_directories(options_.run_dir);
     writer_ = std::make_unique<ResultsCsvWriter>(options_.run_dir + "/results.csv");
     write_run_metadata(options_.run_dir + "/meta.json", meta);
-    for (const auto& row : unmeasured_) writer_->write(row);
+    // wirebench's console unless Google Benchmark's table or JSON is asked for.
+    const bool gbench_display = options_.console == "gbench" ||
+        std::any_of(gb_args.begin(), gb_args.end(), [](const std::string& a) { return a == "--benchmark_format=json"; });
+    if (gbench_display) console_.reset();
+    else if (!console_) console_ = make_plain_console(stdout);
+    if (console_) console_->begin(meta);
+    for (const auto& row : unmeasured_) {
+      writer_->write(row);
+      if (console_) console_->row(row);
+    }
   } else {
     // Other ranks run the same benchmarks but print and write nothing.
     std::erase_if(gb_args, [](const std::string& a) { return a.starts_with("--benchmark_out"); });
@@ -130,7 +167,7 @@ int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
         ->Unit(benchmark::kMicrosecond);
   }
   if (control_.is_root()) {
-    ResultsReporter reporter(make_display_reporter(gb_args), cases_, *writer_);
+    ResultsReporter reporter(console_ ? nullptr : make_display_reporter(gb_args), console_.get(), cases_, *writer_);
     benchmark::RunSpecifiedBenchmarks(&reporter);
   } else {
     SilentReporter reporter;
@@ -179,10 +216,10 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
       // Every rank starts the timed batch only when all have prepared: otherwise one rank's clock
       // would include waiting for a peer still filling or verifying its buffers.
       control_.barrier(&step);
-      const double slowest_seconds = control_.max(batch->run(), &agreement);
+      const double seconds = ranks_time(batch->run(), agreement);
       local_errors += batch->verify(sample);
-      batch_seconds.push_back(slowest_seconds);
-      per_op_us.push_back(slowest_seconds / static_cast<double>(ops) * 1e6);
+      batch_seconds.push_back(seconds);
+      per_op_us.push_back(seconds / static_cast<double>(ops) * 1e6);
     } while (sizer.wants_more(per_op_us, control_.max(std::chrono::duration<double>(
                                                           std::chrono::steady_clock::now() - started).count(),
                                                       &agreement_time)));
@@ -219,6 +256,16 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   state.counters[counter::kSamples] = static_cast<double>(row.samples);
   state.counters[counter::kSpreadPct] = row.spread_pct;
   presence_->finished(name);
+}
+
+double MultiRankBenchmarks::ranks_time(double seconds, const std::string& what) {
+  switch (options_.rank_time) {
+    case RankTime::kRank0: return control_.from_root(seconds, &what);
+    case RankTime::kAverage: return control_.mean(seconds, &what);
+    case RankTime::kFastest: return control_.min(seconds, &what);
+    case RankTime::kSlowest: break;
+  }
+  return control_.max(seconds, &what);
 }
 
 void MultiRankBenchmarks::mark_judged_cases() {

@@ -14,16 +14,19 @@ double counter_or_nan(const benchmark::BenchmarkReporter::Run& run, const char* 
 
 }  // namespace
 
-ResultsReporter::ResultsReporter(std::unique_ptr<benchmark::BenchmarkReporter> display,
+ResultsReporter::ResultsReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, ConsoleView* console,
                                  const std::map<std::string, CaseInfo>& cases, ResultsCsvWriter& writer)
-    : display_(std::move(display)), cases_(cases), writer_(writer) {}
+    : display_(std::move(display)), console_(console), cases_(cases), writer_(writer) {}
 
-bool ResultsReporter::ReportContext(const Context& context) { return display_->ReportContext(context); }
+bool ResultsReporter::ReportContext(const Context& context) { return !display_ || display_->ReportContext(context); }
 
-void ResultsReporter::Finalize() { display_->Finalize(); }
+void ResultsReporter::Finalize() {
+  if (display_) display_->Finalize();
+  if (console_) console_->end();
+}
 
 void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
-  display_->ReportRuns(runs);
+  if (display_) display_->ReportRuns(runs);
   for (const Run& run : runs) {
     if (run.run_type != Run::RT_Iteration) continue;  // mean/median/stddev of repetitions
     const auto found = cases_.find(run.run_name.function_name);
@@ -47,6 +50,7 @@ void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
       row.extra = ExtraItems::parse(row.extra).set("repetition", static_cast<std::uint64_t>(run.repetition_index)).text();
     }
     writer_.write(row);
+    if (console_) console_->row(row);
   }
 }
 

@@ -1,5 +1,4 @@
-// A Google Benchmark reporter that passes everything to the usual display reporter (console) and
-// also writes one results.csv row per measured run, flushed at once. Descriptive columns come
+// A Google Benchmark reporter that writes one results.csv row per measured run, flushed at once. Descriptive columns come
 // from the CaseInfo registered under the benchmark's name, numbers from the run's counters.
 #pragma once
 
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "harness/case_info.h"
+#include "harness/console_view.h"
 #include "harness/results_csv_writer.h"
 
 namespace wb {
@@ -29,7 +29,9 @@ inline constexpr const char* kSpreadPct = "spread_pct";
 
 class ResultsReporter final : public benchmark::BenchmarkReporter {
  public:
-  ResultsReporter(std::unique_ptr<benchmark::BenchmarkReporter> display,
+  // `display`: Google Benchmark's table or JSON (--console gbench, --benchmark_format json), or
+  // null; `console`: wirebench's own view of the rows (console_view.h), or null.
+  ResultsReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, ConsoleView* console,
                   const std::map<std::string, CaseInfo>& cases, ResultsCsvWriter& writer);
 
   bool ReportContext(const Context& context) override;
@@ -38,6 +40,7 @@ class ResultsReporter final : public benchmark::BenchmarkReporter {
 
  private:
   std::unique_ptr<benchmark::BenchmarkReporter> display_;
+  ConsoleView* console_;
   const std::map<std::string, CaseInfo>& cases_;
   ResultsCsvWriter& writer_;
 };

@@ -142,6 +142,27 @@ std::vector<std::uint64_t> parse_size_spec(std::string_view spec) {
   return sizes;
 }
 
+std::string decimal_units_note(std::string_view spec) {
+  std::string note;
+  std::size_t start = 0;
+  const std::string text(spec);
+  while (start < text.size()) {
+    // Each size in the spec: split at ',' and ':' (a "+STEP" is a size too).
+    const std::size_t end = std::min(text.find_first_of(",:", start), text.size());
+    std::string_view item = trim(std::string_view(text).substr(start, end - start));
+    if (!item.empty() && item.front() == '+') item.remove_prefix(1);
+    const std::string l = lower(item);
+    if (l.size() > 2 && l.ends_with("b") && std::string("kmgt").find(l[l.size() - 2]) != std::string::npos &&
+        std::isdigit(static_cast<unsigned char>(l.front()))) {
+      std::string digits = std::to_string(parse_size(item));
+      for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+      note += (note.empty() ? "" : ", ") + std::string(item) + " = " + digits + " B";
+    }
+    start = end + 1;
+  }
+  return note;
+}
+
 std::string format_size(std::uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   std::size_t unit = 0;

@@ -16,9 +16,17 @@
 
 namespace wb {
 
+// What every --help says about size units.
+inline constexpr const char* kSizeUnitsHelp =
+    "K/M/G/T and KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000";
+
 // Throws wb::UsageError naming the offending text ("unknown size unit 'q' in '4q'").
 std::uint64_t parse_size(std::string_view text);
 std::vector<std::uint64_t> parse_size_spec(std::string_view spec);
+
+// For a spec with decimal units, what they come to: "4MB = 4,000,000 B" (printed by the binaries,
+// so that nobody mistakes 4MB for 4 MiB); "" when it has none.
+std::string decimal_units_note(std::string_view spec);
 
 // Short exact name for a size: 0B, 8B, 1000B, 4KiB, 256MiB, 4GiB.
 std::string format_size(std::uint64_t bytes);

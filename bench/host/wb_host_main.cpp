@@ -17,19 +17,12 @@
 #include "harness/multi_rank_benchmarks.h"
 #include "harness/results_csv_reader.h"
 #include "harness/size_spec.h"
+#include "harness/option_parser.h"
 #include "host/host_batches.h"
 #include "p2p/gpu_cases.h"
 
 namespace wb {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: wb-host [options] [--benchmark_* options]   (one process; no mpiexec needed)\n"
-    "  --tests LIST          numa_copy,latency,gpu (default all three; gpu: the host-GPU links)\n"
-    "  --sizes SPEC          memcpy sizes (default 256MiB: far beyond the caches)\n"
-    "  --latency-bytes SIZE  buffer of the pointer chase (default 256MiB)\n"
-    "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n"
-    "  --benchmark_min_time, --min-samples, --max-spread, --max-time: as wb-net (how many samples)\n";
 
 struct HostOptions {
   bool copy = true, latency = true, gpu = true;
@@ -38,26 +31,44 @@ struct HostOptions {
   HarnessOptions harness;
 };
 
-HostOptions parse_host_options(CommandLine& args) {
-  HostOptions o;
-  if (const auto tests = args.take("tests")) {
+void declare_host_options(OptionParser& p, HostOptions& o) {
+  p.group("What to measure");
+  p.value("--tests", "LIST", "numa_copy, latency, gpu (default all three; gpu: the host-GPU links)", [&](const std::string& v) {
     o.copy = o.latency = o.gpu = false;
-    for (const auto& test : split_list(*tests)) {
+    for (const auto& test : split_list(v)) {
       if (test == "numa_copy") o.copy = true;
       else if (test == "latency") o.latency = true;
       else if (test == "gpu") o.gpu = true;
       else throw UsageError("--tests: '" + test + "' is not numa_copy, latency or gpu");
     }
     if (!o.copy && !o.latency && !o.gpu) throw UsageError("--tests: no test named");
-  }
-  if (const auto sizes = args.take("sizes")) o.sizes = parse_size_spec(*sizes);
-  if (const auto bytes = args.take("latency-bytes")) {
-    o.latency_bytes = parse_size(*bytes);
+  });
+  p.value("--sizes", "SPEC", std::string("memcpy sizes (default 256MiB: far beyond the caches). ") + kSizeUnitsHelp,
+          [&](const std::string& v) { o.sizes = parse_size_spec(v); });
+  p.value("--latency-bytes", "SIZE", "buffer of the pointer chase (default 256MiB)", [&](const std::string& v) {
+    o.latency_bytes = parse_size(v);
     if (o.latency_bytes < 64 * 1024) throw UsageError("--latency-bytes: at least 64KiB (1024 cache lines)");
-  }
-  o.harness = take_harness_options(args);
-  args.expect_all_taken();
+  });
+  declare_harness_options(p, o.harness);
+}
+
+constexpr const char* kSynopsis =
+    "wb-host: host memory bandwidth between NUMA nodes and pointer-chase latency (mbw, lmbench)\n"
+    "usage: wb-host [options] [--benchmark_* options]   (one process; no mpiexec needed)";
+
+HostOptions parse_host_options(CommandLine& args) {
+  HostOptions o;
+  OptionParser parser("wb-host", kSynopsis);
+  declare_host_options(parser, o);
+  parser.parse(args);
   return o;
+}
+
+std::string host_help() {
+  HostOptions o;
+  OptionParser parser("wb-host", kSynopsis);
+  declare_host_options(parser, o);
+  return parser.help();
 }
 
 std::string numa_name(const std::string& host, int node) { return host + "/numa" + std::to_string(node); }
@@ -187,7 +198,7 @@ class HostRun {
 
 int main(int argc, char** argv) {
   return wb::benchmark_main<wb::HostRun, wb::HostOptions>(
-      argc, argv, wb::kUsage, [](wb::CommandLine& args, const wb::MpiProgram& program) {
+      argc, argv, wb::host_help, [](wb::CommandLine& args, const wb::MpiProgram& program) {
         wb::HostOptions options = wb::parse_host_options(args);
         if (program.size() != 1)
           throw wb::UsageError("wb-host is one process that sees the whole node; run it without mpiexec -n " +

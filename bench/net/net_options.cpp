@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/errors.h"
+#include "harness/option_parser.h"
 #include "harness/size_spec.h"
 
 namespace wb {
@@ -16,50 +17,90 @@ P2pPattern parse_test(const std::string& name) {
 }
 
 constexpr const char* kLinkClasses[] = {"nvlink", "pcie", "c2c", "ib", "roce", "eth", "shm", "host"};
+constexpr const char* kProgram = "wb-net";
+constexpr const char* kSynopsis =
+    "wb-net: point-to-point latency and bandwidth between ranks (osu_latency, osu_bw, osu_bibw)\n"
+    "usage: mpiexec -n N wb-net [options] [--benchmark_* options]";
+constexpr const char* kFooter =
+    "Google Benchmark's --benchmark_filter, --benchmark_repetitions, --benchmark_out and --benchmark_format work as\n"
+    "usual; only rank 0 prints and writes.";
+
+void declare_net_options(OptionParser& parser, NetOptions& options, std::string& fault) {
+  parser.group("What to measure");
+  parser.value("--sizes", "SPEC", std::string("message sizes: 8, 4K, 256MiB, ranges 8:4M[:F|:+STEP], lists (default 0:4MiB). ") +
+                   kSizeUnitsHelp, [&](const std::string& v) { options.sizes = parse_size_spec(v); });
+  parser.value("--tests", "LIST", "latency (ping-pong), bw (streaming, osu_bw), bibw (osu_bibw) (default all three)",
+               [&](const std::string& v) {
+                 options.patterns.clear();
+                 for (const auto& test : split_list(v)) options.patterns.push_back(parse_test(test));
+                 if (options.patterns.empty()) throw UsageError("--tests: no test named");
+               });
+  parser.value("--pairs", "MODE", "first (rank 0 and 1) | ring | all (default first)",
+               [&](const std::string& v) { options.pairs = parse_pair_mode(v); });
+  parser.value("--backend", "LIST", "mpi, mpi-cuda (CUDA-aware MPI on device buffers), nccl, or all (default mpi)",
+               [&](const std::string& v) {
+                 options.backends.clear();
+                 for (const auto& backend : split_list(v)) {
+                   if (backend == "all") {
+                     options.backends = {"mpi", "mpi-cuda", "nccl"};
+                     break;
+                   }
+                   if (backend != "mpi" && backend != "mpi-cuda" && backend != "nccl")
+                     throw UsageError("--backend: '" + backend + "' is not mpi, mpi-cuda, nccl or all");
+                   options.backends.push_back(backend);
+                 }
+                 if (options.backends.empty()) throw UsageError("--backend: no backend named");
+               });
+  parser.value("--link-class", "CLASS", "link class of pairs on different nodes (default: read from sysfs)",
+               [&](const std::string& v) {
+                 if (std::find(std::begin(kLinkClasses), std::end(kLinkClasses), v) == std::end(kLinkClasses))
+                   throw UsageError("--link-class: '" + v + "' is not one of nvlink, pcie, c2c, ib, roce, eth, shm, host");
+                 options.link_class = v;
+               });
+  parser.value("--check", "0|1",
+               "verify received bytes (default 1: all of every stream or bidirectional message, and each ping-pong "
+               "batch's last echo, which carries any earlier corruption on); 0 leaves errors empty",
+               [&](const std::string& v) { options.check = parse_zero_or_one("--check", v); });
+  parser.value("--inject-fault", "FAULT",
+               "corrupt: flip one received byte per batch (tests the data check); unwritten: ping-pong only, the "
+               "checked echo is never written (tests the check); slow: every batch takes twice its time, a link "
+               "at half rate (tests the verdicts)",
+               [&](const std::string& v) { fault = v; });
+  declare_harness_options(parser, options.harness);
+}
 
 }  // namespace
 
 NetOptions parse_net_options(CommandLine& args) {
   NetOptions options;
-  options.sizes = parse_size_spec(args.take("sizes").value_or("0:4MiB"));
-  for (const auto& test : split_list(args.take("tests").value_or("latency,bw,bibw")))
-    options.patterns.push_back(parse_test(test));
-  if (options.patterns.empty()) throw UsageError("--tests: no test named");
-  options.pairs = parse_pair_mode(args.take("pairs").value_or("first"));
-  for (const auto& backend : split_list(args.take("backend").value_or("mpi"))) {
-    if (backend == "all") {
-      options.backends = {"mpi", "mpi-cuda", "nccl"};
-      break;
-    }
-    if (backend != "mpi" && backend != "mpi-cuda" && backend != "nccl")
-      throw UsageError("--backend: '" + backend + "' is not mpi, mpi-cuda, nccl or all");
-    options.backends.push_back(backend);
-  }
-  if (options.backends.empty()) throw UsageError("--backend: no backend named");
-  if (auto link = args.take("link-class")) {
-    if (std::find(std::begin(kLinkClasses), std::end(kLinkClasses), *link) == std::end(kLinkClasses))
-      throw UsageError("--link-class: '" + *link + "' is not one of nvlink, pcie, c2c, ib, roce, eth, shm, host");
-    options.link_class = *link;
-  }
-  if (auto check = args.take("check")) {
-    if (*check != "0" && *check != "1") throw UsageError("--check: '" + *check + "' is not 0 or 1");
-    options.check = *check == "1";
-  }
-  if (auto fault = args.take("inject-fault")) {
-    if (*fault != "corrupt" && *fault != "unwritten" && *fault != "slow")
-      throw UsageError("--inject-fault: '" + *fault + "' is not corrupt, unwritten or slow");
-    options.slow_batches = *fault == "slow";
-    if (!options.check && !options.slow_batches) throw UsageError("--inject-fault " + *fault + " needs the data check (--check 1)");
-    options.corrupt_received = *fault == "corrupt";
-    options.unwritten_echo = *fault == "unwritten";
+  options.sizes = parse_size_spec("0:4MiB");
+  options.patterns = {P2pPattern::kPingPong, P2pPattern::kStreamBandwidth, P2pPattern::kBidirectional};
+  options.backends = {"mpi"};
+  std::string fault;
+  OptionParser parser(kProgram, kSynopsis, kFooter);
+  declare_net_options(parser, options, fault);
+  parser.parse(args);
+  if (!fault.empty()) {
+    if (fault != "corrupt" && fault != "unwritten" && fault != "slow")
+      throw UsageError("--inject-fault: '" + fault + "' is not corrupt, unwritten or slow");
+    options.slow_batches = fault == "slow";
+    if (!options.check && !options.slow_batches) throw UsageError("--inject-fault " + fault + " needs the data check (--check 1)");
+    options.corrupt_received = fault == "corrupt";
+    options.unwritten_echo = fault == "unwritten";
     const bool only_latency = std::all_of(options.patterns.begin(), options.patterns.end(),
                                           [](P2pPattern p) { return p == P2pPattern::kPingPong; });
     if (options.unwritten_echo && !only_latency)
       throw UsageError("--inject-fault unwritten applies to ping-pong only (--tests latency)");
   }
-  options.harness = take_harness_options(args);
-  args.expect_all_taken();
   return options;
+}
+
+std::string net_help() {
+  NetOptions options;
+  std::string fault;
+  OptionParser parser(kProgram, kSynopsis, kFooter);
+  declare_net_options(parser, options, fault);
+  return parser.help();
 }
 
 }  // namespace wb

@@ -161,7 +161,7 @@ class NetRun {
 
 int main(int argc, char** argv) {
   return wb::benchmark_main<wb::NetRun, wb::NetOptions>(
-      argc, argv, wb::kNetUsage, [](wb::CommandLine& args, const wb::MpiProgram& program) {
+      argc, argv, wb::net_help, [](wb::CommandLine& args, const wb::MpiProgram& program) {
         wb::NetOptions options = wb::parse_net_options(args);
         wb::plan_pairs(options.pairs, program.size());  // fewer than 2 ranks is a usage error
         return options;

@@ -14,21 +14,12 @@
 #include "harness/mpi_program.h"
 #include "harness/results_csv_reader.h"
 #include "harness/size_spec.h"
+#include "harness/option_parser.h"
 #include "p2p/gpu_cases.h"
 #include "topology/live_discovery.h"
 
 namespace wb {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: wb-p2p [options] [--benchmark_* options]   (one process for all GPUs; no mpiexec needed)\n"
-    "  --patterns LIST       ce/write, ce/read, sm/write, sm/read, each also /bidir,\n"
-    "                        ce/write/all_to_one, ce/write/one_to_all, or all (default all)\n"
-    "  --sizes SPEC          copy sizes (default 256MiB)\n"
-    "  --tests LIST          copy,latency (default both)\n"
-    "  --latency-bytes SIZE  buffer of the pointer chase (default 64MiB)\n"
-    "  --run-dir DIR, --timeout SECONDS, --warmup N: as wb-net\n"
-    "  --benchmark_min_time, --min-samples, --max-spread, --max-time: as wb-net (how many samples)\n";
 
 struct P2pOptions {
   P2pCaseOptions cases;
@@ -36,30 +27,52 @@ struct P2pOptions {
   HarnessOptions harness;
 };
 
-P2pOptions parse_p2p_options(CommandLine& args) {
-  P2pOptions o;
-  if (const auto patterns = args.take("patterns"); patterns && *patterns != "all") {
-    o.cases.patterns.clear();
-    for (const auto& name : split_list(*patterns)) o.cases.patterns.push_back(parse_copy_pattern(name));
-  }
-  if (const auto sizes = args.take("sizes")) o.cases.sizes = parse_size_spec(*sizes);
-  if (const auto tests = args.take("tests")) {
+constexpr const char* kSynopsis =
+    "wb-p2p: GPU-to-GPU copy bandwidth and latency over NVLink and PCIe (nvbandwidth's patterns)\n"
+    "usage: wb-p2p [options] [--benchmark_* options]   (one process for all GPUs; no mpiexec needed)";
+
+void declare_p2p_options(OptionParser& p, P2pOptions& o) {
+  p.group("What to measure");
+  p.value("--patterns", "LIST",
+          "ce/write, ce/read, sm/write, sm/read, each also /bidir, ce/write/all_to_one, ce/write/one_to_all, or all "
+          "(default all)",
+          [&](const std::string& v) {
+            if (v == "all") return;
+            o.cases.patterns.clear();
+            for (const auto& name : split_list(v)) o.cases.patterns.push_back(parse_copy_pattern(name));
+          });
+  p.value("--sizes", "SPEC", std::string("copy sizes (default 256MiB). ") + kSizeUnitsHelp,
+          [&](const std::string& v) { o.cases.sizes = parse_size_spec(v); });
+  p.value("--tests", "LIST", "copy, latency (default both)", [&](const std::string& v) {
     o.copy = o.cases.latency = false;
-    for (const auto& test : split_list(*tests)) {
+    for (const auto& test : split_list(v)) {
       if (test == "copy") o.copy = true;
       else if (test == "latency") o.cases.latency = true;
       else throw UsageError("--tests: '" + test + "' is not copy or latency");
     }
-  }
-  if (!o.copy) o.cases.patterns.clear();
-  if (const auto bytes = args.take("latency-bytes")) {
-    o.cases.latency_bytes = parse_size(*bytes);
+  });
+  p.value("--latency-bytes", "SIZE", "buffer of the pointer chase (default 64MiB)", [&](const std::string& v) {
+    o.cases.latency_bytes = parse_size(v);
     if (o.cases.latency_bytes < 64 * 1024) throw UsageError("--latency-bytes: at least 64KiB");
-  }
-  o.harness = take_harness_options(args);
+  });
+  declare_harness_options(p, o.harness);
+}
+
+P2pOptions parse_p2p_options(CommandLine& args) {
+  P2pOptions o;
+  OptionParser parser("wb-p2p", kSynopsis);
+  declare_p2p_options(parser, o);
+  parser.parse(args);
+  if (!o.copy) o.cases.patterns.clear();
   o.cases.timeout = o.harness.timeout;
-  args.expect_all_taken();
   return o;
+}
+
+std::string p2p_help() {
+  P2pOptions o;
+  OptionParser parser("wb-p2p", kSynopsis);
+  declare_p2p_options(parser, o);
+  return parser.help();
 }
 
 // nvbandwidth-style GPU x GPU matrices of what this run measured, one per pattern (largest size).
@@ -101,8 +114,8 @@ int main(int argc, char** argv) {
   if (wb::answer_version(argc, argv)) return wb::kExitOk;
   wb::MpiProgram program(argc, argv);
   wb::CommandLine args(argc, argv);
-  if (args.take_flag("help")) {
-    if (program.rank() == 0) std::fputs(wb::kUsage, stdout);
+  if (args.asks_for_help()) {
+    if (program.rank() == 0) std::fputs(wb::p2p_help().c_str(), stdout);
     return wb::kExitOk;
   }
   wb::P2pOptions options;

@@ -25,7 +25,7 @@ def bare(binary, ranks, size, small_iters):
 
 def wb_coll(binary, ranks, size, workdir):
     run_dir = workdir / "wb"
-    subprocess.run(["mpiexec", "-n", str(ranks), binary, "--op", "all_reduce", "--sizes", str(size), "--in-place",
+    subprocess.run(["mpiexec", "-n", str(ranks), binary, "--collective", "all_reduce", "--sizes", str(size), "--in-place",
                     "no", "-z", "1", "--run-dir", str(run_dir), "--benchmark_min_time=0.5"], check=True,
                    capture_output=True)
     rows = list(csv.DictReader((run_dir / "results.csv").open()))

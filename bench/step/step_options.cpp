@@ -1,8 +1,10 @@
 #include "step/step_options.h"
 
 #include <charconv>
+#include <map>
 
 #include "harness/errors.h"
+#include "harness/option_parser.h"
 
 namespace wb::step {
 namespace {
@@ -15,11 +17,91 @@ double positive_number(const std::string& flag, const std::string& text) {
   return value;
 }
 
+constexpr const char* kSynopsis =
+    "wb-step: DDP / FSDP / ZeRO training steps, emulated. Each rank issues the collectives its framework\n"
+    "would, in the same order and with the same overlap rules, with compute replaced by waits of the\n"
+    "computed duration (a sleep on MPI, a busy kernel on the GPU). Prints step, compute and exposed\n"
+    "communication per strategy beside what the alpha-beta cost model predicts, and which strategy to\n"
+    "use. --what-if needs no mpiexec.\n"
+    "usage: mpiexec -n N wb-step [options] [--benchmark_* options]";
+
+// The step options' texts by name ("model"), read after parsing: several depend on each other.
+using RawValues = std::map<std::string, std::string>;
+
+std::optional<std::string> take(RawValues& raw, const std::string& name) {
+  const auto it = raw.find(name);
+  if (it == raw.end()) return std::nullopt;
+  std::string value = it->second;
+  raw.erase(it);
+  return value;
+}
+
+void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harness) {
+  auto into = [&raw](const std::string& name) { return [&raw, name](const std::string& v) { raw[name] = v; }; };
+  p.group("The model and the strategies");
+  p.value("--model", "NAME|FILE",
+          "a model of suites/models (tiny, gpt2-xl, llama2-7b, llama2-13b, llama2-70b) or a shape file (default tiny)",
+          into("model"));
+  p.value("--strategy", "LIST|all",
+          "ddp, fsdp-full, fsdp-grad-op, fsdp-hybrid, zero1, zero2, zero3, zero1-paper, zero2-paper, zero3-paper "
+          "(default all)",
+          into("strategy"));
+  p.value("--backend", "mpi|nccl",
+          "MPI on host buffers (default), or NCCL with CUDA streams, one GPU per rank (SKIP rows with the reason "
+          "where no GPU is)",
+          into("backend"));
+  p.value("--scale", "F", "shrink the model: bytes and compute x F (default 1)", into("scale"));
+  p.value("--tokens", "N", "tokens per rank and step (default 4096)", into("tokens"));
+  p.value("--activation-checkpointing", "0|1",
+          "recompute each layer's forward in its backward: 8 P FLOPs per token instead of 6, only the layers' inputs "
+          "kept (default 0)",
+          into("activation-checkpointing"));
+  p.value("--tflops", "X|measured",
+          "compute rate per rank, TFLOP/s (default 400); measured: the model's layer GEMM on the GPU (bf16, cuBLAS; "
+          "--backend nccl)",
+          into("tflops"));
+  p.value("--hbm-GBps", "X", "memory rate for the optimizer step and DDP's bucket copies (default 3000)", into("hbm-GBps"));
+  p.value("--ddp-bucket-view", "0|1",
+          "DDP gradient_as_bucket_view: 0 (PyTorch's default) copies gradients into buckets and back and holds the "
+          "buckets (4P) besides the gradients",
+          into("ddp-bucket-view"));
+  p.value("--precision", "fp32|bf16", "FSDP/ZeRO gathered parameters and reduced gradients (default fp32)", into("precision"));
+  p.value("--shard-group", "G", "HYBRID_SHARD shard group size (default: ranks per node, or half the ranks on one node)",
+          into("shard-group"));
+  p.value("--backward-prefetch", "pre|post|none", "FSDP (default pre)", into("backward-prefetch"));
+  p.value("--overlap-comm", "0|1", "DeepSpeed overlap_comm (default: on for stage 3 only)", into("overlap-comm"));
+  p.value("--gpu-memory", "GB", "memory per GPU for the recommendation (default 80)", into("gpu-memory"));
+  p.value("--fits", "FILE", "predict from wb-coll's fits.csv instead of calibrating here", into("fits"));
+  p.value("--wiring", "NAME", "label of the wiring (the dst column), e.g. vcluster-1gbit", into("wiring"));
+  p.value("--link-class", "CLASS", "the link_class column between nodes (default: detected)", into("link-class"));
+  p.group("What-if (measures nothing)");
+  p.value("--what-if", "NODESxGPUS[,...]",
+          "predict the steps on clusters of those shapes from link figures (--intra-GBps 360 --intra-latency-us 2: "
+          "NVLink 4 at 80%; --inter-GBps 46 --inter-latency-us 5: an NDR NIC per GPU)",
+          into("what-if"));
+  p.value("--intra-GBps", "X", "with --what-if: bandwidth inside a node", into("intra-GBps"));
+  p.value("--inter-GBps", "X", "with --what-if: bandwidth between nodes", into("inter-GBps"));
+  p.value("--intra-latency-us", "X", "with --what-if: latency inside a node", into("intra-latency-us"));
+  p.value("--inter-latency-us", "X", "with --what-if: latency between nodes", into("inter-latency-us"));
+  p.value("--global-tokens", "N",
+          "with --what-if: a global batch split over the ranks (strong scaling), instead of --tokens per rank",
+          into("global-tokens"));
+  declare_harness_options(p, harness);
+}
+
 }  // namespace
 
-StepOptions parse_step_options(CommandLine& args) {
+StepOptions parse_step_options(CommandLine& line) {
   StepOptions o;
-  o.harness = take_harness_options(args);
+  RawValues raw;
+  OptionParser parser("wb-step", kSynopsis);
+  declare_step_options(parser, raw, o.harness);
+  parser.parse(line);
+  auto take_one = [&raw](const std::string& name) { return take(raw, name); };
+  struct {
+    decltype(take_one)& f;
+    std::optional<std::string> take(const std::string& name) { return f(name); }
+  } args{take_one};
   if (auto v = args.take("model")) o.model = *v;
   if (auto v = args.take("backend")) {
     if (*v != "mpi" && *v != "nccl") throw UsageError("--backend: '" + *v + "' is not mpi or nccl");
@@ -78,6 +160,14 @@ StepOptions parse_step_options(CommandLine& args) {
   o.link_class = args.take("link-class");
   if (o.measure_tflops && o.backend != "nccl") throw UsageError("--tflops measured needs --backend nccl (a GPU to measure)");
   return o;
+}
+
+std::string step_help() {
+  RawValues raw;
+  HarnessOptions harness;
+  OptionParser parser("wb-step", kSynopsis);
+  declare_step_options(parser, raw, harness);
+  return parser.help();
 }
 
 }  // namespace wb::step

@@ -116,7 +116,7 @@ class StepRun {
           } catch (const std::out_of_range&) {
             throw UsageError("--fits " + *options_.fits + " has no " + base.link_class + " fit for " +
                              describe(op.collective).name + " on " + std::to_string(n) + " ranks (run wb-coll with " +
-                             "--op " + describe(op.collective).name + " on this wiring first)");
+                             "--collective " + describe(op.collective).name + " on this wiring first)");
           }
         }
     } else {
@@ -247,7 +247,7 @@ class StepRun {
 
 int main(int argc, char** argv) {
   return wb::benchmark_main<wb::step::StepRun, wb::step::StepOptions>(
-      argc, argv, wb::step::kStepUsage,
+      argc, argv, wb::step::step_help,
       [](wb::CommandLine& args, const wb::MpiProgram&) { return wb::step::parse_step_options(args); },
       MPI_THREAD_FUNNELED);  // only the main thread calls MPI (mpi_step_executor.h)
 }

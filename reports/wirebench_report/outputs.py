@@ -81,7 +81,7 @@ def look_closer(v):
                 f"--sizes {size} --backend {f['backend']} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "
                 f"and {f['dst'].rpartition('/')[0] or f['dst']}; check the link (ethtool, ibstat, ip -s link)")
     if bench == "coll":
-        return (f"rerun: mpiexec -n {f['ranks']} wb-coll --op {f['op']} -b {size} -e {size} -c 1; compare with "
+        return (f"rerun: mpiexec -n {f['ranks']} wb-coll --collective {f['op']} -b {size} -e {size} -c 1; compare with "
                 "nccl-tests' or OSU's figure on the same ranks")
     if bench == "host":
         return f"rerun: wb-host --sizes {size}; check numactl --hardware and the memory's speed (dmidecode -t memory)"

@@ -34,7 +34,7 @@ def check_rows(rows, ranks):
 
 @pytest.mark.parametrize("ranks,blocking", [(2, "1"), (3, "0"), (4, "0")])
 def test_every_op_exact_in_and_out_of_place(tmp_path, ranks, blocking):
-    result = run_mpi(ranks, "wb-coll", ["--op", "all", "-d", "float32,int8,bfloat16,float64", "-o", "sum,max",
+    result = run_mpi(ranks, "wb-coll", ["--collective", "all", "-d", "float32,int8,bfloat16,float64", "-o", "sum,max",
                                         "--sizes", "1K,96K", "-z", blocking, "--run-dir", str(tmp_path), *QUICK])
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "results.csv")
@@ -52,7 +52,7 @@ def test_every_op_exact_in_and_out_of_place(tmp_path, ranks, blocking):
 
 
 def test_every_datatype_and_reduction_on_two_ranks(tmp_path):
-    result = run_mpi(2, "wb-coll", ["--op", "all_reduce,reduce_scatter,reduce", "-d", "all", "-o", "all",
+    result = run_mpi(2, "wb-coll", ["--collective", "all_reduce,reduce_scatter,reduce", "-d", "all", "-o", "all",
                                     "--sizes", "4K", "-c", "2", "--run-dir", str(tmp_path), *QUICK])
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "results.csv")
@@ -63,8 +63,8 @@ def test_every_datatype_and_reduction_on_two_ranks(tmp_path):
 
 
 def test_the_done_when_sweep(tmp_path):
-    """mpiexec -n 4 wb-coll --backend mpi --op all_reduce -b 8 -e 64M -f 2 (non-blocking here)."""
-    result = run_mpi(4, "wb-coll", ["--backend", "mpi", "--op", "all_reduce", "-b", "8", "-e", "64M", "-f", "2",
+    """mpiexec -n 4 wb-coll --backend mpi --collective all_reduce -b 8 -e 64M -f 2 (non-blocking here)."""
+    result = run_mpi(4, "wb-coll", ["--backend", "mpi", "--collective", "all_reduce", "-b", "8", "-e", "64M", "-f", "2",
                                     "-z", "0", "--in-place", "no", "--run-dir", str(tmp_path),
                                     "--benchmark_min_time=0.001", "--warmup=0"], timeout=600)
     assert result.returncode == 0, result.stderr
@@ -75,7 +75,7 @@ def test_the_done_when_sweep(tmp_path):
 
 
 def test_corrupted_result_is_counted_and_fails_the_run(tmp_path):
-    result = run_mpi(2, "wb-coll", ["--op", "all_reduce,all_gather", "--sizes", "1K", "--inject-fault", "corrupt",
+    result = run_mpi(2, "wb-coll", ["--collective", "all_reduce,all_gather", "--sizes", "1K", "--inject-fault", "corrupt",
                                     "--run-dir", str(tmp_path), *QUICK])
     assert result.returncode == 1, result.stderr
     rows = read_results(tmp_path / "results.csv")
@@ -118,7 +118,7 @@ def test_mpich_algorithm_is_passed_and_recorded(tmp_path):
 
 
 def test_nccl_backend_writes_skip_rows_without_a_gpu(tmp_path):
-    result = run_mpi(2, "wb-coll", ["--backend", "nccl", "--op", "all_reduce,all_gather", "--sizes", "1K",
+    result = run_mpi(2, "wb-coll", ["--backend", "nccl", "--collective", "all_reduce,all_gather", "--sizes", "1K",
                                     "--run-dir", str(tmp_path), *QUICK])
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "results.csv")
@@ -127,7 +127,7 @@ def test_nccl_backend_writes_skip_rows_without_a_gpu(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--op", "scan"], "unknown op 'scan'"),
+    (["--collective", "scan"], "unknown op 'scan'"),
     (["-d", "float8"], "unknown datatype 'float8'"),
     (["-b", "4q"], "unknown size unit 'q' in '4q'"),
     (["-e", "-1"], "negative size"),
@@ -143,7 +143,7 @@ def test_bad_arguments_exit_3(tmp_path, args, message):
 @pytest.mark.parametrize("blocking", ["1", "0"])
 def test_a_rank_that_never_returns_ends_the_run_within_the_timeout(tmp_path, blocking):
     """A stopped rank: the others give up at --timeout with a message naming the collective."""
-    command = [mpiexec(), "-n", "2", str(bin_dir() / "wb-coll"), "--op", "all_reduce", "-b", "8", "-e", "1M",
+    command = [mpiexec(), "-n", "2", str(bin_dir() / "wb-coll"), "--collective", "all_reduce", "-b", "8", "-e", "1M",
                "-z", blocking, "--timeout", "3", "--run-dir", str(tmp_path), "--benchmark_min_time=0.2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     results = tmp_path / "results.csv"

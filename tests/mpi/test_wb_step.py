@@ -86,7 +86,7 @@ def test_a_hung_rank_ends_the_step_with_a_message(tmp_path):
 
 
 def test_predictions_from_wb_coll_fits(tmp_path):
-    coll = run_mpi(2, "wb-coll", ["--op", "all_reduce,all_gather", "-b", "1K", "-e", "4M", "-f", "4",
+    coll = run_mpi(2, "wb-coll", ["--collective", "all_reduce,all_gather", "-b", "1K", "-e", "4M", "-f", "4",
                                   "--run-dir", str(tmp_path / "coll"), "--benchmark_min_time=0.01"])
     assert coll.returncode == 0, coll.stderr
     fits = tmp_path / "coll" / "fits.csv"

@@ -111,7 +111,7 @@ def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, tmp_p
 
 def test_a_killed_rank_under_srun_is_named(slurm, tmp_path):
     command = ["srun", "-N", "2", "--ntasks-per-node=1", "--kill-on-bad-exit=0", str(bin_dir() / "wb-coll"),
-               "--op", "all_reduce", "-b", "8", "-e", "64M", "-f", "2", "--timeout", "10", "--run-dir", str(tmp_path)]
+               "--collective", "all_reduce", "-b", "8", "-e", "64M", "-f", "2", "--timeout", "10", "--run-dir", str(tmp_path)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=slurm)
     results = tmp_path / "results.csv"
     deadline = time.monotonic() + 60

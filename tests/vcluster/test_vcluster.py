@@ -97,7 +97,7 @@ def _coll_with_a_fault(cluster, tmp_path, fault):
     """wb-coll on 2 nodes under `ci/vcluster exec`; once rows are flowing, rank 1 gets `fault`."""
     cluster("--nodes", "2", "--ranks", "1", "--rate", "1gbit")
     binary = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wb-coll"
-    process = subprocess.Popen([str(VCLUSTER), "exec", str(binary), "--op", "all_reduce", "-b", "8", "-e", "64M",
+    process = subprocess.Popen([str(VCLUSTER), "exec", str(binary), "--collective", "all_reduce", "-b", "8", "-e", "64M",
                                 "-f", "2", "--timeout", "8", "--run-dir", str(tmp_path)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     results = tmp_path / "results.csv"
