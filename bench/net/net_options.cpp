@@ -28,7 +28,10 @@ constexpr const char* kFooter =
 void declare_net_options(OptionParser& parser, NetOptions& options, std::string& fault) {
   parser.group("What to measure");
   parser.value("--sizes", "SPEC", std::string("message sizes: 8, 4K, 256MiB, ranges 8:4M[:F|:+STEP], lists (default 0:4MiB). ") +
-                   kSizeUnitsHelp, [&](const std::string& v) { options.sizes = parse_size_spec(v); });
+                   kSizeUnitsHelp, [&](const std::string& v) {
+                 options.sizes = parse_size_spec(v);
+                 options.size_text = v;
+               });
   parser.value("--tests", "LIST", "latency (ping-pong), bw (streaming, osu_bw), bibw (osu_bibw) (default all three)",
                [&](const std::string& v) {
                  options.patterns.clear();
@@ -57,9 +60,19 @@ void declare_net_options(OptionParser& parser, NetOptions& options, std::string&
                    throw UsageError("--link-class: '" + v + "' is not one of nvlink, pcie, c2c, ib, roce, eth, shm, host");
                  options.link_class = v;
                });
+  parser.value("--window", "osu|slots",
+               "bw and bibw: osu (default): osu_bw's window, 64 messages in flight into one receive buffer, the "
+               "figure osu_bw users compare with; slots: up to 64 messages (64 MiB) in flight, each into its own "
+               "buffer, every byte of every message checked (the row's window_buffers says which)",
+               [&](const std::string& v) {
+                 if (v == "osu") options.window = WindowMode::kOsu;
+                 else if (v == "slots") options.window = WindowMode::kSlots;
+                 else throw UsageError("--window: '" + v + "' is not osu or slots");
+               });
   parser.value("--check", "0|1",
-               "verify received bytes (default 1: all of every stream or bidirectional message, and each ping-pong "
-               "batch's last echo, which carries any earlier corruption on); 0 leaves errors empty",
+               "verify received bytes (default 1: the received buffers of every window (--window slots: every "
+               "message), and each ping-pong batch's last echo, which carries any earlier corruption on); 0 leaves "
+               "errors empty",
                [&](const std::string& v) { options.check = parse_zero_or_one("--check", v); });
   parser.value("--inject-fault", "FAULT",
                "corrupt: flip one received byte per batch (tests the data check); unwritten: ping-pong only, the "

@@ -15,10 +15,12 @@ namespace wb {
 
 struct NetOptions {
   std::vector<std::uint64_t> sizes;          // --sizes, default 0:4MiB
+  std::string size_text;                     // --sizes as given (for the decimal-units note)
   std::vector<P2pPattern> patterns;          // --tests latency,bw,bibw
   PairMode pairs = PairMode::kFirst;         // --pairs first|ring|all
   std::vector<std::string> backends;         // --backend mpi|mpi-cuda|nccl|all
   std::optional<std::string> link_class;     // --link-class for pairs across nodes
+  WindowMode window = WindowMode::kOsu;      // --window osu|slots
   bool check = true;                         // --check 0|1
   bool corrupt_received = false;             // --inject-fault corrupt
   bool unwritten_echo = false;               // --inject-fault unwritten

@@ -9,7 +9,7 @@ namespace wb {
 namespace {
 
 constexpr std::uint64_t kWindowBytes = 64ull << 20;
-constexpr std::size_t kMaxWindow = 64;
+constexpr std::size_t kMaxWindow = 64;  // osu_bw's window_size
 constexpr std::size_t kMaxRounds = 100;
 constexpr std::uint64_t kBatchBytes = 16ull << 20;  // aim for this much traffic per batch
 // Ping-pong batches hold at least 16 round trips up to 4 MiB, so that the one checked echo of a
@@ -71,6 +71,9 @@ class P2pBatch final : public TimedBatch {
   }
 
  private:
+  // The buffer the w-th message of a window lands in: its own, or osu_bw's one buffer.
+  std::size_t slot(std::size_t w) const { return w % config_.shape.receive_slots; }
+
   // In a stream only the responder receives data (the initiator gets the empty acknowledgement).
   bool receives_data() const {
     if (role_ == Role::kIdle) return false;
@@ -107,7 +110,7 @@ class P2pBatch final : public TimedBatch {
       comm_.begin_group();
       for (std::size_t w = 0; w < config_.shape.window; ++w)
         requests_.push_back(role_ == Role::kInitiator ? comm_.isend(buffers_->send_buffer(), n, peer_)
-                                                      : comm_.irecv(buffers_->receive_slot(w), n, peer_));
+                                                      : comm_.irecv(buffers_->receive_slot(slot(w)), n, peer_));
       comm_.end_group();
       comm_.wait_all(requests_);
       if (role_ == Role::kInitiator) comm_.recv(&ack_, 0, peer_);
@@ -123,7 +126,7 @@ class P2pBatch final : public TimedBatch {
       requests_.clear();
       comm_.begin_group();
       for (std::size_t w = 0; w < config_.shape.window; ++w)
-        requests_.push_back(comm_.irecv(buffers_->receive_slot(w), n, peer_));
+        requests_.push_back(comm_.irecv(buffers_->receive_slot(slot(w)), n, peer_));
       for (std::size_t w = 0; w < config_.shape.window; ++w)
         requests_.push_back(comm_.isend(buffers_->send_buffer(), n, peer_));
       comm_.end_group();
@@ -143,11 +146,15 @@ class P2pBatch final : public TimedBatch {
 
 }  // namespace
 
-BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes) {
+BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode) {
   const std::uint64_t message = std::max<std::uint64_t>(bytes, 1);
   BatchShape shape;
-  if (pattern != P2pPattern::kPingPong)
-    shape.window = static_cast<std::size_t>(std::clamp<std::uint64_t>(kWindowBytes / message, 1, kMaxWindow));
+  if (pattern != P2pPattern::kPingPong) {
+    shape.window = mode == WindowMode::kOsu
+                       ? kMaxWindow
+                       : static_cast<std::size_t>(std::clamp<std::uint64_t>(kWindowBytes / message, 1, kMaxWindow));
+    shape.receive_slots = mode == WindowMode::kOsu ? 1 : shape.window;
+  }
   const std::uint64_t per_round = message * shape.window;
   const std::uint64_t fewest =
       pattern == P2pPattern::kPingPong && message <= kPingPongMinRoundsUpTo ? kPingPongMinRounds : 1;

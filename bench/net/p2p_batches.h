@@ -19,14 +19,21 @@ namespace wb {
 
 enum class P2pPattern { kPingPong, kStreamBandwidth, kBidirectional };
 
+// How a stream's window lands (--window). kOsu: osu_bw's and osu_bibw's own pattern (5.x to 7.x):
+// 64 messages in flight, all received into one buffer; the check sees the window's last message.
+// kSlots: up to 64 messages (at most 64 MiB in flight), each into a slot of its own, every byte of
+// every message checked; a larger receive footprint, so it reads lower than osu_bw at large sizes.
+enum class WindowMode { kOsu, kSlots };
+
 struct BatchShape {
-  std::size_t window = 1;  // messages in flight (receive slots)
-  std::size_t rounds = 1;  // round trips or windows per batch
+  std::size_t window = 1;         // messages in flight
+  std::size_t rounds = 1;         // round trips or windows per batch
+  std::size_t receive_slots = 1;  // buffers they are received into
 };
 
 // Sizes each batch so that small messages are timed in groups (timer and synchronisation cost
-// vanish) and large ones do not take long: up to 64 messages in flight, up to 64 MiB per window.
-BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes);
+// vanish) and large ones do not take long (rounds aim at 16 MiB of traffic per batch).
+BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode = WindowMode::kOsu);
 
 // Operations one batch of `shape` performs, and bytes one operation moves.
 std::uint64_t ops_per_batch(P2pPattern pattern, const BatchShape& shape);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "harness/console_view.h"
 #include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_communicator.h"
@@ -65,7 +66,10 @@ class NetRun {
  public:
   NetRun(MpiProgram& program, const NetOptions& options, const CommandLine& args)
       : program_(program), options_(options), args_(args),
-        control_(MPI_COMM_WORLD, options.harness.timeout), harness_(control_, options.harness) {}
+        control_(MPI_COMM_WORLD, options.harness.timeout), harness_(control_, options.harness) {
+    const std::string note = decimal_units_note(options.size_text);
+    if (!note.empty()) harness_.set_console(make_plain_console(stdout, "sizes: " + note));
+  }
 
   int run() {
     where_.hosts = control_.all_gather(program_.host());
@@ -124,7 +128,7 @@ class NetRun {
     P2pBatchConfig config;
     config.pattern = pattern;
     config.pair = pair;
-    config.shape = batch_shape(pattern, bytes);
+    config.shape = batch_shape(pattern, bytes, options_.window);
     config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
     config.slow = options_.slow_batches;
@@ -135,6 +139,7 @@ class NetRun {
     info.row.bytes = bytes;
     ExtraItems extra;
     extra.set("window", config.shape.window).set("rounds", config.shape.rounds);
+    if (pattern != P2pPattern::kPingPong) extra.set("window_buffers", options_.window == WindowMode::kOsu ? "one" : "per_message");
     if (!config.check) extra.set("check", "off");
     info.row.extra = extra.text();
     info.bytes_per_op = bytes_per_op(pattern, bytes);
@@ -143,7 +148,7 @@ class NetRun {
                 (pattern == P2pPattern::kBidirectional ? "<->rank" : "->rank") + std::to_string(pair.responder) +
                 "/" + format_size(bytes);
     harness_.add(std::move(info), [&comm, make_buffers, config, bytes] {
-      return make_p2p_batch(comm, make_buffers(bytes, config.shape.window), config);
+      return make_p2p_batch(comm, make_buffers(bytes, config.shape.receive_slots), config);
     });
   }
 

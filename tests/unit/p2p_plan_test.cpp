@@ -25,9 +25,18 @@ TEST(BatchShape, SmallMessagesAreBatchedLargeOnesAreNot) {
   const BatchShape small = batch_shape(P2pPattern::kStreamBandwidth, 8);
   EXPECT_EQ(small.window, 64u);
   EXPECT_EQ(small.rounds, 100u);
-  const BatchShape large = batch_shape(P2pPattern::kStreamBandwidth, 256u << 20);
+  EXPECT_EQ(small.receive_slots, 1u);  // osu_bw's one receive buffer
+  const BatchShape large = batch_shape(P2pPattern::kStreamBandwidth, 256u << 20, WindowMode::kSlots);
   EXPECT_EQ(large.window, 1u);
+  EXPECT_EQ(large.receive_slots, 1u);
   EXPECT_EQ(large.rounds, 1u);
+  // osu_bw's window is 64 messages at every size, into one buffer; the checked slots hold 64 MiB.
+  const BatchShape osu = batch_shape(P2pPattern::kStreamBandwidth, 4u << 20, WindowMode::kOsu);
+  EXPECT_EQ(osu.window, 64u);
+  EXPECT_EQ(osu.receive_slots, 1u);
+  const BatchShape slots = batch_shape(P2pPattern::kBidirectional, 4u << 20, WindowMode::kSlots);
+  EXPECT_EQ(slots.window, 16u);
+  EXPECT_EQ(slots.receive_slots, 16u);
   const BatchShape pingpong = batch_shape(P2pPattern::kPingPong, 0);
   EXPECT_EQ(pingpong.window, 1u);
   EXPECT_EQ(pingpong.rounds, 100u);
