@@ -84,8 +84,13 @@ def test_google_benchmark_flags_keep_working(tmp_path):
     names = {b["name"] for b in doc["benchmarks"]}
     assert "net/latency/mpi/rank0->rank1/8B/manual_time" in names
     assert any(b.get("aggregate_name") == "median" for b in doc["benchmarks"])
-    # Console output comes once (rank 0 only).
-    assert result.stdout.count("net/latency/mpi/rank0->rank1/8B/manual_time ") == 3
+    # Console output comes once (rank 0 only): a line per size and repetition.
+    assert len([line for line in result.stdout.splitlines() if line.startswith("  pingpong ")]) == 6
+    # Google Benchmark's own table, behind --console gbench
+    table = run_mpi(2, "wb-net", ["--sizes", "8", "--tests", "latency", "--run-dir", str(tmp_path / "gb"),
+                                  "--console", "gbench", *FAST])
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.count("net/latency/mpi/rank0->rank1/8B/manual_time ") == 1
 
 
 @pytest.mark.parametrize("args,message", [

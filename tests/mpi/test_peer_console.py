@@ -1,0 +1,73 @@
+"""What a nccl-tests or OSU user sees: wb-coll's nccl-tests table, the *_perf aliases, and every
+console showing the figure results.csv holds, with no Google Benchmark banner."""
+import re
+
+from conftest import read_results, run_mpi
+
+QUICK = ["--benchmark_min_time=0.001", "--max-time", "0.05"]
+
+
+def table_lines(stdout):
+    return [line for line in stdout.splitlines() if line and not line.startswith("#")]
+
+
+def test_wb_coll_prints_the_nccl_tests_table(tmp_path):
+    """The issue's command, smaller: mpiexec -n 2 wb-coll -b 8 -e 1M -f 2 -g 1 -t 1 -w 5 -n 20 -c 1."""
+    result = run_mpi(2, "wb-coll", ["-b", "8", "-e", "1M", "-f", "2", "-g", "1", "-t", "1", "-w", "5", "-n", "20",
+                                    "-c", "1", "--run-dir", str(tmp_path), *QUICK])
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "DEBUG" not in out + result.stderr
+    assert "# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor)" in out
+    assert re.search(r"#\s+size\s+count\s+type\s+redop\s+root\s+time\s+algbw\s+busbw #wrong\s+time", out)
+    lines = table_lines(out)
+    assert len(lines) == 18, out  # 8 B to 1 MiB by x2, out-of-place and in-place on one line each
+    rows = read_results(tmp_path / "results.csv")
+    by_case = {(r["case"], int(r["bytes"])): r for r in rows}
+    for line in lines:
+        f = line.split()
+        assert len(f) == 13, line
+        size, count, dtype, redop, root = int(f[0]), int(f[1]), f[2], f[3], f[4]
+        assert (dtype, redop, root) == ("float", "sum", "-1")
+        assert count == size // 4
+        for case, (time, wrong) in (("out_of_place", (f[5], f[8])), ("in_place", (f[9], f[12]))):
+            row = by_case[(case, size)]
+            assert wrong == "0" == row["errors"]
+            # the console's time is results.csv's median, to nccl-tests' precision
+            assert abs(float(time) - float(row["time_us"])) <= 0.006 * max(1.0, float(row["time_us"])), (line, row)
+    tail = [line for line in out.splitlines() if line.strip()][-3:]
+    assert tail[0] == "# Out of bounds values : 0 OK", out
+    assert tail[1].startswith("# Avg bus bandwidth    : ")
+    average = sum(float(r["busbw_GBps"]) for r in rows) / len(rows)
+    assert abs(float(tail[1].split(":")[1]) - average) <= 1e-3 * average + 1e-6
+
+
+def test_a_wrong_element_shows_in_the_table_and_the_summary(tmp_path):
+    result = run_mpi(2, "wb-coll", ["-b", "1K", "-e", "1K", "--inject-fault", "corrupt", "--run-dir", str(tmp_path),
+                                    *QUICK])
+    assert result.returncode == 1, result.stderr
+    assert "# Out of bounds values : 2 FAILED" in result.stdout, result.stdout
+
+
+def test_an_alias_runs_its_collective_from_the_build_tree(tmp_path):
+    result = run_mpi(2, "all_gather_perf", ["-b", "8", "-e", "1K", "-f", "2", "-g", "1", "--run-dir", str(tmp_path),
+                                            *QUICK])
+    assert result.returncode == 0, result.stderr
+    assert "# all_gather" in result.stdout
+    rows = read_results(tmp_path / "results.csv")
+    assert rows and {r["op"] for r in rows} == {"all_gather"}
+
+
+def test_plain_console_shows_the_median_results_csv_holds(tmp_path):
+    result = run_mpi(2, "wb-net", ["--sizes", "8,4MB", "--tests", "latency,bw", "--run-dir", str(tmp_path), *QUICK])
+    assert result.returncode == 0, result.stderr
+    assert "DEBUG" not in result.stdout + result.stderr
+    assert "# sizes: 4MB = 4,000,000 B" in result.stdout
+    rows = read_results(tmp_path / "results.csv")
+    lines = table_lines(result.stdout)
+    printed = [line.split() for line in lines if line.split()[0] in ("pingpong", "stream_bw")]
+    assert len(printed) == len(rows) == 4
+    for fields, row in zip(printed, rows):
+        assert int(fields[4]) == int(row["bytes"])
+        time = float(fields[5])
+        assert abs(time - float(row["time_us"])) <= 5e-4 * float(row["time_us"]), (fields, row)
