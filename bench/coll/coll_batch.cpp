@@ -76,14 +76,13 @@ class CollBatch final : public TimedBatch {
       Request request = comm_.start_collective(call_);
       comm_.wait(request);
     }
-    std::vector<unsigned char> result = buffers_->read_recv();
-    const std::size_t element = info(config_.dtype).size;
-    unsigned char* out = result.data();
-    if (config_.in_place && config_.op == CollOp::kReduceScatter)
-      out += comm_.in_place_result_block(config_.op) * config_.shape.count * element;
+    // In place, MPI leaves reduce_scatter's result in block 0, NCCL in this rank's block.
+    const std::size_t offset = config_.in_place && config_.op == CollOp::kReduceScatter
+                                   ? comm_.in_place_result_block(config_.op) * config_.shape.count
+                                   : 0;
     if (config_.corrupt_result && comm_.rank() == 0 && receives_result(c, 0) && config_.shape.count > 0)
-      store_element(config_.dtype, out, expected_value(c, 0, 0) + 1);  // a wrong element, as a bad link would
-    return count_wrong(c, comm_.rank(), out);
+      buffers_->plant_wrong_value(c, 0, offset);  // a wrong element, as a bad link would leave
+    return buffers_->count_wrong(c, comm_.rank(), offset);
   }
 
  private:
@@ -115,23 +114,21 @@ class CollBatch final : public TimedBatch {
 
   // Fresh inputs where the call reads them, and zeros (never expected) where it writes.
   void load_inputs(const CheckContext& c) {
-    const std::size_t element = info(config_.dtype).size;
-    const auto [send_bytes, recv_bytes] = buffer_bytes(config_);
-    std::vector<unsigned char> input(std::max<std::size_t>(send_bytes, 1));
-    fill_send(c, comm_.rank(), input.data());
-    std::vector<unsigned char> output(std::max<std::size_t>(recv_bytes, 1), 0);
+    const int rank = comm_.rank();
+    const std::size_t send = check_send_elements(c);
+    buffers_->poison_recv();
     if (!config_.in_place) {
-      buffers_->write_send(input);
+      buffers_->fill_inputs(CollBuffers::Which::kSend, c, rank, 0, 0, send);
     } else if (config_.op == CollOp::kAllGather) {
       // This rank's block sits at its place in the receive buffer.
-      std::copy(input.begin(), input.begin() + static_cast<long>(config_.shape.count * element),
-                output.begin() + static_cast<long>(static_cast<std::size_t>(comm_.rank()) * config_.shape.count * element));
-    } else if (config_.op == CollOp::kBroadcast && comm_.rank() != config_.root) {
+      buffers_->fill_inputs(CollBuffers::Which::kRecv, c, rank, static_cast<std::size_t>(rank) * config_.shape.count, 0,
+                            config_.shape.count);
+    } else if (config_.op == CollOp::kBroadcast && rank != config_.root) {
       // only the root's buffer holds data; the others must be written by the broadcast
     } else {
-      std::copy(input.begin(), input.begin() + static_cast<long>(std::min(send_bytes, recv_bytes)), output.begin());
+      // in place the receive buffer holds the whole input (reduce_scatter: all n blocks)
+      buffers_->fill_inputs(CollBuffers::Which::kRecv, c, rank, 0, 0, send);
     }
-    buffers_->write_recv(output);
   }
 
   Communicator& comm_;

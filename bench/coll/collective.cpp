@@ -132,6 +132,31 @@ double expected_value(const CheckContext& c, int rank, std::size_t index) {
   return 0;
 }
 
+// The device check numbers collectives, types and reductions as these enums do.
+static_assert(static_cast<int>(CollOp::kSendRecv) == collcheck::kSendRecv &&
+              static_cast<int>(CollOp::kAllToAll) == collcheck::kAllToAll &&
+              static_cast<int>(CollOp::kReduceScatter) == collcheck::kReduceScatter);
+static_assert(static_cast<int>(DType::kFloat64) == collcheck::kFloat64 &&
+              static_cast<int>(DType::kBfloat16) == collcheck::kBfloat16 &&
+              static_cast<int>(DType::kFloat16) == collcheck::kFloat16);
+static_assert(static_cast<int>(RedOp::kMin) == collcheck::kMin && static_cast<int>(RedOp::kProd) == collcheck::kProd);
+
+collcheck::Params check_params(const CheckContext& c) {
+  collcheck::Params p;
+  p.op = static_cast<int>(c.op);
+  p.type = static_cast<int>(c.dtype);
+  p.red = static_cast<int>(c.redop);
+  p.ranks = c.ranks;
+  p.root = c.root;
+  p.seed = c.seed;
+  p.count = c.count;
+  p.exact_limit = info(c.dtype).exact_limit;
+  return p;
+}
+
+std::size_t check_send_elements(const CheckContext& c) { return send_elements(c); }
+std::size_t check_recv_elements(const CheckContext& c) { return recv_elements(c); }
+
 void fill_send(const CheckContext& c, int rank, void* buffer) {
   const std::size_t size = info(c.dtype).size;
   const std::size_t elements = send_elements(c);

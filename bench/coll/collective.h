@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "coll/dtype.h"
+#include "collective_check.h"
 
 namespace wb {
 
@@ -56,6 +57,12 @@ double input_value(const CheckContext& c, int rank, std::size_t index);
 double expected_value(const CheckContext& c, int rank, std::size_t index);
 // Whether `rank` receives anything to check (reduce: only the root).
 bool receives_result(const CheckContext& c, int rank);
+
+// The same context in the terms of the device check (kernels/collective_check.h).
+collcheck::Params check_params(const CheckContext& c);
+// Elements of a rank's send and receive buffers in the check.
+std::size_t check_send_elements(const CheckContext& c);
+std::size_t check_recv_elements(const CheckContext& c);
 
 void fill_send(const CheckContext& c, int rank, void* buffer);     // send_elements values
 void poison_recv(const CheckContext& c, void* buffer);             // recv_elements zeros

@@ -1,5 +1,5 @@
-#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "coll/coll_buffers.h"
 
@@ -12,14 +12,22 @@ class HostCollBuffers final : public CollBuffers {
   HostCollBuffers(std::size_t send_bytes, std::size_t recv_bytes) : send_(send_bytes + 1), recv_(recv_bytes + 1) {}
   void* send() override { return send_.data(); }
   void* recv() override { return recv_.data(); }
-  void write_send(const std::vector<unsigned char>& bytes) override { copy_in(send_, bytes); }
-  void write_recv(const std::vector<unsigned char>& bytes) override { copy_in(recv_, bytes); }
-  std::vector<unsigned char> read_recv() override { return {recv_.begin(), recv_.end() - 1}; }
+
+  void fill_inputs(Which which, const CheckContext& c, int rank, std::size_t offset, std::size_t first_index,
+                   std::size_t elements) override {
+    const std::size_t size = info(c.dtype).size;
+    unsigned char* base = (which == Which::kSend ? send_ : recv_).data() + offset * size;
+    for (std::size_t i = 0; i < elements; ++i) store_element(c.dtype, base + i * size, input_value(c, rank, first_index + i));
+  }
+  void poison_recv() override { std::memset(recv_.data(), 0, recv_.size()); }
+  void plant_wrong_value(const CheckContext& c, int rank, std::size_t offset) override {
+    store_element(c.dtype, recv_.data() + offset * info(c.dtype).size, expected_value(c, rank, 0) + 1);
+  }
+  std::uint64_t count_wrong(const CheckContext& c, int rank, std::size_t offset) override {
+    return wb::count_wrong(c, rank, recv_.data() + offset * info(c.dtype).size);
+  }
 
  private:
-  static void copy_in(std::vector<unsigned char>& to, const std::vector<unsigned char>& from) {
-    std::memcpy(to.data(), from.data(), std::min(from.size(), to.size()));
-  }
   std::vector<unsigned char> send_, recv_;
 };
 

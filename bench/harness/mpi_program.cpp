@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <unistd.h>
 
 #include "comm/mpi_deadline_wait.h"
+#include "harness/crash_report.h"
 #include "harness/errors.h"
 #include "harness/rank_presence.h"
 #include "harness/version.h"
@@ -71,6 +73,7 @@ MpiProgram::MpiProgram(int& argc, char**& argv, int thread_level) {
   MPI_Get_processor_name(name, &length);
   host_.assign(name, static_cast<std::size_t>(length));
   set_rank_label("rank " + std::to_string(rank_) + " on " + host_);
+  report_crashes_as(rank_label() + " (pid " + std::to_string(getpid()) + ")");
 }
 
 MpiProgram::~MpiProgram() {
@@ -92,8 +95,24 @@ int MpiProgram::run(const std::function<int()>& body,
                     const std::function<void(const std::string&)>& on_failure) {
   int code = kExitInfrastructure;
   std::string message;
+  // A crash (seen: a segfault inside MPICH 5's MPI_Iallreduce just after a peer was killed under
+  // srun) names the peer at fault and records the interrupted case, as a failure below does.
+  on_crash([&on_failure](const std::string& crash) {
+    // A peer killed a moment ago may still have a fresh heartbeat: give the heartbeats the few
+    // seconds they need to tell (rank_presence.h), so that the message names the peer at fault.
+    std::string note = silent_peers_note();
+    for (int i = 0; note.empty() && i < 16; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      note = silent_peers_note();
+    }
+    const std::string full = rank_label() + ": " + crash + note;
+    std::fprintf(stderr, "error: %s\n", full.c_str());
+    std::fflush(stderr);
+    if (on_failure) on_failure(full);
+  });
   try {
     const int result = body();
+    on_crash({});
     shutdown_ = std::make_unique<ShutdownDeadline>(std::chrono::seconds(30));
     return result;
   } catch (const UsageError& e) {
@@ -105,6 +124,7 @@ int MpiProgram::run(const std::function<int()>& body,
   } catch (const std::exception& e) {
     message = e.what();
   }
+  on_crash({});
   message += silent_peers_note();  // the peer at fault, when a heartbeat says which
   // Timeouts already say which rank they happened on.
   const std::string where = message.starts_with(rank_label()) ? "" : rank_label() + ": ";

@@ -130,13 +130,16 @@ std::string RankPresence::silent_peers(std::chrono::milliseconds silent_after) c
     std::string clause;
     if (!known || e.job != job_) {
       if (std::filesystem::exists(dir_)) clause = "rank " + std::to_string(r) + " never reported for this job";
-    } else if (now - e.heartbeat_ms > silent_after.count()) {
+    } else if (const std::string state = process_state(e, space_);
+               now - e.heartbeat_ms > silent_after.count() || state.find("gone") != std::string::npos) {
+      // silent for long, or gone already (a failure right after a peer was killed: its heartbeat
+      // is still fresh, but its process is not there)
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(now - e.heartbeat_ms) / 1000.0);
       clause = e.label + " (pid " + std::to_string(e.pid) + ") stopped answering " + seconds + " s ago" +
                (e.in.empty() ? "" : ", in " + e.in) +
                (e.last_finished.empty() || e.last_finished == e.in ? "" : ", after finishing " + e.last_finished) +
-               process_state(e, space_);
+               state;
     }
     if (clause.empty()) continue;
     if (out.tellp() > 0) out << "; ";

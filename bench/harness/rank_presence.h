@@ -28,8 +28,9 @@ class RankPresence {
   void entering(const std::string& what);  // a case starts
   void finished(const std::string& what);  // and ends
 
-  // The peers whose heartbeat is older than `silent_after` (or that never registered for this
-  // job), one clause each joined by "; ": empty when every peer is alive.
+  // The peers whose heartbeat is older than `silent_after`, whose process is gone (where this rank
+  // can see it), or that never registered for this job; one clause each joined by "; ": empty
+  // when every peer is alive.
   std::string silent_peers(std::chrono::milliseconds silent_after = std::chrono::seconds(3)) const;
 
  private:

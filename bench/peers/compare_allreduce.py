@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """wb-coll's all_reduce against a bare MPI_Allreduce loop (bare_allreduce.c), alternating runs.
 
-Both: float32 sum, out of place, blocking MPI_Allreduce, same ranks, same sizes. wb-coll reports
-the median over its samples (each a batch of calls), the loop the mean over its calls; the ratio
-is the median of the per-round ratios.
-Usage: compare_allreduce.py WB_COLL [--ranks 4] [--rounds 7] [--small-iters 20000]
+Both: float32 sum, out of place, blocking MPI_Allreduce (wb-coll -z 1), same ranks, same sizes,
+the slowest rank's time (wb-coll -a 3). wb-coll reports the median over its samples (each a batch
+of -n calls), the loop the mean over its calls; the ratio is the median of the per-round ratios.
+Usage: compare_allreduce.py WB_COLL [--ranks 2] [--rounds 9] [--small-iters 20000]
 """
 import argparse
 import csv
@@ -13,11 +13,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-SIZES = {"8B": 8, "16MiB": 16 << 20}
+SIZES = {"8B": 8, "64KiB": 64 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20, "64MiB": 64 << 20}
 
 
 def bare(binary, ranks, size, small_iters):
-    iters = small_iters if size < 65536 else 20
+    iters = small_iters if size < 65536 else (2000 if size <= 1 << 20 else 20)
     out = subprocess.run(["mpiexec", "-n", str(ranks), binary, str(size), str(iters)], check=True,
                          capture_output=True, text=True).stdout.split()
     return float(out[1])
@@ -26,7 +26,8 @@ def bare(binary, ranks, size, small_iters):
 def wb_coll(binary, ranks, size, workdir):
     run_dir = workdir / "wb"
     subprocess.run(["mpiexec", "-n", str(ranks), binary, "--collective", "all_reduce", "--sizes", str(size), "--in-place",
-                    "no", "-z", "1", "--run-dir", str(run_dir), "--benchmark_min_time=0.5"], check=True,
+                    "no", "-z", "1", "-a", "3", "--console", "plain", "--run-dir", str(run_dir),
+                    "--benchmark_min_time=0.5"], check=True,
                    capture_output=True)
     rows = list(csv.DictReader((run_dir / "results.csv").open()))
     return float(rows[-1]["time_us"])
@@ -35,8 +36,8 @@ def wb_coll(binary, ranks, size, workdir):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("wb_coll")
-    parser.add_argument("--ranks", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--small-iters", type=int, default=20000,
                         help="calls of the bare loop at 8 B (fewer with more ranks than cores)")
     args = parser.parse_args()

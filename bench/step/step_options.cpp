@@ -26,18 +26,19 @@ constexpr const char* kSynopsis =
     "usage: mpiexec -n N wb-step [options] [--benchmark_* options]";
 
 // The step options' texts by name ("model"), read after parsing: several depend on each other.
-using RawValues = std::map<std::string, std::string>;
-
-std::optional<std::string> take(RawValues& raw, const std::string& name) {
-  const auto it = raw.find(name);
-  if (it == raw.end()) return std::nullopt;
-  std::string value = it->second;
-  raw.erase(it);
-  return value;
-}
+struct RawValues {
+  std::map<std::string, std::string> values;
+  std::optional<std::string> take(const std::string& name) {
+    const auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    std::string value = it->second;
+    values.erase(it);
+    return value;
+  }
+};
 
 void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harness) {
-  auto into = [&raw](const std::string& name) { return [&raw, name](const std::string& v) { raw[name] = v; }; };
+  auto into = [&raw](const std::string& name) { return [&raw, name](const std::string& v) { raw.values[name] = v; }; };
   p.group("The model and the strategies");
   p.value("--model", "NAME|FILE",
           "a model of suites/models (tiny, gpt2-xl, llama2-7b, llama2-13b, llama2-70b) or a shape file (default tiny)",
@@ -97,11 +98,7 @@ StepOptions parse_step_options(CommandLine& line) {
   OptionParser parser("wb-step", kSynopsis);
   declare_step_options(parser, raw, o.harness);
   parser.parse(line);
-  auto take_one = [&raw](const std::string& name) { return take(raw, name); };
-  struct {
-    decltype(take_one)& f;
-    std::optional<std::string> take(const std::string& name) { return f(name); }
-  } args{take_one};
+  RawValues& args = raw;
   if (auto v = args.take("model")) o.model = *v;
   if (auto v = args.take("backend")) {
     if (*v != "mpi" && *v != "nccl") throw UsageError("--backend: '" + *v + "' is not mpi or nccl");

@@ -32,6 +32,20 @@ def test_wb_coll_nccl_every_op_exact(tmp_path, graph):
     assert rows and all(r["status"] == "OK" and r["errors"] == "0" for r in rows), rows[:3]
 
 
+def test_the_device_check_keeps_large_buffers_off_the_host(tmp_path):
+    """A 2 GiB all_reduce with -c 1 checks on the GPU: the rank's peak host memory stays far below
+    the 6 GiB a host copy of send, receive and expected buffers would take."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result = run_mpi(1, "wb-coll", ["--backend", "nccl", "-b", "2G", "-e", "2G", "-c", "1", "-n", "2",
+                                    "--run-dir", str(tmp_path), "--benchmark_min_time=5x"])
+    assert result.returncode == 0, result.stderr
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert max(peak_kib, before) < 1024 * 1024, f"peak host memory {peak_kib} KiB"
+    rows = read_results(tmp_path / "results.csv")
+    assert rows and all(r["errors"] == "0" for r in rows)
+
+
 def test_wb_coll_nccl_corruption_is_caught(tmp_path):
     result = run_mpi(1, "wb-coll", ["--backend", "nccl", "--sizes", "1K", "--inject-fault", "corrupt",
                                     "--run-dir", str(tmp_path), "--benchmark_min_time=0.01"])

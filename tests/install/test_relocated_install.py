@@ -61,6 +61,17 @@ def test_every_binary_answers_version(moved_prefix):
     assert len({line.split(" ", 1)[1] for line in lines}) == 1  # one version and revision for all
 
 
+def test_nccl_tests_names_run_from_an_install(moved_prefix, tmp_path):
+    """A script written for nccl-tests runs unchanged: all_reduce_perf is wb-coll under that name."""
+    for alias in ("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf", "reduce_perf",
+                  "alltoall_perf", "sendrecv_perf"):
+        assert (moved_prefix / "bin" / alias).resolve() == (moved_prefix / "bin" / "wb-coll").resolve(), alias
+    result = hidden_trees_run(f"cd {tmp_path} && {moved_prefix}/bin/reduce_scatter_perf -b 8 -e 1K -f 2 -g 1 "
+                              f"--benchmark_min_time=0.001 --max-time 0.05", 120)
+    assert result.returncode == 0, result.stderr
+    assert "# reduce_scatter" in result.stdout and "# Avg bus bandwidth" in result.stdout, result.stdout
+
+
 def test_run_report_compare_and_step_from_the_moved_prefix(moved_prefix, tmp_path):
     bin_dir = moved_prefix / "bin"
     run = tmp_path / "run"
