@@ -36,7 +36,13 @@ struct CollOptions {
   std::optional<std::string> link_class;
   bool corrupt_result = false;          // --inject-fault corrupt
   HarnessOptions harness;               // -T is --timeout, -a the harness's rank time, -J its JSON
+  // nccl-tests' names wirebench takes but does not measure yet (-o avg/mulsum, -d f8e4m3/f8e5m2):
+  // their cases are SKIP rows with the reason, as nccl-tests' own types that a NCCL lacks are.
+  std::vector<std::string> unmeasured_redops, unmeasured_dtypes;
 };
+
+// Why a reduction or type that nccl-tests knows has no figure from wb-coll on `backend`.
+std::string unmeasured_reason(const std::string& name, const std::string& backend);
 
 // Throws UsageError for anything it cannot understand. `program` is how wb-coll was called: an
 // alias such as all_reduce_perf selects its collective (an explicit --collective still wins).

@@ -193,6 +193,31 @@ class CollRun {
       for (DType dtype : options_.dtypes)
         for (RedOp redop : redops)
           add_sweep(base, op, dtype, redop, comm_size, told_zero);
+      add_unmeasured_names(base, op);
+    }
+  }
+
+  // nccl-tests' reductions and types that wirebench takes but does not measure yet: a SKIP row per
+  // case with the reason, so the report says what was asked for and why it has no figure.
+  void add_unmeasured_names(const ResultRow& base, CollOp op) {
+    auto skip = [&](ResultRow row, const std::string& name) {
+      row.status = RowStatus::kSkip;
+      row.reason = unmeasured_reason(name, options_.backend);
+      harness_.add_unmeasured(row);
+    };
+    for (Placement placement : options_.placements) {
+      for (const auto& name : options_.unmeasured_dtypes) {
+        ResultRow row = describe_case(base, op, DType::kFloat32, RedOp::kSum, placement);
+        row.dtype = name;
+        skip(row, name);
+      }
+      if (!describe(op).reduces) continue;
+      for (const auto& name : options_.unmeasured_redops)
+        for (DType dtype : options_.dtypes) {
+          ResultRow row = describe_case(base, op, dtype, RedOp::kSum, placement);
+          row.extra = ExtraItems::parse(row.extra).set("redop", name).text();
+          skip(row, name);
+        }
     }
   }
 

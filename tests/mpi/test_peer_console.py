@@ -71,3 +71,17 @@ def test_plain_console_shows_the_median_results_csv_holds(tmp_path):
         assert int(fields[4]) == int(row["bytes"])
         time = float(fields[5])
         assert abs(time - float(row["time_us"])) <= 5e-4 * float(row["time_us"]), (fields, row)
+
+
+def test_nccl_tests_names_not_measured_yet_are_skip_rows_with_the_reason(tmp_path):
+    result = run_mpi(2, "wb-coll", ["-b", "1K", "-e", "1K", "-o", "sum,avg", "-d", "float,f8e4m3",
+                                    "--run-dir", str(tmp_path), *QUICK])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    measured = [r for r in rows if r["status"] == "OK"]
+    skipped = [r for r in rows if r["status"] == "SKIP"]
+    assert len(measured) == 2 and all(r["dtype"] == "float32" and "redop=sum" in r["extra"] for r in measured)
+    assert {(r["dtype"], r["extra"].split(";")[0]) for r in skipped} == {("f8e4m3", "redop=sum"),
+                                                                          ("float32", "redop=avg")}
+    assert all("MPI has no" in r["reason"] for r in skipped), skipped
+    assert "# SKIP all_reduce float32 in_place: MPI has no avg reduction" in result.stdout, result.stdout
