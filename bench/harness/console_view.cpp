@@ -1,5 +1,6 @@
 #include "harness/console_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -47,9 +48,13 @@ class PlainConsole final : public ConsoleView {
 
 std::string plain_number(double value) {
   if (std::isnan(value)) return "-";
-  char text[32];
-  if (value != 0 && std::fabs(value) >= 1e5) std::snprintf(text, sizeof text, "%.0f", value);
-  else std::snprintf(text, sizeof text, "%.4g", value);
+  char text[48];
+  if (value == 0 || std::fabs(value) >= 1000) {
+    std::snprintf(text, sizeof text, "%.0f", value);
+  } else {  // 4 significant digits in fixed notation: 813.8, 4.915, 0.01717
+    const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(std::fabs(value)))), 0, 9);
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  }
   return text;
 }
 

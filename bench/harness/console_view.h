@@ -25,7 +25,8 @@ class ConsoleView {
 // `notes` are printed under the header (e.g. what decimal size units came to).
 std::unique_ptr<ConsoleView> make_plain_console(std::FILE* out, std::string notes = "");
 
-// 4 significant digits, no SI prefixes; "-" for a figure that was not measured.
+// 4 significant digits in fixed notation (whole numbers from 1000 up), never SI prefixes or
+// exponents; "-" for a figure that was not measured.
 std::string plain_number(double value);
 
 // The first lines every console prints: the program, ranks and nodes, the libraries, the timing rule.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/errors.h"
+#include "harness/console_view.h"
 #include "harness/size_spec.h"
 
 namespace wb {
@@ -66,6 +67,22 @@ TEST(SizeUnits, DecimalUnitsAreEchoed) {
   EXPECT_EQ(decimal_units_note("1KB:1GB:+500KB"), "1KB = 1,000 B, 1GB = 1,000,000,000 B, 500KB = 500,000 B");
   EXPECT_EQ(decimal_units_note("8:4MiB"), "");
   EXPECT_EQ(decimal_units_note("4M"), "");
+}
+
+}  // namespace
+}  // namespace wb
+
+namespace wb {
+namespace {
+
+TEST(ConsoleNumbers, PlainFourSignificantDigitsNeverExponents) {
+  EXPECT_EQ(plain_number(0.4386), "0.4386");
+  EXPECT_EQ(plain_number(813.84), "813.8");
+  EXPECT_EQ(plain_number(4.9151), "4.915");
+  EXPECT_EQ(plain_number(0.004939), "0.004939");
+  EXPECT_EQ(plain_number(22810.4), "22810");
+  EXPECT_EQ(plain_number(0), "0");
+  EXPECT_EQ(plain_number(kNotMeasured), "-");
 }
 
 }  // namespace
