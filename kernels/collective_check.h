@@ -8,11 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__CUDACC__)
-#define WB_HOST_DEVICE __host__ __device__
-#else
-#define WB_HOST_DEVICE
-#endif
+#include "host_device.h"
 
 namespace wb::collcheck {
 
