@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "harness/checked_mpi.h"
+#include "harness/crash_report.h"
 
 namespace wb {
 namespace {
@@ -26,6 +27,7 @@ void throw_timeout(const std::string& what, std::chrono::milliseconds timeout, c
 }
 
 void abort_job_after_message(int code) {
+  on_crash({});  // the message is out: whatever MPI_Abort does on its way is not a crash to report
   std::fflush(stderr);
   std::fflush(stdout);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));

@@ -1,5 +1,7 @@
 #include "harness/crash_report.h"
 
+#include "harness/errors.h"
+
 #include <execinfo.h>
 #include <signal.h>
 #include <unistd.h>
@@ -40,6 +42,7 @@ void handle_crash(int signal_number) {
     alarm(10);  // SIGALRM's default action ends the process if the unsafe part below deadlocks
     const char* what = sigdescr_np(signal_number);
     g_last_words(std::string("crashed with signal ") + (number + i) + " (" + (what ? what : "unknown") + ")");
+    _exit(kExitInfrastructure);  // reported and recorded: the run could not measure, as any failure
   }
   signal(signal_number, SIG_DFL);
   raise(signal_number);

@@ -9,13 +9,14 @@
 namespace wb {
 
 // Installs the handlers (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) with `who` ("rank 0 on node0")
-// as the name they print; the signal is then raised again, so the exit status stays the crash's.
+// as the name they print; outside a run (see on_crash) the signal is then raised again.
 void report_crashes_as(const std::string& who);
 
 // What a crash does after its safe report, while set: `last_words` gets "crashed with signal 11
-// (Segmentation fault)" to add the peer at fault and record the interrupted case. That work is not
+// (Segmentation fault)" to add the peer at fault and record the interrupted case, and the process
+// ends with exit code 2 (could not measure), as any other failure of a run. That work is not
 // async-signal-safe (a crash inside malloc could deadlock it), so an alarm ends the process after
-// 10 seconds whatever happens: nothing hangs. Empty to clear.
+// 10 seconds whatever happens: nothing hangs. Empty to clear: the signal is raised again.
 void on_crash(std::function<void(const std::string&)> last_words);
 
 }  // namespace wb

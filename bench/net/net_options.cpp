@@ -77,7 +77,7 @@ void declare_net_options(OptionParser& parser, NetOptions& options, std::string&
   parser.value("--inject-fault", "FAULT",
                "corrupt: flip one received byte per batch (tests the data check); unwritten: ping-pong only, the "
                "checked echo is never written (tests the check); slow: every batch takes twice its time, a link "
-               "at half rate (tests the verdicts)",
+               "at half rate (tests the verdicts); crash: the responder segfaults in its first batch (tests the crash report)",
                [&](const std::string& v) { fault = v; });
   declare_harness_options(parser, options.harness);
 }
@@ -94,10 +94,11 @@ NetOptions parse_net_options(CommandLine& args) {
   declare_net_options(parser, options, fault);
   parser.parse(args);
   if (!fault.empty()) {
-    if (fault != "corrupt" && fault != "unwritten" && fault != "slow")
-      throw UsageError("--inject-fault: '" + fault + "' is not corrupt, unwritten or slow");
+    if (fault != "corrupt" && fault != "unwritten" && fault != "slow" && fault != "crash")
+      throw UsageError("--inject-fault: '" + fault + "' is not corrupt, unwritten, slow or crash");
     options.slow_batches = fault == "slow";
-    if (!options.check && !options.slow_batches) throw UsageError("--inject-fault " + fault + " needs the data check (--check 1)");
+    options.crash = fault == "crash";
+    if (!options.check && !options.slow_batches && !options.crash) throw UsageError("--inject-fault " + fault + " needs the data check (--check 1)");
     options.corrupt_received = fault == "corrupt";
     options.unwritten_echo = fault == "unwritten";
     const bool only_latency = std::all_of(options.patterns.begin(), options.patterns.end(),

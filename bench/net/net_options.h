@@ -25,6 +25,7 @@ struct NetOptions {
   bool corrupt_received = false;             // --inject-fault corrupt
   bool unwritten_echo = false;               // --inject-fault unwritten
   bool slow_batches = false;                 // --inject-fault slow
+  bool crash = false;                        // --inject-fault crash
   HarnessOptions harness;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <thread>
 #include <vector>
 
@@ -48,6 +49,7 @@ class P2pBatch final : public TimedBatch {
 
   double run() override {
     if (role_ == Role::kIdle) return 0.0;
+    if (config_.crash && role_ == Role::kResponder) std::raise(SIGSEGV);
     const auto start = Clock::now();
     const double seconds = timed_pattern();
     if (!config_.slow || seconds <= 0) return seconds;

@@ -53,6 +53,8 @@ struct P2pBatchConfig {
   bool unwritten_echo = false;
   // --inject-fault slow: each batch waits as long again inside its timing, as a link at half rate.
   bool slow = false;
+  // --inject-fault crash: the responder dies of SIGSEGV in its first batch (the crash report's test).
+  bool crash = false;
 };
 
 std::unique_ptr<TimedBatch> make_p2p_batch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers,

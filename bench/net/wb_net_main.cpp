@@ -132,6 +132,7 @@ class NetRun {
     config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
     config.slow = options_.slow_batches;
+    config.crash = options_.crash;
     config.unwritten_echo = options_.unwritten_echo;
 
     CaseInfo info;

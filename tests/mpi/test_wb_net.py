@@ -229,3 +229,14 @@ def test_hung_rank_times_out_with_a_message_and_an_error_row(tmp_path):
     interrupted = rows[-1]
     assert interrupted["status"] == "ERROR"
     assert "did not complete within 3.0 s" in interrupted["reason"]
+
+
+def test_a_crashing_rank_says_so_in_wirebench_words(tmp_path):
+    """A segfault (here injected into rank 1's first batch) ends in a message naming the rank, the
+    signal and where it was, and the exit code of a run that could not measure."""
+    result = run_mpi(2, "wb-net", ["--sizes", "8", "--tests", "latency", "--inject-fault", "crash",
+                                   "--timeout", "5", "--run-dir", str(tmp_path), *FAST], timeout=120)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "rank 1 on " in output and "crashed with signal 11 (Segmentation fault); where it was:" in output, output
+    assert "wb-net" in output.split("where it was:")[1]  # the backtrace names the binary's frames
