@@ -15,7 +15,7 @@ namespace wb::collcheck {
 // Numbered as CollOp, DType and RedOp are (coll/collective.h, coll/dtype.h; asserted there).
 enum Op : int { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
 enum Type : int { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat16, kBfloat16, kFloat32, kFloat64 };
-enum Red : int { kSum, kProd, kMax, kMin };
+enum Red : int { kSum, kProd, kMax, kMin, kAvg };
 
 struct Params {
   int op = kAllReduce, type = kFloat32, red = kSum;
@@ -43,6 +43,7 @@ WB_HOST_DEVICE inline double small_value(const Params& p, int rank, std::uint64_
 WB_HOST_DEVICE inline double input(const Params& p, int rank, std::uint64_t index) {
   if (reduces(p.op) && p.red == kProd)  // one rank contributes 2 per element: the product is 2
     return mix(rank, index, p.seed) % static_cast<std::uint64_t>(p.ranks) == 0 ? 2.0 : 1.0;
+  if (reduces(p.op) && p.red == kAvg) return small_value(p, 0, index);  // the same on every rank
   return small_value(p, rank, index);
 }
 
@@ -50,12 +51,12 @@ WB_HOST_DEVICE inline double reduced(const Params& p, std::uint64_t index) {
   double result = input(p, 0, index);
   for (int r = 1; r < p.ranks; ++r) {
     const double v = input(p, r, index);
-    if (p.red == kSum) result += v;
+    if (p.red == kSum || p.red == kAvg) result += v;
     else if (p.red == kProd) result *= v;
     else if (p.red == kMax) result = v > result ? v : result;
     else result = v < result ? v : result;
   }
-  return result;
+  return p.red == kAvg ? result / p.ranks : result;
 }
 
 WB_HOST_DEVICE inline double expected(const Params& p, int rank, std::uint64_t index) {

@@ -109,13 +109,13 @@ void declare_coll_options(OptionParser& p, CollOptions& o, SizeFlags& sizes, std
           [&](const std::string& v) { o.warmup_calls = static_cast<std::size_t>(parse_whole_number("-w", v, 0)); });
   p.value("-m,--agg_iters", "N", "calls aggregated in one NCCL group (default 1; nccl)",
           [&](const std::string& v) { o.agg_iters = static_cast<std::size_t>(parse_whole_number("-m", v, 1)); });
-  p.value("-o,--op", "LIST", "reduction: sum, prod, max, min, or all (default sum); avg and mulsum are SKIP rows for now",
+  p.value("-o,--op", "LIST", "reduction: sum, prod, max, min, avg (NCCL), or all (sum to min; default sum); mulsum is a SKIP row for now",
           [&](const std::string& v) {
     try {
       o.unmeasured_redops.clear();
       std::string known;
       for (const auto& item : nonempty_list(v)) {
-        if (item == "avg" || item == "mulsum") o.unmeasured_redops.push_back(item);
+        if (item == "mulsum") o.unmeasured_redops.push_back(item);
         else known += (known.empty() ? "" : ",") + item;
       }
       o.redops = known.empty() ? std::vector<RedOp>{}
@@ -208,6 +208,14 @@ std::string unmeasured_reason(const std::string& name, const std::string& backen
          (fp8 ? "rule for fp8 rounding" : "rule for a reduction that divides or scales");
 }
 
+std::string inexact_average_reason(DType dtype, int ranks) {
+  const std::string name = info(dtype).name;
+  const bool floating = name.starts_with("float") || name.starts_with("bfloat");
+  if (!floating || (ranks > 0 && (ranks & (ranks - 1)) == 0)) return "";
+  return "avg of " + name + " over " + std::to_string(ranks) + " ranks: 1/" + std::to_string(ranks) + " is not exact in " +
+         name + ", so the exact check cannot hold; wirebench checks floating-point averages on 2, 4, 8... ranks";
+}
+
 std::string collective_of_alias(const std::string& program) {
   const std::string base = program.substr(program.find_last_of('/') + 1);
   for (const auto& a : kAliases)
@@ -231,6 +239,7 @@ CollOptions parse_coll_options(CommandLine& args) {
   declare_coll_options(parser, o, sizes, fault, program);
   parser.parse(args);
   o.sizes = settle_sizes(sizes, o.size_text);
+  if (o.backend != "nccl" && std::erase(o.redops, RedOp::kAvg) > 0) o.unmeasured_redops.push_back("avg");  // MPI has none
   if (o.backend != "nccl") {
     if (o.graph_launches > 0) throw UsageError("-G " + std::to_string(o.graph_launches) + " (CUDA graph launch) needs --backend nccl");
     if (o.agg_iters > 1) throw UsageError("-m " + std::to_string(o.agg_iters) + " (calls in one NCCL group) needs --backend nccl");

@@ -44,6 +44,10 @@ struct CollOptions {
 // Why a reduction or type that nccl-tests knows has no figure from wb-coll on `backend`.
 std::string unmeasured_reason(const std::string& name, const std::string& backend);
 
+// Why an average of `dtype` over `ranks` cannot be checked exactly (1/ranks is not exact in a
+// floating type unless ranks is a power of two), or "" when it can.
+std::string inexact_average_reason(DType dtype, int ranks);
+
 // Throws UsageError for anything it cannot understand. `program` is how wb-coll was called: an
 // alias such as all_reduce_perf selects its collective (an explicit --collective still wins).
 CollOptions parse_coll_options(CommandLine& args);

@@ -44,9 +44,10 @@ double reduce_over_ranks(const CheckContext& c, std::size_t index) {
       case RedOp::kProd: result *= v; break;
       case RedOp::kMax: result = std::max(result, v); break;
       case RedOp::kMin: result = std::min(result, v); break;
+      case RedOp::kAvg: result += v; break;
     }
   }
-  return result;
+  return c.redop == RedOp::kAvg ? result / c.ranks : result;
 }
 
 // Elements of a rank's send and receive buffers in the check.
@@ -109,6 +110,8 @@ double input_value(const CheckContext& c, int rank, std::size_t index) {
   if (describe(c.op).reduces && c.redop == RedOp::kProd)
     // exactly one rank contributes 2 per element: the product is 2 and never overflows
     return (mix(rank, index, c.seed) % static_cast<std::uint64_t>(c.ranks)) == 0 ? 2.0 : 1.0;
+  if (describe(c.op).reduces && c.redop == RedOp::kAvg)
+    return small_value(c, 0, index);  // every rank the same value: the average is that value, exactly
   return small_value(c, rank, index);
 }
 
@@ -139,7 +142,8 @@ static_assert(static_cast<int>(CollOp::kSendRecv) == collcheck::kSendRecv &&
 static_assert(static_cast<int>(DType::kFloat64) == collcheck::kFloat64 &&
               static_cast<int>(DType::kBfloat16) == collcheck::kBfloat16 &&
               static_cast<int>(DType::kFloat16) == collcheck::kFloat16);
-static_assert(static_cast<int>(RedOp::kMin) == collcheck::kMin && static_cast<int>(RedOp::kProd) == collcheck::kProd);
+static_assert(static_cast<int>(RedOp::kMin) == collcheck::kMin && static_cast<int>(RedOp::kProd) == collcheck::kProd &&
+              static_cast<int>(RedOp::kAvg) == collcheck::kAvg);
 
 collcheck::Params check_params(const CheckContext& c) {
   collcheck::Params p;

@@ -131,14 +131,15 @@ std::string_view to_string(RedOp op) {
     case RedOp::kProd: return "prod";
     case RedOp::kMax: return "max";
     case RedOp::kMin: return "min";
+    case RedOp::kAvg: return "avg";
   }
   return "sum";
 }
 
 RedOp parse_redop(std::string_view text) {
-  for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin})
+  for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin, RedOp::kAvg})
     if (text == to_string(op)) return op;
-  throw UsageError("unknown reduction op '" + std::string(text) + "' (sum, prod, max, min, or all)");
+  throw UsageError("unknown reduction op '" + std::string(text) + "' (sum, prod, max, min, avg, or all)");
 }
 
 double load_element(DType type, const void* p) {

@@ -11,7 +11,8 @@
 namespace wb {
 
 enum class DType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat16, kBfloat16, kFloat32, kFloat64 };
-enum class RedOp { kSum, kProd, kMax, kMin };
+// kAvg: NCCL's ncclAvg (MPI has none).
+enum class RedOp { kSum, kProd, kMax, kMin, kAvg };
 
 struct DTypeInfo {
   DType type;
@@ -26,7 +27,7 @@ DType parse_dtype(std::string_view text);
 std::vector<DType> all_dtypes();
 
 std::string_view to_string(RedOp op);
-RedOp parse_redop(std::string_view text);  // sum, prod, max, min; throws UsageError
+RedOp parse_redop(std::string_view text);  // sum, prod, max, min, avg; throws UsageError
 
 // One element at `p` as a double, and back (rounded to nearest for the 16-bit floats).
 double load_element(DType type, const void* p);

@@ -228,11 +228,14 @@ class CollRun {
     std::vector<Placement> placements;
     for (Placement placement : options_.placements)
       if (!comm_ || comm_->supports(op, placement == Placement::kInPlace)) placements.push_back(placement);
-    if (skip_reason_) {
+    std::optional<std::string> skip = skip_reason_;
+    if (!skip && redop == RedOp::kAvg && d.reduces)
+      if (const std::string inexact = inexact_average_reason(dtype, comm_size); !inexact.empty()) skip = inexact;
+    if (skip) {
       for (Placement placement : placements) {
         ResultRow row = describe_case(base, op, dtype, redop, placement);
         row.status = RowStatus::kSkip;
-        row.reason = *skip_reason_;
+        row.reason = *skip;
         harness_.add_unmeasured(row);
       }
       return;

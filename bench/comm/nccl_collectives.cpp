@@ -30,6 +30,7 @@ ncclRedOp_t nccl_op(RedOp op) {
     case RedOp::kProd: return ncclProd;
     case RedOp::kMax: return ncclMax;
     case RedOp::kMin: return ncclMin;
+    case RedOp::kAvg: return ncclAvg;  // NCCL 2.10 and later
   }
   return ncclSum;
 }

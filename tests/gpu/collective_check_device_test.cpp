@@ -22,7 +22,7 @@ class CollectiveCheckDevice : public ::testing::Test {
 TEST_F(CollectiveCheckDevice, KernelsAgreeWithTheHostCheckOnEveryTypeAndCollective) {
   for (CollOp op : all_collectives())
     for (DType dtype : all_dtypes())
-      for (RedOp redop : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}) {
+      for (RedOp redop : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin, RedOp::kAvg}) {
         const CheckContext c{op, dtype, redop, 4, 1, 11, 1000};
         const std::size_t size = info(dtype).size;
         const std::size_t send = check_send_elements(c), recv = check_recv_elements(c);

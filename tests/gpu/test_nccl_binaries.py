@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(gpu_count() == 0, reason="no GPU visible")
 def test_wb_coll_nccl_every_op_exact(tmp_path, graph):
     ranks = min(gpu_count(), 2)
     result = run_mpi(ranks, "wb-coll", ["--backend", "nccl", "--collective", "all", "-d", "float32,bfloat16,int8",
-                                        "--sizes", "1K,1M", "-G", graph, "--run-dir", str(tmp_path),
+                                        "-o", "sum,avg", "--sizes", "1K,1M", "-G", graph, "--run-dir", str(tmp_path),
                                         "--benchmark_min_time=0.01"])
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "results.csv")

@@ -75,12 +75,17 @@ TEST(CollOptions, AliasesSelectTheirCollective) {
 }
 
 TEST(CollOptions, NcclTestsNamesNotMeasuredYetBecomeSkipRows) {
-  const CollOptions o = parse({"-o", "sum,avg", "-d", "float,f8e4m3"});
-  EXPECT_EQ(o.redops, std::vector<RedOp>{RedOp::kSum});
-  EXPECT_EQ(o.unmeasured_redops, std::vector<std::string>{"avg"});
+  const CollOptions o = parse({"-o", "sum,avg,mulsum", "-d", "float,f8e4m3"});
+  EXPECT_EQ(o.redops, std::vector<RedOp>{RedOp::kSum});  // MPI has no avg
+  EXPECT_EQ(o.unmeasured_redops, (std::vector<std::string>{"mulsum", "avg"}));
+  EXPECT_EQ(parse({"--backend", "nccl", "-o", "sum,avg"}).redops, (std::vector<RedOp>{RedOp::kSum, RedOp::kAvg}));
+  EXPECT_EQ(inexact_average_reason(DType::kFloat32, 4), "");
+  EXPECT_EQ(inexact_average_reason(DType::kInt32, 3), "");
+  EXPECT_NE(inexact_average_reason(DType::kBfloat16, 3).find("1/3 is not exact in bfloat16"), std::string::npos);
   EXPECT_EQ(o.dtypes, std::vector<DType>{DType::kFloat32});
   EXPECT_EQ(o.unmeasured_dtypes, std::vector<std::string>{"f8e4m3"});
   EXPECT_NE(unmeasured_reason("avg", "mpi").find("MPI has no avg reduction"), std::string::npos);
+  EXPECT_NE(unmeasured_reason("mulsum", "nccl").find("not measured by wirebench yet"), std::string::npos);
   EXPECT_NE(unmeasured_reason("f8e5m2", "nccl").find("not measured by wirebench yet"), std::string::npos);
 }
 

@@ -19,7 +19,7 @@ std::vector<CheckContext> contexts() {
   std::vector<CheckContext> all;
   for (CollOp op : all_collectives())
     for (DType dtype : all_dtypes())
-      for (RedOp redop : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin})
+      for (RedOp redop : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin, RedOp::kAvg})
         for (int ranks : {1, 2, 3, 8, 64})
           for (std::uint64_t seed : {0ull, 7ull, 1000003ull}) {
             CheckContext c{op, dtype, redop, ranks, ranks - 1, seed, 37};

@@ -43,7 +43,8 @@ TEST(DType, NamesAndNcclTestsAliases) {
   EXPECT_EQ(parse_dtype("uint64"), DType::kUint64);
   EXPECT_THROW(parse_dtype("float128"), UsageError);
   EXPECT_EQ(parse_redop("max"), RedOp::kMax);
-  EXPECT_THROW(parse_redop("avg"), UsageError);
+  EXPECT_EQ(parse_redop("avg"), RedOp::kAvg);
+  EXPECT_THROW(parse_redop("mulsum"), UsageError);
   EXPECT_EQ(parse_collective("allreduce"), CollOp::kAllReduce);
   EXPECT_EQ(parse_collective("reduce_scatter"), CollOp::kReduceScatter);
   EXPECT_EQ(parse_collective("alltoall"), CollOp::kAllToAll);
@@ -83,6 +84,17 @@ TEST(Collective, ShapesFollowNcclTestsSizes) {
 
 CheckContext context(CollOp op, DType dtype, RedOp redop, int ranks, std::size_t count) {
   return CheckContext{op, dtype, redop, ranks, 0, 3, count};
+}
+
+TEST(Collective, AnAverageIsTheValueEveryRankContributes) {
+  for (int ranks : {1, 2, 4, 8}) {
+    const CheckContext c = context(CollOp::kAllReduce, DType::kBfloat16, RedOp::kAvg, ranks, 16);
+    for (std::size_t i = 0; i < 16; ++i) {
+      for (int r = 1; r < ranks; ++r) ASSERT_EQ(input_value(c, r, i), input_value(c, 0, i));
+      ASSERT_EQ(expected_value(c, 0, i), input_value(c, 0, i));
+      ASSERT_GE(expected_value(c, 0, i), 1.0);
+    }
+  }
 }
 
 TEST(Collective, ExpectedValuesAgreeWithAHandComputedExchange) {
