@@ -41,7 +41,9 @@ void handle_crash(int signal_number) {
   if (g_last_words) {
     alarm(10);  // SIGALRM's default action ends the process if the unsafe part below deadlocks
     const char* what = sigdescr_np(signal_number);
-    g_last_words(std::string("crashed with signal ") + (number + i) + " (" + (what ? what : "unknown") + ")");
+    // Moved out first: what it calls may clear the hook (abort_job_after_message does).
+    const auto last_words = std::move(g_last_words);
+    last_words(std::string("crashed with signal ") + (number + i) + " (" + (what ? what : "unknown") + ")");
     _exit(kExitInfrastructure);  // reported and recorded: the run could not measure, as any failure
   }
   signal(signal_number, SIG_DFL);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <cstdio>
 #include <cstdlib>
+#include <csignal>
 #include <exception>
 #include <unistd.h>
 
@@ -56,6 +57,11 @@ class ShutdownDeadline {
 };
 
 MpiProgram::MpiProgram(int& argc, char**& argv, int thread_level) {
+  // A write to a socket or pipe whose other end has gone (a peer or the launcher's forwarder that
+  // ended first, seen at the end of a run on the virtual cluster: exit 141) fails with EPIPE
+  // instead of killing the rank; every result is in results.csv by then. Before MPI_Init, so a
+  // library that wants its own handler still installs it.
+  std::signal(SIGPIPE, SIG_IGN);
   const int required = thread_level < 0 ? MPI_THREAD_FUNNELED : thread_level;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, required, &provided);
@@ -106,9 +112,12 @@ int MpiProgram::run(const std::function<int()>& body,
       note = silent_peers_note();
     }
     const std::string full = rank_label() + ": " + crash + note;
-    std::fprintf(stderr, "error: %s\n", full.c_str());
+    std::fprintf(stderr, "error: %s (exit code %d)\n", full.c_str(), kExitInfrastructure);
     std::fflush(stderr);
     if (on_failure) on_failure(full);
+    // The job ends as after any failure, so the launcher reports this exit code, not the signal
+    // of a peer that died first (a second crash inside MPI_Abort ends the process by the signal).
+    abort_job_after_message(kExitInfrastructure);
   });
   try {
     const int result = body();

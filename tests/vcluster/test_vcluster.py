@@ -115,6 +115,20 @@ def _coll_with_a_fault(cluster, tmp_path, fault):
     return process.returncode, output, victim, time.monotonic() - started, rows
 
 
+def test_a_crashing_rank_ends_the_job_with_its_own_words_and_exit_code_2(cluster, tmp_path):
+    """The launcher runs without its cleanup here: the crashing rank itself ends the job, so the
+    exit code is wirebench's 2 and the message names the rank, its node and the signal."""
+    cluster("--nodes", "2", "--ranks", "1", "--rate", "1gbit")
+    binary = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wb-net"
+    started = time.monotonic()
+    result = vcluster("exec", str(binary), "--sizes", "8", "--tests", "latency", "--inject-fault", "crash",
+                      "--link-class", "eth", "--timeout", "20", "--run-dir", str(tmp_path), timeout=120)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "error: rank 1 on node1" in output and "crashed with signal 11 (Segmentation fault)" in output, output
+    assert time.monotonic() - started < 18, "ended by the crash, not by rank 0's 20 s timeout"
+
+
 def test_a_killed_rank_ends_in_words_naming_it(cluster, tmp_path):
     code, output, victim, seconds, rows = _coll_with_a_fault(cluster, tmp_path, signal.SIGKILL)
     assert code == 2, output
