@@ -95,7 +95,8 @@ def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, tmp_p
     assert result.returncode in (0, 1), output
     verdicts = json.loads((tmp_path / "run" / "summary.json").read_text())["verdicts"]
     for v in verdicts:
-        contended = v["bench"] == "host" and "below the median" in v["reason"]
+        # the reporter's two wordings for an item below its equivalent links (verdicts.py)
+        contended = v["bench"] == "host" and ("below their median" in v["reason"] or "below the median" in v["reason"])
         assert v["verdict"] in ("PASS", "SKIP", "NOT JUDGED") or contended, v
     assert all(v["verdict"] == "PASS" for v in verdicts if v["bench"] == "net"), verdicts
     measured = [r for r in rows(tmp_path / "run") if r["status"] == "OK"]
