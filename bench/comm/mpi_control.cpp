@@ -55,6 +55,16 @@ std::uint64_t MpiControl::sum(std::uint64_t value) {
   return result;
 }
 
+std::vector<double> MpiControl::all_gather_values(double value, const std::string* what) {
+  std::vector<double> values(static_cast<std::size_t>(size_));
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Iallgather(&value, 1, MPI_DOUBLE, values.data(), 1, MPI_DOUBLE, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [what] {
+    return "gathering every rank's time" + (what ? " of " + *what : std::string());
+  }, WaitStyle::kPatient);
+  return values;
+}
+
 void MpiControl::barrier(const std::string* what) {
   MPI_Request request;
   WB_MPI_CHECK(MPI_Ibarrier(comm_, &request));

@@ -32,6 +32,8 @@ class MpiControl {
   std::uint64_t sum(std::uint64_t value);
   void barrier(const std::string* what = nullptr);
   std::vector<std::string> all_gather(const std::string& text);  // index = rank
+  // Every rank's value (index = rank): the times of pairs measured at once, each by its own ranks.
+  std::vector<double> all_gather_values(double value, const std::string* what = nullptr);
   // The first rank's reason, "rank 3: <reason>", if any rank has one: so that every rank takes the
   // same decision (run a backend or write SKIP rows) and none waits for a benchmark another skips.
   std::optional<std::string> first_reason(const std::optional<std::string>& mine);

@@ -37,12 +37,16 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-double parse_positive_seconds(std::string_view name, const std::string& text) {
+double parse_positive_number(std::string_view flag, const std::string& text, std::string_view what) {
   double value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size() || !(value > 0))
-    throw UsageError("--" + std::string(name) + ": '" + text + "' is not a positive number of seconds");
+    throw UsageError(std::string(flag) + ": '" + text + "' is not " + std::string(what));
   return value;
+}
+
+double parse_positive_seconds(std::string_view name, const std::string& text) {
+  return parse_positive_number("--" + std::string(name), text, "a positive number of seconds");
 }
 
 long parse_whole_number(const std::string& flag, const std::string& text, long lowest) {

@@ -32,6 +32,8 @@ std::vector<std::string> split_list(const std::string& text);
 
 // Parses a number for option `name`; throws UsageError "--name: 'x' is not a positive number of seconds".
 double parse_positive_seconds(std::string_view name, const std::string& text);
+// A number above 0 for option `flag`; throws UsageError "--rate: 'x' is not <what>".
+double parse_positive_number(std::string_view flag, const std::string& text, std::string_view what);
 
 // A whole number >= lowest for option `flag`; throws UsageError "-n: 'x' is not a whole number >= 1".
 long parse_whole_number(const std::string& flag, const std::string& text, long lowest);

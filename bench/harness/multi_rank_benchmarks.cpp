@@ -55,6 +55,68 @@ std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::v
   throw UsageError("--benchmark_format: '" + format + "' is not console or json (CSV is always in results.csv)");
 }
 
+// The samples of a case whose flows are measured at once: each flow's own per-operation times and
+// sampling rule (the case takes samples until every flow's spread settles or the cap is reached).
+class FlowSamples {
+ public:
+  FlowSamples(const CaseInfo& info, std::uint64_t ops_per_batch, const SamplingRule& rule, bool judged)
+      : info_(info), ops_per_batch_(ops_per_batch), per_op_us_(info.flows.size()), sizers_(info.flows.size(), SampleSizer(rule, judged)) {}
+
+  bool empty() const { return info_.flows.empty(); }
+
+  // Adds one batch from every rank's seconds; returns the slowest flow's seconds.
+  double add(const std::vector<double>& rank_seconds) {
+    double slowest = 0;
+    for (std::size_t f = 0; f < info_.flows.size(); ++f) {
+      double seconds = 0;
+      for (int r : info_.flows[f].clock_ranks) seconds = std::max(seconds, rank_seconds.at(static_cast<std::size_t>(r)));
+      per_op_us_[f].push_back(seconds / static_cast<double>(ops_per_batch_) * 1e6);
+      slowest = std::max(slowest, seconds);
+    }
+    return slowest;
+  }
+
+  bool want_more(double elapsed_seconds) {
+    bool more = false;
+    for (std::size_t f = 0; f < sizers_.size(); ++f) more = sizers_[f].wants_more(per_op_us_[f], elapsed_seconds) || more;
+    return more;
+  }
+
+  // A row per flow; its wrong elements are those its own ranks found (`rank_errors`, index = rank).
+  std::vector<ResultRow> rows(bool checked, const std::vector<double>& rank_errors) const {
+    std::vector<ResultRow> out;
+    for (std::size_t f = 0; f < info_.flows.size(); ++f) {
+      const FlowInfo& flow = info_.flows[f];
+      CaseInfo one;
+      one.row = flow.row;
+      one.bytes_per_op = info_.bytes_per_op;
+      one.busbw_factor = info_.busbw_factor;
+      std::uint64_t errors = 0;
+      for (int r : flow.ranks) errors += static_cast<std::uint64_t>(rank_errors.at(static_cast<std::size_t>(r)));
+      const Summary s = summarize(per_op_us_[f]);
+      ResultRow row = measured_row(one, s.median, s.p05, s.p95, per_op_us_[f].size() * ops_per_batch_,
+                                   checked ? std::optional(errors) : std::nullopt);
+      row.samples = per_op_us_[f].size();
+      row.spread_pct = 100 * s.relative_spread;
+      out.push_back(std::move(row));
+    }
+    return out;
+  }
+
+  // "src->dst" of the flow with the longest median time.
+  static std::string slowest(const std::vector<ResultRow>& rows) {
+    const auto worst = std::max_element(rows.begin(), rows.end(),
+                                        [](const ResultRow& a, const ResultRow& b) { return a.time_us < b.time_us; });
+    return worst == rows.end() ? std::string("none") : worst->src + "->" + worst->dst;
+  }
+
+ private:
+  const CaseInfo& info_;
+  std::uint64_t ops_per_batch_;
+  std::vector<std::vector<double>> per_op_us_;
+  std::vector<SampleSizer> sizers_;
+};
+
 }  // namespace
 
 const char* rank_time_name(RankTime how) {
@@ -223,39 +285,52 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
   std::vector<double> batch_seconds;
   std::uint64_t local_errors = 0;
   SampleSizer sizer(options_.sampling, judged_[name]);
+  FlowSamples flows(info, ops, options_.sampling, judged_[name]);
   const auto started = std::chrono::steady_clock::now();
   const std::string agreement_time = name + " (its elapsed time)";
   while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(ops))) {
+    double elapsed = 0;
     do {
       const std::uint64_t sample = next_sample_++;
       batch->prepare(sample);
       // Every rank starts the timed batch only when all have prepared: otherwise one rank's clock
       // would include waiting for a peer still filling or verifying its buffers.
       control_.barrier(&step);
-      const double seconds = ranks_time(batch->run(), agreement);
+      const double mine = batch->run();
+      // Flows measured at once: every rank's clock, each flow timed by its own ranks; the sample
+      // is the slowest flow's (the round's) time.
+      const double seconds = flows.empty() ? ranks_time(mine, agreement)
+                                           : flows.add(control_.all_gather_values(mine, &agreement));
       local_errors += batch->verify(sample);
       batch_seconds.push_back(seconds);
       per_op_us.push_back(seconds / static_cast<double>(ops) * 1e6);
-    } while (sizer.wants_more(per_op_us, control_.max(std::chrono::duration<double>(
-                                                          std::chrono::steady_clock::now() - started).count(),
-                                                      &agreement_time)));
+      elapsed = control_.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                             &agreement_time);
+    } while (flows.empty() ? sizer.wants_more(per_op_us, elapsed) : flows.want_more(elapsed));
     state.SetIterationTime(summarize(batch_seconds).median);
   }
   for (int i = 0; i < batch->check_runs(); ++i) {
     control_.barrier(&step);
     local_errors += batch->check(next_sample_++);
   }
+  const std::vector<double> rank_errors =
+      flows.empty() ? std::vector<double>{} : control_.all_gather_values(static_cast<double>(local_errors));
   const std::uint64_t errors = control_.sum(local_errors);
   total_errors_ += errors;
   if (per_op_us.empty()) return;
   // The reporter builds the row from this case once the function returns: details the batch
   // computed go in now (replacing a previous repetition's).
   if (!base_extra_.count(name)) base_extra_[name] = info.row.extra;
-  if (const std::string more = batch->extra_after_run(); !more.empty())
-    info.row.extra = ExtraItems::parse(base_extra_[name]).merge(ExtraItems::parse(more)).text();
+  ExtraItems extra = ExtraItems::parse(base_extra_[name]);
+  if (const std::string more = batch->extra_after_run(); !more.empty()) extra.merge(ExtraItems::parse(more));
+  const bool checked = batch->checks_data();
+  if (!flows.empty()) {
+    info.flow_results = flows.rows(checked, rank_errors);
+    extra.set("slowest", flows.slowest(info.flow_results));
+  }
+  info.row.extra = extra.text();
 
   const Summary s = summarize(per_op_us);
-  const bool checked = batch->checks_data();
   ResultRow row = measured_row(info, s.median, s.p05, s.p95, per_op_us.size() * ops,
                                checked ? std::optional(errors) : std::nullopt);
   row.samples = per_op_us.size();
@@ -303,10 +378,14 @@ void MultiRankBenchmarks::mark_judged_cases() {
 
 void MultiRankBenchmarks::record_interruption(const std::string& reason) {
   if (writer_ == nullptr || current_ == nullptr) return;
-  ResultRow row = current_->row;
-  row.status = RowStatus::kError;
-  row.reason = reason;
-  writer_->write(row);
+  std::vector<ResultRow> rows;
+  for (const FlowInfo& flow : current_->flows) rows.push_back(flow.row);
+  if (current_->flows.empty() || current_->aggregate_row) rows.push_back(current_->row);
+  for (ResultRow& row : rows) {
+    row.status = RowStatus::kError;
+    row.reason = reason;
+    writer_->write(row);
+  }
 }
 
 }  // namespace wb

@@ -46,11 +46,26 @@ void ResultsReporter::ReportRuns(const std::vector<Run>& runs) {
       row.samples = static_cast<std::uint64_t>(counter_or_nan(run, counter::kSamples));
       row.spread_pct = counter_or_nan(run, counter::kSpreadPct);
     }
-    if (run.repetitions > 1) {
-      row.extra = ExtraItems::parse(row.extra).set("repetition", static_cast<std::uint64_t>(run.repetition_index)).text();
+    // A case of flows measured at once writes a row per flow, and its own row only as their aggregate.
+    std::vector<ResultRow> rows;
+    if (run.error_occurred) {
+      for (const FlowInfo& flow : info.flows) {
+        ResultRow failed = flow.row;
+        failed.status = RowStatus::kError;
+        failed.reason = run.error_message;
+        rows.push_back(std::move(failed));
+      }
+    } else {
+      rows = info.flow_results;
     }
-    writer_.write(row);
-    if (console_) console_->row(row);
+    if (info.flows.empty() || info.aggregate_row) rows.push_back(row);
+    for (ResultRow& each : rows) {
+      if (run.repetitions > 1)
+        each.extra =
+            ExtraItems::parse(each.extra).set("repetition", static_cast<std::uint64_t>(run.repetition_index)).text();
+      writer_.write(each);
+      if (console_) console_->row(each);
+    }
   }
 }
 

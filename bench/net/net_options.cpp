@@ -38,8 +38,17 @@ void declare_net_options(OptionParser& parser, NetOptions& options, std::string&
                  for (const auto& test : split_list(v)) options.patterns.push_back(parse_test(test));
                  if (options.patterns.empty()) throw UsageError("--tests: no test named");
                });
-  parser.value("--pairs", "MODE", "first (rank 0 and 1) | ring | all (default first)",
+  parser.value("--pairs", "MODE",
+               "first (rank 0 and 1, the default) | ring (each rank and the next, one pair at a time) | all (every "
+               "pair once, in n-1 rounds of disjoint pairs measured at the same time; streams both ways) | "
+               "all-serial (every pair, one at a time: the figure without contention) | bisection (--matchings "
+               "random perfect matchings, all pairs of one at once, and each matching's aggregate)",
                [&](const std::string& v) { options.pairs = parse_pair_mode(v); });
+  parser.value("--matchings", "K", "bisection: how many random matchings (default 3)", [&](const std::string& v) {
+    options.matchings = static_cast<int>(parse_whole_number("--matchings", v, 1));
+  });
+  parser.value("--seed", "S", "bisection: the seed that picks the matchings (default 1; every rank draws the same)",
+               [&](const std::string& v) { options.seed = static_cast<std::uint64_t>(parse_whole_number("--seed", v, 0)); });
   parser.value("--backend", "LIST", "mpi, mpi-cuda (CUDA-aware MPI on device buffers), nccl, or all (default mpi)",
                [&](const std::string& v) {
                  options.backends.clear();
@@ -79,6 +88,15 @@ void declare_net_options(OptionParser& parser, NetOptions& options, std::string&
                "checked echo is never written (tests the check); slow: every batch takes twice its time, a link "
                "at half rate (tests the verdicts); crash: the responder segfaults in its first batch (tests the crash report)",
                [&](const std::string& v) { fault = v; });
+  parser.group("Planning (no MPI: what a sweep of N nodes would cost)");
+  parser.value("--plan", "N",
+               "print the schedule of --pairs all, all-serial and bisection on N nodes (1 rank each) and an estimate of "
+               "each sweep's wall time at --sizes and --tests under the sampling options, then exit",
+               [&](const std::string& v) { options.plan_nodes = static_cast<int>(parse_whole_number("--plan", v, 2)); });
+  parser.value("--rate", "GBIT", "with --plan: each port's rate in Gbit/s (default 400)",
+               [&](const std::string& v) { options.plan_rate_gbit = parse_positive_number("--rate", v, "a positive rate in Gbit/s"); });
+  parser.value("--latency", "US", "with --plan: one-way latency of a small message in microseconds (default 2)",
+               [&](const std::string& v) { options.plan_latency_us = parse_positive_number("--latency", v, "a positive number of microseconds"); });
   declare_harness_options(parser, options.harness);
 }
 

@@ -17,7 +17,12 @@ struct NetOptions {
   std::vector<std::uint64_t> sizes;          // --sizes, default 0:4MiB
   std::string size_text;                     // --sizes as given (for the decimal-units note)
   std::vector<P2pPattern> patterns;          // --tests latency,bw,bibw
-  PairMode pairs = PairMode::kFirst;         // --pairs first|ring|all
+  PairMode pairs = PairMode::kFirst;         // --pairs first|ring|all|all-serial|bisection
+  int matchings = 3;                         // --matchings K (bisection)
+  std::uint64_t seed = 1;                    // --seed S (bisection)
+  std::optional<int> plan_nodes;             // --plan N: print the sweep's cost, measure nothing
+  double plan_rate_gbit = 400;               // --rate GBIT/S (with --plan)
+  double plan_latency_us = 2;                // --latency US (with --plan)
   std::vector<std::string> backends;         // --backend mpi|mpi-cuda|nccl|all
   std::optional<std::string> link_class;     // --link-class for pairs across nodes
   WindowMode window = WindowMode::kOsu;      // --window osu|slots
@@ -27,6 +32,8 @@ struct NetOptions {
   bool slow_batches = false;                 // --inject-fault slow
   bool crash = false;                        // --inject-fault crash
   HarnessOptions harness;
+
+  PairPlanRequest plan_request(int ranks) const { return {pairs, ranks, matchings, seed}; }
 };
 
 // Throws UsageError for anything it cannot understand.

@@ -31,9 +31,15 @@ class P2pBatch final : public TimedBatch {
  public:
   P2pBatch(Communicator& comm, std::unique_ptr<MessageBuffers> buffers, const P2pBatchConfig& config)
       : comm_(comm), buffers_(std::move(buffers)), config_(config) {
-    if (comm.rank() == config.pair.initiator) role_ = Role::kInitiator;
-    else if (comm.rank() == config.pair.responder) role_ = Role::kResponder;
-    peer_ = role_ == Role::kInitiator ? config.pair.responder : config.pair.initiator;
+    for (const RankPair& pair : config.round) {
+      if (comm.rank() == pair.initiator) {
+        role_ = Role::kInitiator;
+        peer_ = pair.responder;
+      } else if (comm.rank() == pair.responder) {
+        role_ = Role::kResponder;
+        peer_ = pair.initiator;
+      }
+    }
     requests_.reserve(2 * config.shape.window);
   }
 

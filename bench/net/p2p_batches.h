@@ -5,7 +5,8 @@
 //                     a zero-byte acknowledgement; time per operation is per message
 //   Bidirectional     osu_bibw: both sides send a window to each other at once; an operation
 //                     moves one message each way
-// Only the pair's two ranks move data; every other rank runs the same batch doing nothing.
+// A batch runs one round of disjoint pairs (net/pair_plan.h) at once: each pair's two ranks move
+// data, each initiator timing its own pair; every other rank runs the same batch doing nothing.
 #pragma once
 
 #include <memory>
@@ -41,7 +42,7 @@ double bytes_per_op(P2pPattern pattern, std::uint64_t bytes);
 
 struct P2pBatchConfig {
   P2pPattern pattern = P2pPattern::kPingPong;
-  RankPair pair{0, 1};
+  PairRound round{{0, 1}};
   BatchShape shape;
   // --check 0: no fill, poison or verify. Either way the ping-pong initiator receives its echoes
   // into the buffer it sends from (one buffer per rank, as NetPIPE and plain MPI loops do); with

@@ -1,5 +1,8 @@
 #include "net/pair_plan.h"
 
+#include <algorithm>
+#include <numeric>
+#include <random>
 #include <string>
 
 #include "harness/errors.h"
@@ -10,31 +13,91 @@ PairMode parse_pair_mode(std::string_view text) {
   if (text == "first") return PairMode::kFirst;
   if (text == "ring") return PairMode::kRing;
   if (text == "all") return PairMode::kAll;
-  throw UsageError("--pairs: '" + std::string(text) + "' is not first, ring or all");
+  if (text == "all-serial") return PairMode::kAllSerial;
+  if (text == "bisection") return PairMode::kBisection;
+  throw UsageError("--pairs: '" + std::string(text) + "' is not first, ring, all, all-serial or bisection");
 }
 
-std::vector<RankPair> plan_pairs(PairMode mode, int ranks) {
+const char* pair_mode_name(PairMode mode) {
+  switch (mode) {
+    case PairMode::kFirst: return "first";
+    case PairMode::kRing: return "ring";
+    case PairMode::kAll: return "all";
+    case PairMode::kAllSerial: return "all-serial";
+    case PairMode::kBisection: return "bisection";
+  }
+  return "?";
+}
+
+std::vector<PairRound> round_robin_rounds(int ranks) {
+  // The circle method: with an even count m (a phantom rank m-1 added when `ranks` is odd), rank
+  // m-1 stays put and the others turn one place per round; round r pairs m-1 with r and (r+k)
+  // with (r-k) mod (m-1). Every pair meets exactly once in m-1 rounds. The lower rank initiates.
+  const int m = ranks % 2 == 0 ? ranks : ranks + 1;
+  const int turning = m - 1;
+  std::vector<PairRound> rounds;
+  rounds.reserve(static_cast<std::size_t>(turning));
+  for (int r = 0; r < turning; ++r) {
+    PairRound round;
+    auto add = [&](int a, int b) {
+      if (a >= ranks || b >= ranks) return;  // the phantom: its partner sits this round out
+      round.push_back({std::min(a, b), std::max(a, b)});
+    };
+    add(turning, r);
+    for (int k = 1; k < m / 2; ++k) add((r + k) % turning, (r - k + turning) % turning);
+    std::sort(round.begin(), round.end(), [](const RankPair& x, const RankPair& y) { return x.initiator < y.initiator; });
+    rounds.push_back(std::move(round));
+  }
+  return rounds;
+}
+
+std::vector<PairRound> random_matchings(int ranks, int count, std::uint64_t seed) {
+  // A Fisher-Yates shuffle on mt19937_64's own output (std::shuffle's use of the engine is left to
+  // each standard library), so every rank and every build draws the same matchings from a seed.
+  std::mt19937_64 engine(seed);
+  std::vector<PairRound> rounds;
+  std::vector<int> order(static_cast<std::size_t>(ranks));
+  for (int k = 0; k < count; ++k) {
+    std::iota(order.begin(), order.end(), 0);
+    for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[engine() % (i + 1)]);
+    PairRound round;
+    for (std::size_t i = 0; i + 1 < order.size(); i += 2)
+      round.push_back({std::min(order[i], order[i + 1]), std::max(order[i], order[i + 1])});
+    std::sort(round.begin(), round.end(), [](const RankPair& x, const RankPair& y) { return x.initiator < y.initiator; });
+    rounds.push_back(std::move(round));
+  }
+  return rounds;
+}
+
+std::vector<PairRound> plan_rounds(const PairPlanRequest& request) {
+  const int ranks = request.ranks;
   if (ranks < 2)
     throw UsageError("point-to-point needs at least 2 ranks, got " + std::to_string(ranks) +
                      " (start it with mpiexec -n 2 or more)");
-  std::vector<RankPair> pairs;
-  switch (mode) {
+  std::vector<PairRound> rounds;
+  switch (request.mode) {
     case PairMode::kFirst:
-      pairs.push_back({0, 1});
+      rounds.push_back({{0, 1}});
       break;
     case PairMode::kRing:
       for (int r = 0; r < ranks; ++r) {
-        const int next = (r + 1) % ranks;
         if (ranks == 2 && r == 1) break;  // 1-0 is the same link as 0-1
-        pairs.push_back({r, next});
+        rounds.push_back({{r, (r + 1) % ranks}});
       }
       break;
-    case PairMode::kAll:
+    case PairMode::kAllSerial:
       for (int a = 0; a < ranks; ++a)
-        for (int b = a + 1; b < ranks; ++b) pairs.push_back({a, b});
+        for (int b = a + 1; b < ranks; ++b) rounds.push_back({{a, b}});
+      break;
+    case PairMode::kAll:
+      rounds = round_robin_rounds(ranks);
+      break;
+    case PairMode::kBisection:
+      if (request.matchings < 1) throw UsageError("--matchings: at least 1");
+      rounds = random_matchings(ranks, request.matchings, request.seed);
       break;
   }
-  return pairs;
+  return rounds;
 }
 
 }  // namespace wb

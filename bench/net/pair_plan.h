@@ -1,16 +1,23 @@
-// Which rank pairs a point-to-point run measures, one pair at a time while the others wait:
-//   first  rank 0 with rank 1
-//   ring   every rank with the next (0-1, 1-2, ..., n-1 - 0): each link of a ring, n pairs
-//   all    every pair (n(n-1)/2), so one bad node pair stands out in a multi-node job
+// Which rank pairs a point-to-point run measures, as rounds: the pairs of one round are measured
+// at the same time, rounds one after another (a barrier between them).
+//   first       rank 0 with rank 1
+//   ring        every rank with the next (0-1, 1-2, ..., n-1 - 0), one pair at a time: n pairs
+//   all         every pair exactly once in n-1 rounds of n/2 disjoint pairs (n even; n rounds
+//               with one rank idle in each when n is odd): the round-robin (circle) schedule, so
+//               the fabric carries many pairs at once, as a job does (ClusterKit's FULL mode)
+//   all-serial  every pair (n(n-1)/2), one at a time: the figure without contention
+//   bisection   K random perfect matchings (a seed picks them), every pair of a matching at once
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
 namespace wb {
 
-enum class PairMode { kFirst, kRing, kAll };
+enum class PairMode { kFirst, kRing, kAll, kAllSerial, kBisection };
 PairMode parse_pair_mode(std::string_view text);  // throws UsageError
+const char* pair_mode_name(PairMode mode);
 
 struct RankPair {
   int initiator;  // sends first, owns the clock
@@ -18,7 +25,21 @@ struct RankPair {
   bool operator==(const RankPair&) const = default;
 };
 
+using PairRound = std::vector<RankPair>;  // disjoint pairs, measured at the same time
+
+struct PairPlanRequest {
+  PairMode mode = PairMode::kFirst;
+  int ranks = 2;
+  int matchings = 1;        // bisection: how many random matchings
+  std::uint64_t seed = 1;   // bisection: which ones
+};
+
 // Throws UsageError when there are fewer than 2 ranks.
-std::vector<RankPair> plan_pairs(PairMode mode, int ranks);
+std::vector<PairRound> plan_rounds(const PairPlanRequest& request);
+
+// The round-robin schedule alone: rounds of disjoint pairs covering every pair of `ranks` once.
+std::vector<PairRound> round_robin_rounds(int ranks);
+// `count` random perfect matchings of `ranks` (one rank idle in each when `ranks` is odd).
+std::vector<PairRound> random_matchings(int ranks, int count, std::uint64_t seed);
 
 }  // namespace wb

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "harness/console_view.h"
 #include "harness/extra_items.h"
@@ -20,6 +22,7 @@
 #include "net/host_message_buffers.h"
 #include "net/link_class.h"
 #include "net/net_options.h"
+#include "net/sweep_estimate.h"
 
 namespace wb {
 namespace {
@@ -75,8 +78,8 @@ class NetRun {
     where_.hosts = control_.all_gather(program_.host());
     where_.nodes = static_cast<int>(std::set<std::string>(where_.hosts.begin(), where_.hosts.end()).size());
     where_.network_class = options_.link_class.value_or(detect_network_link_class());
-    const auto pairs = plan_pairs(options_.pairs, program_.size());
-    for (const auto& backend : options_.backends) add_backend(backend, pairs);
+    const auto rounds = plan_rounds(options_.plan_request(program_.size()));
+    for (const auto& backend : options_.backends) add_backend(backend, rounds);
     const int code = harness_.run(args_, program_.run_metadata(where_.hosts, args_, gpu_library_versions()));
     if (control_.is_root())
       std::fprintf(stderr, "wb-net: results in %s/results.csv%s\n", options_.harness.run_dir.c_str(),
@@ -87,17 +90,18 @@ class NetRun {
   MultiRankBenchmarks& harness() { return harness_; }
 
  private:
-  void add_backend(const std::string& backend, const std::vector<RankPair>& pairs) {
+  void add_backend(const std::string& backend, const std::vector<PairRound>& rounds) {
     // Every rank must register the same benchmarks: a backend runs only where all ranks can.
     const auto mine = backend == "mpi" ? std::nullopt : device_transport_unavailable(backend);
     if (auto reason = control_.first_reason(mine)) {
       for (P2pPattern pattern : options_.patterns)
-        for (const RankPair& pair : pairs) {
-          ResultRow row = describe_pair(backend, pattern, pair, where_);
-          row.status = RowStatus::kSkip;
-          row.reason = *reason;
-          harness_.add_unmeasured(row);
-        }
+        for (const PairRound& round : rounds)
+          for (const RankPair& pair : round) {
+            ResultRow row = describe_pair(backend, pattern, pair, where_);
+            row.status = RowStatus::kSkip;
+            row.reason = *reason;
+            harness_.add_unmeasured(row);
+          }
       return;
     }
     Communicator* comm = nullptr;
@@ -115,19 +119,40 @@ class NetRun {
     comm = communicators_.back().get();
 
     for (P2pPattern pattern : options_.patterns)
-      for (const RankPair& pair : pairs)
-        for (std::uint64_t bytes : options_.sizes) {
-          if (bytes == 0 && pattern != P2pPattern::kPingPong) continue;  // no bandwidth in 0 bytes
-          add_case(*comm, make_buffers, backend, pattern, pair, bytes);
-        }
+      for (std::size_t r = 0; r < rounds.size(); ++r)
+        for (bool reverse : passes(pattern))
+          for (std::uint64_t bytes : options_.sizes) {
+            if (bytes == 0 && pattern != P2pPattern::kPingPong) continue;  // no bandwidth in 0 bytes
+            add_case(*comm, make_buffers, backend, pattern, {r + 1, reverse ? reversed(rounds[r]) : rounds[r]}, bytes);
+          }
   }
+
+  // Rounds of several pairs (--pairs all, bisection) stream both ways, in a second pass with the
+  // roles swapped; ping-pong and bidirectional rows hold both directions already.
+  std::vector<bool> passes(P2pPattern pattern) const {
+    if (pattern == P2pPattern::kStreamBandwidth && at_once()) return {false, true};
+    return {false};
+  }
+
+  bool at_once() const { return options_.pairs == PairMode::kAll || options_.pairs == PairMode::kBisection; }
+
+  static PairRound reversed(const PairRound& round) {
+    PairRound out;
+    for (const RankPair& pair : round) out.push_back({pair.responder, pair.initiator});
+    return out;
+  }
+
+  struct NumberedRound {
+    std::size_t number;  // from 1, as the rows' `round` item says it
+    PairRound pairs;
+  };
 
   void add_case(Communicator& comm,
                 const std::function<std::unique_ptr<MessageBuffers>(std::size_t, std::size_t)>& make_buffers,
-                const std::string& backend, P2pPattern pattern, const RankPair& pair, std::uint64_t bytes) {
+                const std::string& backend, P2pPattern pattern, const NumberedRound& round, std::uint64_t bytes) {
     P2pBatchConfig config;
     config.pattern = pattern;
-    config.pair = pair;
+    config.round = round.pairs;
     config.shape = batch_shape(pattern, bytes, options_.window);
     config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
@@ -135,22 +160,56 @@ class NetRun {
     config.crash = options_.crash;
     config.unwritten_echo = options_.unwritten_echo;
 
-    CaseInfo info;
-    info.row = describe_pair(backend, pattern, pair, where_);
-    info.row.bytes = bytes;
     ExtraItems extra;
+    if (options_.pairs == PairMode::kAllSerial || at_once()) extra.set("pairs", pair_mode_name(options_.pairs));
+    if (at_once()) extra.set("round", round.number).set("at_once", round.pairs.size());
     extra.set("window", config.shape.window).set("rounds", config.shape.rounds);
     if (pattern != P2pPattern::kPingPong) extra.set("window_buffers", options_.window == WindowMode::kOsu ? "one" : "per_message");
     if (!config.check) extra.set("check", "off");
+
+    const RankPair& first = round.pairs.front();
+    CaseInfo info;
+    info.row = describe_pair(backend, pattern, first, where_);
+    info.row.bytes = bytes;
     info.row.extra = extra.text();
     info.bytes_per_op = bytes_per_op(pattern, bytes);
     info.busbw_factor = 1.0;  // point-to-point: bus bandwidth is the link's own
-    info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/rank" + std::to_string(pair.initiator) +
-                (pattern == P2pPattern::kBidirectional ? "<->rank" : "->rank") + std::to_string(pair.responder) +
-                "/" + format_size(bytes);
+    const char* arrow = pattern == P2pPattern::kBidirectional ? "<->rank" : "->rank";
+    if (at_once()) {
+      // One row per pair, each timed by its initiator (both ranks of a bidirectional pair); with
+      // --pairs bisection also the matching's aggregate ("all" to "all"): what the fabric carried.
+      for (const RankPair& pair : round.pairs) {
+        FlowInfo flow;
+        flow.row = describe_pair(backend, pattern, pair, where_);
+        flow.row.bytes = bytes;
+        flow.row.extra = extra.text();
+        flow.ranks = {pair.initiator, pair.responder};
+        flow.clock_ranks = {pair.initiator};
+        if (pattern == P2pPattern::kBidirectional) flow.clock_ranks.push_back(pair.responder);
+        info.flows.push_back(std::move(flow));
+      }
+      info.aggregate_row = options_.pairs == PairMode::kBisection;
+      info.row.src = info.row.dst = "all";
+      info.row.case_name = std::string("bisection_") + names_of(pattern).case_name;
+      info.row.link_class = common_link_class(info.flows);
+      const bool reverse = first.initiator > first.responder;
+      info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/" +
+                  (options_.pairs == PairMode::kBisection ? "matching" : "round") + std::to_string(round.number) +
+                  (reverse ? "/reverse" : "") + "/" + format_size(bytes);
+    } else {
+      info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/rank" + std::to_string(first.initiator) +
+                  arrow + std::to_string(first.responder) + "/" + format_size(bytes);
+    }
     harness_.add(std::move(info), [&comm, make_buffers, config, bytes] {
       return make_p2p_batch(comm, make_buffers(bytes, config.shape.receive_slots), config);
     });
+  }
+
+  // The flows' link class when they share one (the aggregate's), else "mixed".
+  static std::string common_link_class(const std::vector<FlowInfo>& flows) {
+    std::set<std::string> classes;
+    for (const FlowInfo& flow : flows) classes.insert(flow.row.link_class);
+    return classes.size() == 1 ? *classes.begin() : "mixed";
   }
 
   MpiProgram& program_;
@@ -162,14 +221,41 @@ class NetRun {
   std::vector<std::unique_ptr<Communicator>> communicators_;
 };
 
+// --plan N: the schedule and its cost, printed without MPI (a laptop can plan the cluster's run).
+std::optional<int> answer_plan(int argc, char** argv) {
+  const bool asked = std::any_of(argv + 1, argv + argc, [](const char* a) {
+    return std::string_view(a) == "--plan" || std::string_view(a).starts_with("--plan=");
+  });
+  if (!asked) return std::nullopt;
+  try {
+    CommandLine args(argc, argv);
+    const NetOptions options = parse_net_options(args);
+    SweepShape shape;
+    shape.nodes = *options.plan_nodes;
+    shape.patterns = options.patterns;
+    shape.sizes = options.sizes;
+    shape.window = options.window;
+    shape.sampling = options.harness.sampling;
+    shape.warmup_batches = options.harness.warmup_batches;
+    shape.matchings = options.matchings;
+    shape.seed = options.seed;
+    std::fputs(sweep_plan_text(shape, {options.plan_rate_gbit, options.plan_latency_us}).c_str(), stdout);
+    return kExitOk;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s (exit code %d)\n", e.what(), kExitUsage);
+    return kExitUsage;
+  }
+}
+
 }  // namespace
 }  // namespace wb
 
 int main(int argc, char** argv) {
+  if (const auto planned = wb::answer_plan(argc, argv)) return *planned;
   return wb::benchmark_main<wb::NetRun, wb::NetOptions>(
       argc, argv, wb::net_help, [](wb::CommandLine& args, const wb::MpiProgram& program) {
         wb::NetOptions options = wb::parse_net_options(args);
-        wb::plan_pairs(options.pairs, program.size());  // fewer than 2 ranks is a usage error
+        wb::plan_rounds(options.plan_request(program.size()));  // fewer than 2 ranks is a usage error
         return options;
       });
 }

@@ -11,14 +11,71 @@
 namespace wb {
 namespace {
 
-using Pairs = std::vector<RankPair>;
+using Rounds = std::vector<PairRound>;
 
-TEST(PairPlan, Modes) {
-  EXPECT_EQ(plan_pairs(PairMode::kFirst, 4), (Pairs{{0, 1}}));
-  EXPECT_EQ(plan_pairs(PairMode::kRing, 2), (Pairs{{0, 1}}));
-  EXPECT_EQ(plan_pairs(PairMode::kRing, 4), (Pairs{{0, 1}, {1, 2}, {2, 3}, {3, 0}}));
-  EXPECT_EQ(plan_pairs(PairMode::kAll, 4), (Pairs{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}));
-  EXPECT_THROW(plan_pairs(PairMode::kFirst, 1), UsageError);
+std::vector<PairRound> plan(PairMode mode, int ranks) { return plan_rounds({mode, ranks}); }
+
+TEST(PairPlan, SerialModesAreRoundsOfOnePair) {
+  EXPECT_EQ(plan(PairMode::kFirst, 4), (Rounds{{{0, 1}}}));
+  EXPECT_EQ(plan(PairMode::kRing, 2), (Rounds{{{0, 1}}}));
+  EXPECT_EQ(plan(PairMode::kRing, 4), (Rounds{{{0, 1}}, {{1, 2}}, {{2, 3}}, {{3, 0}}}));
+  EXPECT_EQ(plan(PairMode::kAllSerial, 4), (Rounds{{{0, 1}}, {{0, 2}}, {{0, 3}}, {{1, 2}}, {{1, 3}}, {{2, 3}}}));
+  EXPECT_THROW(plan(PairMode::kFirst, 1), UsageError);
+  EXPECT_THROW(plan(PairMode::kAll, 1), UsageError);
+  EXPECT_THROW(parse_pair_mode("everything"), UsageError);
+  EXPECT_EQ(parse_pair_mode("all-serial"), PairMode::kAllSerial);
+}
+
+TEST(PairPlan, FourRanksMeetInThreeRoundsOfTwoPairs) {
+  EXPECT_EQ(plan(PairMode::kAll, 4), (Rounds{{{0, 3}, {1, 2}}, {{0, 2}, {1, 3}}, {{0, 1}, {2, 3}}}));
+  EXPECT_EQ(plan(PairMode::kAll, 2), (Rounds{{{0, 1}}}));
+}
+
+// Every pair exactly once, no rank twice in a round, n-1 rounds of n/2 pairs (n even) or n rounds
+// of (n-1)/2 pairs with one rank idle (n odd): for every count a cluster may have up to 1,024.
+TEST(PairPlan, TheRoundRobinScheduleCoversEveryPairOnceForUpTo1024Ranks) {
+  for (int n = 2; n <= 1024; ++n) {
+    const auto rounds = round_robin_rounds(n);
+    const bool odd = n % 2 == 1;
+    ASSERT_EQ(rounds.size(), static_cast<std::size_t>(odd ? n : n - 1)) << n;
+    std::vector<char> met(static_cast<std::size_t>(n) * n, 0);
+    std::size_t pairs = 0;
+    for (const auto& round : rounds) {
+      ASSERT_EQ(round.size(), static_cast<std::size_t>(n / 2)) << n;
+      std::vector<char> busy(static_cast<std::size_t>(n), 0);
+      for (const auto& [a, b] : round) {
+        ASSERT_TRUE(a >= 0 && b < n && a < b) << n << ": " << a << "-" << b;
+        ASSERT_FALSE(busy[a] || busy[b]) << n << ": a rank twice in one round";
+        busy[a] = busy[b] = 1;
+        ASSERT_FALSE(met[a * n + b]) << n << ": " << a << "-" << b << " twice";
+        met[a * n + b] = 1;
+        ++pairs;
+      }
+    }
+    ASSERT_EQ(pairs, static_cast<std::size_t>(n) * (n - 1) / 2) << n;
+  }
+}
+
+TEST(PairPlan, BisectionMatchingsArePerfectAndFollowTheSeed) {
+  for (int n : {2, 3, 8, 9, 1024}) {
+    const auto matchings = random_matchings(n, 5, 42);
+    ASSERT_EQ(matchings.size(), 5u);
+    for (const auto& round : matchings) {
+      ASSERT_EQ(round.size(), static_cast<std::size_t>(n / 2));
+      std::vector<char> busy(static_cast<std::size_t>(n), 0);
+      for (const auto& [a, b] : round) {
+        ASSERT_TRUE(a < b && b < n);
+        ASSERT_FALSE(busy[a] || busy[b]);
+        busy[a] = busy[b] = 1;
+      }
+    }
+  }
+  EXPECT_EQ(random_matchings(64, 3, 7), random_matchings(64, 3, 7));  // every rank draws the same
+  EXPECT_NE(random_matchings(64, 1, 7), random_matchings(64, 1, 8));
+  const auto two = random_matchings(64, 2, 7);
+  EXPECT_NE(two[0], two[1]);  // K matchings, not one K times
+  EXPECT_EQ(plan_rounds({PairMode::kBisection, 8, 3, 1}).size(), 3u);
+  EXPECT_THROW(plan_rounds({PairMode::kBisection, 8, 0, 1}), UsageError);
 }
 
 TEST(BatchShape, SmallMessagesAreBatchedLargeOnesAreNot) {

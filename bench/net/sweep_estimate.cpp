@@ -1,0 +1,155 @@
+#include "net/sweep_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "harness/size_spec.h"
+
+namespace wb {
+namespace {
+
+double seconds_on_wire(double bytes, const LinkModel& link) { return bytes * 8.0 / (link.rate_gbit * 1e9); }
+
+// One measurement: warm-up, then samples until the rule is met (or, judged, until the cap).
+struct MeasurementTime {
+  double least = 0;
+  double at_cap = 0;
+};
+
+MeasurementTime measurement_time(double batch, double overhead, const SweepShape& shape, bool judged) {
+  const SamplingRule& rule = shape.sampling;
+  const double per_batch = batch + overhead;
+  const double warm = std::max<double>(shape.warmup_batches, std::ceil(0.1 * rule.min_seconds / per_batch));
+  double timed = 0;
+  if (rule.fixed_samples) {
+    timed = static_cast<double>(*rule.fixed_samples);
+  } else {
+    timed = std::max<double>(static_cast<double>(rule.min_samples), std::ceil(rule.min_seconds / per_batch));
+  }
+  MeasurementTime t;
+  t.least = (warm + timed) * per_batch;
+  t.at_cap = t.least;
+  if (judged && !rule.fixed_samples)
+    t.at_cap = std::max(t.least, (warm + std::ceil(rule.cap_seconds() / per_batch)) * per_batch);
+  return t;
+}
+
+std::string duration_text(double seconds) {
+  char text[64];
+  if (seconds < 120) std::snprintf(text, sizeof text, "%.0f s", seconds);
+  else if (seconds < 2 * 3600) std::snprintf(text, sizeof text, "%.1f min", seconds / 60);
+  else if (seconds < 2 * 86400) std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+  else std::snprintf(text, sizeof text, "%.1f days", seconds / 86400);
+  return text;
+}
+
+std::string thousands(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+const char* test_name(P2pPattern pattern) {
+  switch (pattern) {
+    case P2pPattern::kPingPong: return "latency";
+    case P2pPattern::kStreamBandwidth: return "bw";
+    case P2pPattern::kBidirectional: return "bibw";
+  }
+  return "?";
+}
+
+}  // namespace
+
+double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link) {
+  const BatchShape shape = batch_shape(pattern, bytes, window);
+  const double alpha = link.latency_us * 1e-6;
+  const double message = seconds_on_wire(static_cast<double>(bytes), link);
+  const double rounds = static_cast<double>(shape.rounds);
+  const double in_flight = static_cast<double>(shape.window);
+  switch (pattern) {
+    case P2pPattern::kPingPong: return rounds * 2 * (alpha + message);
+    case P2pPattern::kStreamBandwidth: return rounds * (alpha + in_flight * message + alpha);  // the window, then the ack
+    case P2pPattern::kBidirectional: return rounds * (alpha + in_flight * message);  // both ways at once, full duplex
+  }
+  return 0;
+}
+
+SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel& link) {
+  const auto rounds = plan_rounds({mode, shape.nodes, shape.matchings, shape.seed});
+  SweepCost cost;
+  cost.rounds = rounds.size();
+  for (const auto& round : rounds) {
+    cost.pairs += round.size();
+    cost.largest_round = std::max(cost.largest_round, round.size());
+  }
+  const bool at_once = mode == PairMode::kAll || mode == PairMode::kBisection;
+  // A barrier, the gather (or reduction) of the batch times and the elapsed-time agreement.
+  const double overhead = 3 * std::ceil(std::log2(std::max(shape.nodes, 2))) * 2 * link.latency_us * 1e-6;
+  if (shape.sizes.empty()) return cost;
+  const std::uint64_t smallest = *std::min_element(shape.sizes.begin(), shape.sizes.end());
+  const std::uint64_t largest = *std::max_element(shape.sizes.begin(), shape.sizes.end());
+  for (P2pPattern pattern : shape.patterns) {
+    const double passes = pattern == P2pPattern::kStreamBandwidth && at_once ? 2 : 1;
+    for (std::uint64_t bytes : shape.sizes) {
+      if (bytes == 0 && pattern != P2pPattern::kPingPong) continue;
+      const bool judged = bytes == smallest || bytes == largest;
+      const MeasurementTime t = measurement_time(batch_seconds(pattern, bytes, shape.window, link), overhead, shape, judged);
+      const double cases = passes * static_cast<double>(cost.rounds);
+      cost.measurements += static_cast<std::uint64_t>(cases);
+      cost.seconds += cases * t.least;
+      cost.seconds_at_cap += cases * t.at_cap;
+    }
+  }
+  return cost;
+}
+
+std::string sweep_plan_text(const SweepShape& shape, const LinkModel& link) {
+  std::string tests, sizes;
+  for (P2pPattern p : shape.patterns) tests += (tests.empty() ? "" : ",") + std::string(test_name(p));
+  for (std::uint64_t b : shape.sizes) sizes += (sizes.empty() ? "" : ",") + format_size(b);
+  const std::uint64_t n = static_cast<std::uint64_t>(shape.nodes);
+  char line[512];
+  std::string out;
+  std::snprintf(line, sizeof line,
+                "# wb-net --plan %d: every node pair of %d nodes (1 rank each), --tests %s at %s\n"
+                "# links: %.4g Gbit/s per direction, %.4g us one way; pairs: %s\n",
+                shape.nodes, shape.nodes, tests.c_str(), sizes.c_str(), link.rate_gbit, link.latency_us,
+                thousands(n * (n - 1) / 2).c_str());
+  out += line;
+  const SamplingRule& rule = shape.sampling;
+  if (rule.fixed_samples) {
+    std::snprintf(line, sizeof line, "# each measurement: %d warm-up batches, then exactly %zu samples\n",
+                  shape.warmup_batches, *rule.fixed_samples);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "# each measurement: %d warm-up batches (at least %.3g s), then at least %zu samples and %.3g s; the "
+                  "smallest and largest size up to %.3g s while their spread is above %.3g%%\n",
+                  shape.warmup_batches, 0.1 * rule.min_seconds, rule.min_samples, rule.min_seconds, rule.cap_seconds(),
+                  100 * rule.max_spread);
+  }
+  out += line;
+  out += "#\n";
+  std::snprintf(line, sizeof line, "%-12s %8s %14s %15s %15s %15s\n", "--pairs", "rounds", "pairs at once",
+                "measurements", "wall time", "at the cap");
+  out += line;
+  for (PairMode mode : {PairMode::kAll, PairMode::kAllSerial, PairMode::kBisection}) {
+    const SweepCost cost = estimate_sweep(mode, shape, link);
+    std::string name = pair_mode_name(mode);
+    if (mode == PairMode::kBisection) name += " x" + std::to_string(shape.matchings);
+    std::snprintf(line, sizeof line, "%-12s %8s %14s %15s %15s %15s\n", name.c_str(), thousands(cost.rounds).c_str(),
+                  thousands(cost.largest_round).c_str(), thousands(cost.measurements).c_str(),
+                  duration_text(cost.seconds).c_str(), duration_text(cost.seconds_at_cap).c_str());
+    out += line;
+  }
+  out +=
+      "# all: every pair once, in rounds of disjoint pairs at once (what an acceptance run uses); all-serial: one pair at\n"
+      "# a time, the figure without contention; bisection: random perfect matchings (--matchings, --seed). Batches are\n"
+      "# timed from the link model, not measured: the sampling rule, not the wire, sets most of the time at small sizes.\n";
+  return out;
+}
+
+}  // namespace wb
