@@ -42,6 +42,12 @@ def what(v):
         return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {f['case']}"
     if bench == "step":
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
+    if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
+        kind, _, case = f["case"].partition(":")
+        part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
+                "fabric": "the fabric as a whole"}.get(kind, f["src"])
+        return (f"fabric culprit: {part}, from net {case} ({f['link_class']}) at {size_text(f['bytes'])} "
+                f"({f['backend']})")
     kind = "data check" if v.row.number("errors") else "latency" if v.metric == "time_us" else "bandwidth"
     link = f"{f['src']} -> {f['dst']}" if f["dst"] and f["dst"] != f["src"] else f["src"]
     return (f"{bench} {f['case']} {kind}{' (' + f['link_class'] + ')' if f['link_class'] else ''}: {link}, "
@@ -80,6 +86,17 @@ def look_closer(v):
         return (f"rerun the pair alone: mpiexec -n 2 wb-net --tests {NET_TESTS.get(f['case'], 'latency,bw,bibw')} "
                 f"--sizes {size} --backend {f['backend']} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "
                 f"and {f['dst'].rpartition('/')[0] or f['dst']}; check the link (ethtool, ibstat, ip -s link)")
+    if bench == "fabric":
+        kind = f["case"].partition(":")[0]
+        if kind == "node":
+            return (f"check {f['src']}'s NIC, cable and switch port (ethtool, ibstat, perfquery, ip -s link); rerun wb-net "
+                    f"--pairs all on a few nodes with {f['src']} and without it")
+        if kind == "path":
+            return (f"check the cable and the switch ports between {f['src']} and {f['dst']} and the route they take "
+                    f"(ibtracert, ibdiagnet); rerun the pair alone with wb-net --pairs first on those two nodes")
+        if kind == "rail":
+            return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
+        return "check the switches (ibdiagnet) and the ceiling the report used for these links"
     if bench == "coll":
         return (f"rerun: mpiexec -n {f['ranks']} wb-coll --collective {f['op']} -b {size} -e {size} -c 1; compare with "
                 "nccl-tests' or OSU's figure on the same ranks")
@@ -377,7 +394,8 @@ def summary(run_dir, verdicts, problems, code, profile=None):
         "verdicts": [{"line": v.row.line, "key": v.row.key, "bench": v.row.text("bench"), "verdict": v.verdict,
                       "item": what(v), "measured": measured(v), "expected": v.expected, "reason": v.reason,
                       "metric": v.metric, "value": v.value, "ceiling_GBps": v.ceiling_GBps, "fraction": v.fraction,
-                      "samples": v.row.samples, "spread_pct": v.row.number("spread_pct") if v.row.text("spread_pct") else None}
+                      "samples": v.row.samples, "spread_pct": v.row.number("spread_pct") if v.row.text("spread_pct") else None,
+                      "culprit": v.culprit or None}
                      for v in items(verdicts)],
     }, indent=2) + "\n"
 

@@ -144,11 +144,12 @@ def latency_figures(verdicts):
     return figures
 
 
-def _fraction_heatmap(title, labels, cells, gid):
+def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     """A heatmap of the fraction of the ceiling, one colour scale for every link (0 to 105%): a cell
     is what its link reached of what it promises, so a bad link is red whatever its rate. Cells
     with a measured figure but no ceiling show the figure on grey; FAIL cells are framed and
-    labelled. cells: {(src, dst): verdict}."""
+    labelled; a culprit (culprits.py) is framed in blue: a node's row and column, a path's two cells.
+    cells: {(src, dst): verdict}; culprits: ["node:node3", "path:node2-node5"]."""
     import matplotlib.patches as patches
 
     index = {n: i for i, n in enumerate(labels)}
@@ -178,15 +179,35 @@ def _fraction_heatmap(title, labels, cells, gid):
         if v.verdict == "FAIL":
             axes.add_patch(patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2.5,
                                              gid=f"fail:{src}->{dst}"))
+    n = len(labels)
+    for culprit in culprits:
+        kind, _, name = culprit.partition(":")
+        if kind == "node" and name in index:
+            k = index[name]
+            axes.add_patch(patches.Rectangle((-0.5, k - 0.5), n, 1, fill=False, edgecolor="#1565c0", linewidth=3,
+                                             gid=f"culprit:{name}"))
+            axes.add_patch(patches.Rectangle((k - 0.5, -0.5), 1, n, fill=False, edgecolor="#1565c0", linewidth=3))
+        elif kind == "path":
+            a, _, b = name.partition("-")
+            if a in index and b in index:
+                for i, j in ((index[a], index[b]), (index[b], index[a])):
+                    axes.add_patch(patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#1565c0",
+                                                     linewidth=3, gid=f"culprit:{name}"))
     figure.tight_layout()
     return figure
+
+
+def _natural(name):
+    """node2 before node10."""
+    head = name.rstrip("0123456789")
+    return (head, int(name[len(head):]) if name[len(head):] else -1)
 
 
 def _matrices(verdicts, bench, name_of):
     """{(case, backend, link_class): {(src, dst): item}} of bandwidth items, with the names name_of gives."""
     out = OrderedDict()
     for v in verdicts:
-        if (v.row.text("bench") != bench or not v.item or v.verdict in ("SKIP", "ERROR")
+        if (v.row.text("bench") != bench or not (v.item or v.explained_by) or v.verdict in ("SKIP", "ERROR")
                 or v.metric not in ("algbw_GBps", "busbw_GBps") or v.value is None):
             continue
         src, dst = name_of(v.row.text("src")), name_of(v.row.text("dst") or v.row.text("src"))
@@ -232,14 +253,20 @@ def node_heatmaps(verdicts):
         return name.rpartition("/")[0] or None
     figures = []
     for (case, backend, link_class), cells in _matrices(verdicts, "net", node).items():
-        labels = sorted({n for pair in cells for n in pair})
+        labels = sorted({n for pair in cells for n in pair}, key=_natural)
         if len(labels) < 2:
             continue
-        figure = _fraction_heatmap(f"net {case} ({backend}, {link_class}): node x node, fraction of the ceiling", labels,
-                                   cells, "heatmap:nodes")
+        named = [v.culprit for v in verdicts if v.culprit and v.row.text("case").partition(":")[2] == case
+                 and v.row.text("backend") == backend and v.row.text("link_class") == link_class]
+        title = f"net {case} ({backend}, {link_class}): node x node, fraction of the ceiling"
+        if named:
+            title += "\nculprit: " + ", ".join(c.partition(":")[2] for c in named)
+        figure = _fraction_heatmap(title, labels, cells, "heatmap:nodes", named)
         figures.append((f"nodes-{_safe(case)}-{_safe(backend)}-{_safe(link_class)}",
                         f"net {case} over {link_class}: node x node by fraction of the ceiling; look for a red or "
-                        "framed (FAIL) cell: its row and column name the pair", figure))
+                        "framed (FAIL) cell: its row and column name the pair"
+                        + ("; the blue frame marks the culprit the pattern names (a node's row and column, or a path)"
+                           if named else ""), figure))
     return figures
 
 

@@ -27,6 +27,7 @@ profile floor or equivalent links to judge it by; the reason says which are miss
 import statistics
 from dataclasses import dataclass
 
+from . import culprits
 from .extra import row_identity, row_items
 from .results import IDENTITY, Row
 
@@ -54,6 +55,8 @@ class Verdict:
     floor_metric: str = ""
     expected: str = ""       # what the figure was held against, as "measured vs expected" says it
     finding: str = ""        # a fact about the wiring worth showing that is no verdict (a step's exposed share)
+    culprit: str = ""        # a fabric culprit's "node:node3", "path:node2-node5" or "rail:rail1" (culprits.py)
+    explained_by: str = ""   # a pair that a culprit explains (then DATA): "node node3"
 
     @property
     def item(self):
@@ -110,7 +113,14 @@ def judge(results, ceilings, profile=None):
             v.reason += "; its link is degraded: " + "; ".join(degraded)
         if v.verdict in ("PASS", "WARN", "FAIL"):
             _note_confidence(v)
+    culprits.apply(verdicts, _culprit_verdict)
     return verdicts + topology_findings(ceilings)
+
+
+def _culprit_verdict(row, verdict, reason, worst):
+    """A fabric culprit's verdict: the figure of its worst pair, held against the fleet."""
+    return Verdict(row, verdict, reason, worst.metric, worst.value, worst.ceiling_GBps, worst.fraction,
+                   worst.healthy_fraction, expected=worst.expected)
 
 
 def items(verdicts):
@@ -139,7 +149,11 @@ def apply_remeasure(verdicts, again):
         if not remeasurable(v):
             continue
         second = by_key.get(v.row.key)
-        if second is None:
+        if second is None and v.culprit:
+            v.verdict = "WARN"
+            v.reason = (f"intermittent: {_figure(v)} (FAIL) the first time, and when measured again no pair points at this "
+                        "culprit any more; look for what disturbed the first measurement; the first: " + v.reason)
+        elif second is None:
             v.reason = "not measured again (no second figure); " + v.reason
         elif second.verdict == "FAIL":
             v.reason = f"reproduced: measured again, {_figure(second)} (FAIL); " + v.reason

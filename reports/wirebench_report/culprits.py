@@ -1,0 +1,213 @@
+"""Which part of the fabric is at fault, from the node x node matrix of a point-to-point sweep
+(wb-net --pairs all, all-serial or bisection): a slow pair says little on its own; the pattern of
+slow pairs names the culprit once.
+  - a pair is slow when it is more than 3 MAD and 20% below the median pair of its fleet (the
+    items of one measurement: test, backend, link class, size, schedule), by the fraction of its
+    ceiling where every pair has one, else by its figure: a noisy but healthy fleet blames nobody;
+    or when it is below the healthy fraction of its ceiling (a fleet half of whose pairs are slow
+    has a median that cannot show them);
+  - rail R (several ranks per node, one per NIC, the rank's place on its node is its rail): half
+    or more of the pairs between rail-R ranks are slow, spanning three nodes or more, and no one
+    node is on all of them;
+  - node X (its NIC or its uplink): half or more of its node pairs are slow, two at least; nodes
+    are blamed one at a time, the worst first, and a blamed node's pairs explain nothing else;
+  - the path X-Y (a cable, a port or a route between them): a slow node pair that no node and no
+    rail explains, while X and Y are fine with everyone else;
+  - the fabric as a whole: three quarters of the node pairs are slow, or more than half the nodes
+    would be blamed (the switches, or a ceiling that is wrong), named once instead.
+A node pair is slow when half or more of its rows (both directions, every rank pair across it)
+are. Each culprit is one verdict (bench `fabric`) holding the worst of its pairs' verdicts; the pairs
+it explains become DATA that names it, so a bad node is one FAIL, not one per pair. Fewer than three
+nodes cannot tell a node from a path: nothing is localised then."""
+import statistics
+from dataclasses import replace
+
+SLOW_MAD = 3.0
+SLOW_RELATIVE = 0.20
+NODE_SHARE = 0.5
+RAIL_SHARE = 0.5
+FABRIC_SHARE = 0.75
+MIN_NODES = 3
+# Schedules that measure the node x node matrix (every pair, or random matchings); --pairs first
+# and ring measure too few pairs per node to tell a node from a path.
+MATRIX_MODES = ("all", "all-serial", "bisection")
+_ORDER = {"PASS": 0, "NOT JUDGED": 0, "WARN": 1, "FAIL": 2}
+
+
+def node_of(endpoint):
+    """'node3/rank5' -> 'node3' (a rank's node, as wb-net names it)."""
+    return endpoint.rpartition("/")[0]
+
+
+def rank_of(endpoint):
+    tail = endpoint.rpartition("/")[2]
+    return int(tail[4:]) if tail.startswith("rank") and tail[4:].isdigit() else None
+
+
+def _fleet_key(v):
+    f = v.row.fields
+    from .extra import row_items
+    return (f["case"], f["backend"], f["link_class"], f["bytes"], f["direction"], row_items(v.row).get("pairs", ""))
+
+
+def _candidates(verdicts):
+    out = {}
+    for v in verdicts:
+        f = v.row.fields
+        if (f["bench"] != "net" or not v.item or v.metric != "algbw_GBps" or v.value is None or v.row.status != "OK"
+                or v.row.number("errors") or v.verdict not in _ORDER):
+            continue
+        a, b = node_of(f["src"]), node_of(f["dst"])
+        if a and b and a != b and _fleet_key(v)[5] in MATRIX_MODES:
+            out.setdefault(_fleet_key(v), []).append(v)
+    return out
+
+
+def _score(members):
+    """Each member's figure as compared: the fraction of the ceiling where all have one."""
+    if all(m.fraction is not None for m in members):
+        return {id(m): m.fraction for m in members}, "of the ceiling"
+    return {id(m): m.value for m in members}, "GB/s"
+
+
+def slow_members(members):
+    """(slow verdicts, fleet median, how the figure is read) by the fleet's robust statistics."""
+    score, unit = _score(members)
+    values = list(score.values())
+    median = statistics.median(values)
+    mad = 1.4826 * statistics.median(abs(x - median) for x in values)
+    def below_fleet(m):
+        return median > 0 and median - score[id(m)] > SLOW_MAD * mad and (median - score[id(m)]) / median > SLOW_RELATIVE
+
+    def below_ceiling(m):  # what robust statistics cannot see when half the fleet is slow (4 nodes, one bad)
+        return m.fraction is not None and m.healthy_fraction is not None and m.fraction < m.healthy_fraction
+    slow = [m for m in members if below_fleet(m) or below_ceiling(m)]
+    return slow, median, unit
+
+
+def _rails(members):
+    """{rank: rail}: a rank's place among its node's ranks, when nodes hold several ranks."""
+    ranks_by_node = {}
+    for m in members:
+        for end in (m.row.text("src"), m.row.text("dst")):
+            if rank_of(end) is not None:
+                ranks_by_node.setdefault(node_of(end), set()).add(rank_of(end))
+    if not ranks_by_node or max(len(r) for r in ranks_by_node.values()) < 2:
+        return {}
+    return {rank: index for ranks in ranks_by_node.values() for index, rank in enumerate(sorted(ranks))}
+
+
+def localise(members):
+    """[(kind, name, explained members)] for one fleet: kind is rail, node or path."""
+    nodes = {node_of(m.row.text(end)) for m in members for end in ("src", "dst")}
+    if len(nodes) < MIN_NODES:
+        return []
+    slow, _, _ = slow_members(members)
+    slow_ids = {id(m) for m in slow}
+    culprits, explained = [], set()
+
+    rail_of = _rails(members)
+    if rail_of:
+        by_rail = {}
+        for m in members:
+            a, b = rank_of(m.row.text("src")), rank_of(m.row.text("dst"))
+            if a in rail_of and b in rail_of and rail_of[a] == rail_of[b]:
+                by_rail.setdefault(rail_of[a], []).append(m)
+        for rail, on_rail in sorted(by_rail.items()):
+            bad = [m for m in on_rail if id(m) in slow_ids]
+            spans = {node_of(m.row.text(end)) for m in bad for end in ("src", "dst")}
+            # Not a rail when one node is on every slow pair: that is the node (its NIC on that rail).
+            one_node = any(all(n in (node_of(m.row.text("src")), node_of(m.row.text("dst"))) for m in bad) for n in spans)
+            if len(bad) >= 2 and len(bad) >= RAIL_SHARE * len(on_rail) and len(spans) >= MIN_NODES and not one_node:
+                culprits.append(("rail", f"rail{rail}", bad))
+                explained.update(id(m) for m in bad)
+
+    def node_pair(m):
+        return tuple(sorted((node_of(m.row.text("src")), node_of(m.row.text("dst")))))
+
+    rows_of_pair = {}
+    for m in members:
+        if id(m) not in explained:
+            rows_of_pair.setdefault(node_pair(m), []).append(m)
+    slow_pairs = {p for p, rows in rows_of_pair.items()
+                  if sum(id(m) in slow_ids for m in rows) >= NODE_SHARE * len(rows) and any(id(m) in slow_ids for m in rows)}
+
+    blamed = []
+    while True:
+        best = None
+        for node in sorted(nodes - set(blamed)):
+            mine = [p for p in rows_of_pair if node in p and not set(p) & set(blamed)]
+            bad = [p for p in mine if p in slow_pairs]
+            if mine and len(bad) >= 2 and len(bad) >= NODE_SHARE * len(mine):
+                share = len(bad) / len(mine)
+                if best is None or share > best[0]:
+                    best = (share, node)
+        if best is None:
+            break
+        node = best[1]
+        blamed.append(node)
+        rows = [m for p, ms in rows_of_pair.items() if node in p and not set(p) & set(blamed[:-1]) for m in ms
+                if id(m) in slow_ids]
+        culprits.append(("node", node, rows))
+        explained.update(id(m) for m in rows)
+
+    all_pairs = len(rows_of_pair)
+    if len(blamed) > len(nodes) / 2 or (all_pairs >= 3 and len(slow_pairs) >= FABRIC_SHARE * all_pairs):
+        rows = [m for m in members if id(m) in slow_ids]
+        return [("fabric", "all", rows)]
+    for pair in sorted(slow_pairs):
+        if set(pair) & set(blamed):
+            continue
+        rows = [m for m in rows_of_pair[pair] if id(m) in slow_ids]
+        culprits.append(("path", f"{pair[0]}-{pair[1]}", rows))
+    return culprits
+
+
+def _describe(kind, name, rows, fleet_median, unit, fleet_size):
+    """The culprit's reason (what() in outputs.py names it): the evidence, then what it means."""
+    def figure(x):
+        return f"{100 * x:.0f}% of the ceiling" if unit == "of the ceiling" else f"{x:.4g} GB/s"
+    scores = [m.fraction if unit == "of the ceiling" else m.value for m in rows]
+    low, high = figure(min(scores)), figure(max(scores))
+    span = low if low == high else f"{low} to {high}"
+    pairs = sorted({tuple(sorted((node_of(m.row.text("src")), node_of(m.row.text("dst"))))) for m in rows})
+    listed = ", ".join(f"{a}-{b}" for a, b in pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
+    evidence = (f"{len(pairs)} node pair{'s' if len(pairs) != 1 else ''} slow ({listed}; {len(rows)} rows) at {span}, "
+                f"while the median of the {fleet_size} rows measured reaches {figure(fleet_median)}")
+    meaning = {
+        "node": f"every slow pair has {name} in it: the node (its NIC or its uplink), not its links",
+        "rail": f"the slow pairs run between {name}'s ranks on several nodes: the rail (its switch or its cabling)",
+        "path": f"{name.replace('-', ' and ')} are fine with every other node: the path between them (a cable, a port "
+                "or a route)",
+        "fabric": "nearly every pair is slow: the fabric as a whole (its switches), or a ceiling that is wrong",
+    }[kind]
+    return f"{evidence}; {meaning}; the pairs it explains are not judged one by one"
+
+
+def apply(verdicts, make_verdict):
+    """Adds a verdict per culprit (from make_verdict(row, verdict, reason, like)) and turns the pairs
+    each explains into DATA naming it. Returns the culprit verdicts."""
+    found = []
+    for key, members in _candidates(verdicts).items():
+        _, fleet_median, unit = slow_members(members)
+        for kind, name, rows in localise(members):
+            if not rows:
+                continue
+            worst = min(rows, key=lambda m: m.fraction if unit == "of the ceiling" else m.value)
+            level = max((m.verdict for m in rows), key=lambda x: _ORDER[x])
+            level = "WARN" if _ORDER[level] < 1 else level
+            fields = dict(worst.row.fields)
+            a, _, b = name.partition("-") if kind == "path" else (name, "", "")
+            a = "all" if kind == "fabric" else a
+            fields.update(bench="fabric", src=a, dst=b, extra=f"pairs={key[5]}" if key[5] else "")
+            fields["case"] = f"{kind}:{fields['case']}"
+            row = replace(worst.row, fields=fields, origin=f"{len(rows)} rows of results.csv, the worst at line {worst.row.line}")
+            reason = _describe(kind, name, rows, fleet_median, unit, len(members))
+            culprit = make_verdict(row, level, reason, worst)
+            culprit.culprit = f"{kind}:{name}"
+            for m in rows:
+                m.verdict, m.explained_by = "DATA", f"{kind} {name}"
+                m.reason = f"explained by the culprit {kind} {name}; " + m.reason
+            found.append(culprit)
+    verdicts.extend(found)
+    return found

@@ -1,0 +1,172 @@
+"""Localisation on synthetic node x node matrices (ctest label: unit): a slow node, a slow path, a slow
+rail, two faults at once, and a noisy but healthy fleet that must not be blamed; the culprit is one
+verdict, the pairs it explains are not counted one by one, and the report marks it."""
+import json
+import random
+
+from wirebench_report.__main__ import main
+from wirebench_report.ceilings import Ceilings
+from wirebench_report.plots import node_heatmaps
+from wirebench_report.results import read_results
+from wirebench_report.verdicts import apply_remeasure, counts, exit_code, judge
+
+from test_items import HEADER
+
+CEILING = 0.025  # 200 Mbit/s
+SUITE = {"expectations": [{"link_class": "eth", "ceiling_GBps": CEILING, "reason": "200 Mbit/s shaping",
+                           "healthy_fraction": 0.8, "source": "tc shaping"}]}
+
+
+def pair_row(src, dst, bw, ranks=8, case="stream_bw", direction="uni"):
+    t = 1048576 / (bw * 1e3)
+    return (f"net,{case},mpi,eth,{src},{dst},{direction},send_recv,uint8,1048576,{ranks},{ranks},640,{t:.7g},"
+            f"{t * 0.995:.7g},{t * 1.005:.7g},{bw:.7g},{bw:.7g},0,pairs=all;round=1;at_once=4,OK,,9,1\n")
+
+
+def fleet(nodes=8, rate=None, ranks_per_node=1, seed=3, noise=0.01):
+    """Every ordered pair of ranks on different nodes at `rate(node_a, node_b, rail_a, rail_b)` of the ceiling."""
+    rng = random.Random(seed)
+    rate = rate or (lambda a, b, ra, rb: 0.96)
+    ends = [(n, r) for n in range(nodes) for r in range(ranks_per_node)]
+    rows = []
+    for (na, ra) in ends:
+        for (nb, rb) in ends:
+            if na == nb:
+                continue
+            fraction = rate(na, nb, ra, rb) * (1 + rng.uniform(-noise, noise))
+            src = f"node{na}/rank{na * ranks_per_node + ra}"
+            dst = f"node{nb}/rank{nb * ranks_per_node + rb}"
+            rows.append(pair_row(src, dst, CEILING * fraction, ranks=nodes * ranks_per_node))
+    return rows
+
+
+def judged(tmp_path, rows):
+    run = tmp_path / "run"
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "results.csv").write_text(HEADER + "".join(rows))
+    (run / "meta.json").write_text(json.dumps({"results_schema_version": 2}))
+    (run / "suite.json").write_text(json.dumps(SUITE))
+    return run, judge(read_results(run / "results.csv"), Ceilings.load(run))
+
+
+def culprits(verdicts):
+    return sorted(v.culprit for v in verdicts if v.culprit)
+
+
+def test_a_clean_fleet_passes_and_blames_nobody(tmp_path):
+    _, verdicts = judged(tmp_path, fleet())
+    assert culprits(verdicts) == []
+    assert counts(verdicts)["PASS"] == 56 and exit_code(verdicts) == 0
+
+
+def test_a_noisy_but_healthy_fleet_is_not_blamed(tmp_path):
+    """Pairs scattered 12% either way (a shared fabric on a busy day), all above the healthy fraction."""
+    _, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.93, noise=0.12, seed=11))
+    assert culprits(verdicts) == []
+    assert not [v for v in verdicts if v.verdict == "FAIL"]
+
+
+def test_a_slow_node_is_the_one_culprit_named_once(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96))
+    assert culprits(verdicts) == ["node:node5"]
+    culprit = next(v for v in verdicts if v.culprit)
+    assert culprit.verdict == "FAIL" and "the node (its NIC or its uplink)" in culprit.reason
+    assert "7 node pairs slow" in culprit.reason and "; 14 rows)" in culprit.reason  # both directions of each
+    explained = [v for v in verdicts if v.explained_by]
+    assert len(explained) == 14 and all(v.verdict == "DATA" and v.explained_by == "node node5" for v in explained)
+    assert counts(verdicts)["FAIL"] == 1 and counts(verdicts)["PASS"] == 42 and exit_code(verdicts) == 1
+
+
+def test_a_slow_path_is_named_as_the_path_and_its_nodes_are_not_blamed(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.5 if {a, b} == {2, 6} else 0.96))
+    assert culprits(verdicts) == ["path:node2-node6"]
+    culprit = next(v for v in verdicts if v.culprit)
+    assert "node2 and node6 are fine with every other node: the path between them" in culprit.reason
+    assert (culprit.row.text("src"), culprit.row.text("dst")) == ("node2", "node6")
+    assert counts(verdicts)["FAIL"] == 1
+
+
+def test_a_path_slow_one_way_only_is_still_the_path(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.5 if (a, b) == (1, 4) else 0.96))
+    assert culprits(verdicts) == ["path:node1-node4"]
+
+
+def test_two_faults_at_once_a_node_and_a_path_elsewhere(tmp_path):
+    def rate(a, b, ra, rb):
+        if 3 in (a, b):
+            return 0.45
+        return 0.55 if {a, b} == {0, 7} else 0.96
+    _, verdicts = judged(tmp_path, fleet(rate=rate))
+    assert culprits(verdicts) == ["node:node3", "path:node0-node7"]
+    assert counts(verdicts)["FAIL"] == 2
+
+
+def test_two_slow_nodes_are_both_named_and_their_shared_pair_once(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.5 if {a, b} & {1, 6} else 0.96))
+    assert culprits(verdicts) == ["node:node1", "node:node6"]
+    assert len([v for v in verdicts if v.explained_by]) == 26  # 14 + 12: node1-node6 belongs to node1
+
+
+def test_a_slow_rail_is_named_as_the_rail(tmp_path):
+    """Four nodes of two ranks each, one per NIC: every pair between rail-1 ranks is slow."""
+    _, verdicts = judged(tmp_path, fleet(nodes=4, ranks_per_node=2,
+                                         rate=lambda a, b, ra, rb: 0.45 if ra == rb == 1 else 0.96))
+    assert culprits(verdicts) == ["rail:rail1"]
+    culprit = next(v for v in verdicts if v.culprit)
+    assert "the rail (its switch or its cabling)" in culprit.reason
+
+
+def test_a_slow_node_among_several_ranks_per_node_is_still_the_node(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(nodes=4, ranks_per_node=2,
+                                         rate=lambda a, b, ra, rb: 0.45 if 2 in (a, b) else 0.96))
+    assert culprits(verdicts) == ["node:node2"]
+
+
+def test_a_fabric_slow_everywhere_is_one_culprit_not_every_node(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.4))
+    assert culprits(verdicts) == ["fabric:all"]
+    assert counts(verdicts)["FAIL"] == 1
+
+
+def test_two_nodes_cannot_tell_a_node_from_a_path(tmp_path):
+    _, verdicts = judged(tmp_path, fleet(nodes=2, rate=lambda a, b, ra, rb: 0.4))
+    assert culprits(verdicts) == []
+    assert counts(verdicts)["FAIL"] == 2  # each pair judged on its own against the ceiling
+
+
+def test_the_report_names_the_culprit_once_and_marks_it_on_the_heatmap(tmp_path, capsys):
+    run, verdicts = judged(tmp_path, fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96))
+    [(name, caption, figure)] = node_heatmaps(verdicts)
+    axes = figure.axes[0]
+    assert "culprit:node5" in [p.get_gid() for p in axes.patches]
+    assert "culprit: node5" in axes.get_title() and "culprit" in caption
+    cells = [t.get_text() for t in axes.texts]
+    assert len(cells) == 56 and sum("%" in c for c in cells) == 56  # the explained pairs are still drawn
+    assert main(["wirebench report", str(run)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("FAIL fabric culprit: node node5") == 1 and "FAIL net" not in out, out
+    summary = json.loads((run / "summary.json").read_text())
+    assert [v["culprit"] for v in summary["verdicts"] if v.get("culprit")] == ["node:node5"]
+    assert next((run / "plots").glob("nodes-stream_bw-*.png"))
+    assert "fabric culprit: node node5" in (run / "report.md").read_text()
+
+
+def test_three_nodes_tell_a_slow_node_from_a_slow_fabric(tmp_path):
+    _, verdicts = judged(tmp_path / "node", fleet(nodes=3, rate=lambda a, b, ra, rb: 0.5 if 1 in (a, b) else 0.96))
+    assert culprits(verdicts) == ["node:node1"]
+    _, verdicts = judged(tmp_path / "fabric", fleet(nodes=3, rate=lambda a, b, ra, rb: 0.5))
+    assert culprits(verdicts) == ["fabric:all"]
+
+
+def test_a_culprit_that_is_gone_when_measured_again_is_an_intermittent_warn(tmp_path):
+    _, first = judged(tmp_path / "first", fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96))
+    _, again = judged(tmp_path / "again", fleet())
+    apply_remeasure(first, again)
+    [culprit] = [v for v in first if v.culprit]
+    assert culprit.verdict == "WARN" and culprit.reason.startswith("intermittent: ")
+    assert "(FAIL) the first time" in culprit.reason and "no pair points at this culprit" in culprit.reason
+    _, reproduced = judged(tmp_path / "first2", fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96))
+    _, same = judged(tmp_path / "again2", fleet(rate=lambda a, b, ra, rb: 0.47 if 5 in (a, b) else 0.96))
+    apply_remeasure(reproduced, same)
+    [culprit] = [v for v in reproduced if v.culprit]
+    assert culprit.verdict == "FAIL" and culprit.reason.startswith("reproduced: measured again")
