@@ -1,4 +1,5 @@
-"""wirebench run [SUITE] [--run-dir DIR] [--profile NAME|FILE] [--degrade NODE=RATE] [--inject-fault corrupt]
+"""wirebench run [SUITE] [--run-dir DIR] [--profile NAME|FILE] [--degrade NODE=RATE] [--degrade-path A-B=RATE]
+[--inject-fault corrupt]
                 [--dry-run]
 
 Reads suites/SUITE.yaml (default: default), writes the node's topology.json, runs each step under
@@ -78,6 +79,8 @@ def main(argv):
     parser.add_argument("--run-dir", type=Path)
     parser.add_argument("--profile", help="platform profile: a name in suites/profiles or a file")
     parser.add_argument("--degrade", help="fault injection: NODE=RATE for one node's link (cluster suites)")
+    parser.add_argument("--degrade-path", action="append", default=[], metavar="A-B=RATE",
+                        help="fault injection: the path between nodes A and B only, both ways (cluster suites; repeatable)")
     parser.add_argument("--inject-fault", choices=["corrupt", "slow"],
                         help="fault injection: a planted wrong byte, or wb-net batches at half speed")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
@@ -133,6 +136,8 @@ def main(argv):
             if args.degrade:
                 node, _, degraded = args.degrade.partition("=")
                 up += ["--degrade", f"{node}={degraded}"]
+            for path_spec in args.degrade_path:
+                up += ["--degrade-path", path_spec]
             result = subprocess.run(up, capture_output=True, text=True)
             if result.returncode != 0:
                 print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)",

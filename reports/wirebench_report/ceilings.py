@@ -108,6 +108,14 @@ class Ceilings:
         return Ceiling(link["ceiling_GBps"], link.get("reason", ""), link.get("healthy_fraction") or 0.8,
                        link.get("source", ""))
 
+    def for_link_class(self, link_class):
+        """The suite's stated ceiling of a link class (the per-pair ceiling of an aggregate), or None."""
+        expected = self.expectations.get(link_class)
+        if not expected:
+            return None
+        return Ceiling(expected["ceiling_GBps"], expected.get("reason", "the suite's expectation"),
+                       expected.get("healthy_fraction", 0.8), expected.get("source", "suite"))
+
     def _slowest_port(self, *hosts):
         ports = [link for host in hosts for (a, b), link in self.links.get(host, {}).items()
                  if b == "network" and link.get("ceiling_GBps")]

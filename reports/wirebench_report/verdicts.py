@@ -391,14 +391,21 @@ def _judge_row(row, ceilings, largest, smallest):
         return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
     if size < largest.get(_sweep_key(row), 0):
         return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
-    ceiling = ceilings.for_row(row)
+    ceiling, pairs = ceilings.for_row(row), 1
+    if row.text("src") == row.text("dst") == "all" and row_items(row).get("at_once"):
+        # A bisection matching's aggregate: every pair at its link's ceiling at once.
+        ceiling, pairs = ceilings.for_link_class(row.text("link_class")), int(row_items(row)["at_once"])
+        if ceiling is None:
+            return Verdict(row, "NOT JUDGED", f"not judged: the aggregate of {pairs} pairs is held against {pairs} x "
+                           "its link class's ceiling, which the suite does not state", metric, value)
     if ceiling is None:
         return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
-    limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1)
+    limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1) * pairs
     fraction = value / limit
     healthy = ceiling.healthy_fraction
     source = ceiling.source or "topology"
-    described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({ceiling.reason}; "
+    reason = ceiling.reason if pairs == 1 else f"{pairs} pairs at once, each {ceiling.reason}"
+    described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({reason}; "
                  f"source: {source}); healthy from {100 * healthy:.0f}%")
     expected = f">= {healthy * limit:.4g} GB/s ({100 * healthy:.0f}% of the {limit:.4g} GB/s ceiling)"
     if fraction > ABOVE_CEILING:
