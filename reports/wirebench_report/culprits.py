@@ -209,5 +209,28 @@ def apply(verdicts, make_verdict):
                 m.verdict, m.explained_by = "DATA", f"{kind} {name}"
                 m.reason = f"explained by the culprit {kind} {name}; " + m.reason
             found.append(culprit)
+    _explain_aggregates(verdicts, found)
     verdicts.extend(found)
     return found
+
+
+def _explain_aggregates(verdicts, found):
+    """A bisection matching's aggregate runs at its slowest pair's pace: when a culprit explains that
+    pair, it explains the aggregate too (DATA naming it), so the fault is still counted once."""
+    from .extra import row_items
+    nodes = {c.culprit.partition(":")[2]: c for c in found if c.culprit.startswith("node:")}
+    paths = {c.culprit.partition(":")[2]: c for c in found if c.culprit.startswith("path:")}
+    for v in verdicts:
+        f = v.row.fields
+        slowest = row_items(v.row).get("slowest", "")
+        if f["bench"] != "net" or f["src"] != "all" or v.verdict not in ("WARN", "FAIL") or "->" not in slowest:
+            continue
+        a, _, b = (node_of(end) for end in slowest.partition("->"))
+        pair = "-".join(sorted((a, b)))
+        culprit = next((nodes[n] for n in (a, b) if n in nodes), None) or paths.get(pair)
+        if culprit is None and any(c.culprit == "fabric:all" for c in found):
+            culprit = next(c for c in found if c.culprit == "fabric:all")
+        if culprit is not None:
+            kind, _, name = culprit.culprit.partition(":")
+            v.verdict, v.explained_by = "DATA", f"{kind} {name}"
+            v.reason = f"explained by the culprit {kind} {name} (its slowest pair, {slowest}); " + v.reason

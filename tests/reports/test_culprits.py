@@ -170,3 +170,16 @@ def test_a_culprit_that_is_gone_when_measured_again_is_an_intermittent_warn(tmp_
     apply_remeasure(reproduced, same)
     [culprit] = [v for v in reproduced if v.culprit]
     assert culprit.verdict == "FAIL" and culprit.reason.startswith("reproduced: measured again")
+
+
+def test_a_bisection_aggregate_slowed_by_a_culprit_is_explained_by_it(tmp_path):
+    rows = fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96)
+    rows = [r.replace("pairs=all;", "pairs=bisection;") for r in rows]
+    t = 4 * 1048576 / (4 * CEILING * 0.48 * 1e3)
+    rows.append(f"net,bisection_stream_bw,mpi,eth,all,all,uni,send_recv,uint8,1048576,8,8,640,{t:.7g},{t:.7g},{t:.7g},"
+                f"{4 * CEILING * 0.48:.7g},{4 * CEILING * 0.48:.7g},0,pairs=bisection;round=1;at_once=4;"
+                "slowest=node5/rank5->node1/rank1,OK,,9,1\n")
+    _, verdicts = judged(tmp_path, rows)
+    [aggregate] = [v for v in verdicts if v.row.text("src") == "all"]
+    assert aggregate.verdict == "DATA" and aggregate.explained_by == "node node5", aggregate.reason
+    assert counts(verdicts)["FAIL"] == 1

@@ -1,0 +1,69 @@
+"""The fabric suite on eight namespace nodes (ctest label: vcluster; root): every node pair in seven
+rounds of four pairs at once, and three random matchings. A clean fabric passes; a node at half
+rate is the one culprit named; a path at half rate is named as the path, its two nodes not blamed."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
+
+
+def run_fabric(run_dir, *args):
+    wirebench = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wirebench"
+    return subprocess.run([str(wirebench), "run", "fabric", "--run-dir", str(run_dir), *args],
+                          capture_output=True, text=True, timeout=900)
+
+
+def summary(run_dir):
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def culprits(s):
+    return sorted((v["culprit"], v["verdict"]) for v in s["verdicts"] if v.get("culprit"))
+
+
+def rows(run_dir):
+    return (run_dir / "results.csv").read_text().splitlines()[1:]
+
+
+def test_a_clean_fabric_passes_and_every_pair_is_measured_once_each_way(tmp_path):
+    result = run_fabric(tmp_path / "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    s = summary(tmp_path / "run")
+    assert culprits(s) == []
+    assert s["counts"]["FAIL"] == 0 and s["counts"]["ERROR"] == 0, s["counts"]
+    pairs = [r.split(",") for r in rows(tmp_path / "run") if ";round=" in r and ",all,all," not in r]
+    rounds = [(r[4], r[5]) for r in pairs if "pairs=all;" in r[19]]
+    assert len(rounds) == 56 and len(set(rounds)) == 56  # 28 pairs, both ways, each once
+    assert all("at_once=4" in r[19] for r in pairs)  # four pairs at a time
+    aggregates = [r for r in rows(tmp_path / "run") if r.startswith("net,bisection_stream_bw,")]
+    assert len(aggregates) == 6 and all("slowest=node" in r for r in aggregates)  # 3 matchings x 2 passes
+    assert list((tmp_path / "run" / "plots").glob("nodes-stream_bw-*.png"))
+
+
+def test_a_node_at_half_rate_is_the_one_culprit(tmp_path):
+    result = run_fabric(tmp_path / "run", "--degrade", "3=100mbit")
+    assert result.returncode == 1, result.stdout + result.stderr
+    s = summary(tmp_path / "run")
+    named = culprits(s)
+    assert ("node:node3", "FAIL") in named, named
+    assert all(c.startswith("node:node3") for c, _ in named), named  # no path, no other node blamed
+    failed = [v for v in s["verdicts"] if v["verdict"] == "FAIL"]
+    assert all(v.get("culprit") == "node:node3" for v in failed), failed
+    assert "FAIL fabric culprit: node node3" in result.stdout
+
+
+def test_a_path_at_half_rate_is_named_as_the_path_and_its_nodes_are_not_blamed(tmp_path):
+    result = run_fabric(tmp_path / "run", "--degrade-path", "2-5=100mbit")
+    assert result.returncode == 1, result.stdout + result.stderr
+    s = summary(tmp_path / "run")
+    named = culprits(s)
+    assert ("path:node2-node5", "FAIL") in named, named
+    assert not [c for c, _ in named if c.startswith("node:")], named
+    failed = [v for v in s["verdicts"] if v["verdict"] == "FAIL"]
+    assert all(v.get("culprit") == "path:node2-node5" for v in failed), failed
+    assert "FAIL fabric culprit: the path node2-node5" in result.stdout
