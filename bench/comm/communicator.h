@@ -57,6 +57,13 @@ class Communicator {
   virtual Request irecv(void* buffer, std::uint64_t bytes, int peer) = 0;
   // Completes every request; throws TimeoutError after timeout() without progress.
   virtual void wait_all(std::span<Request> requests) = 0;
+  // The same, calling `completed(i)` as soon as request i is seen complete (the arrival of each
+  // peer's data in an all-to-all). Backends that complete a group as one (NCCL) report every
+  // request when the group is done.
+  virtual void wait_each(std::span<Request> requests, const std::function<void(std::size_t)>& completed) {
+    wait_all(requests);
+    for (std::size_t i = 0; i < requests.size(); ++i) completed(i);
+  }
 
   // Collectives. Blocking calls are the library's own blocking calls (what applications use) under
   // a deadline; non-blocking ones return a request for wait/wait_all.

@@ -83,4 +83,15 @@ void MpiCommunicator::wait_all(std::span<Request> requests) {
   for (std::size_t i = 0; i < requests.size(); ++i) requests[i].handle = from_mpi(mpi_requests[i]);
 }
 
+void MpiCommunicator::wait_each(std::span<Request> requests, const std::function<void(std::size_t)>& completed) {
+  std::vector<MPI_Request> mpi_requests(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) mpi_requests[i] = to_mpi(requests[i].handle);
+  wait_each_with_deadline(mpi_requests, timeout(), completed, [&] {
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      if (mpi_requests[i] != MPI_REQUEST_NULL) return describe(requests[i]);
+    return std::string("a request");
+  });
+  for (std::size_t i = 0; i < requests.size(); ++i) requests[i].handle = from_mpi(mpi_requests[i]);
+}
+
 }  // namespace wb

@@ -24,6 +24,7 @@ class MpiCommunicator final : public Communicator {
   Request isend(const void* buffer, std::uint64_t bytes, int peer) override;
   Request irecv(void* buffer, std::uint64_t bytes, int peer) override;
   void wait_all(std::span<Request> requests) override;
+  void wait_each(std::span<Request> requests, const std::function<void(std::size_t)>& completed) override;
   // Whether `request` has completed (then it is released); never blocks. For callers that drive
   // several requests from one thread with their own deadline.
   bool test(Request& request);

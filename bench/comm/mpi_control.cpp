@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstring>
+#include <stdexcept>
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/checked_mpi.h"
@@ -63,6 +64,21 @@ std::vector<double> MpiControl::all_gather_values(double value, const std::strin
     return "gathering every rank's time" + (what ? " of " + *what : std::string());
   }, WaitStyle::kPatient);
   return values;
+}
+
+std::vector<double> MpiControl::all_gather_values(const std::vector<double>& values, std::size_t count,
+                                              const std::string* what) {
+  if (values.size() != count || count > static_cast<std::size_t>(INT_MAX))
+    throw std::logic_error("all_gather_values: " + std::to_string(values.size()) + " values where " +
+                           std::to_string(count) + " were agreed");
+  std::vector<double> all(static_cast<std::size_t>(size_) * count);
+  MPI_Request request;
+  WB_MPI_CHECK(MPI_Iallgather(values.data(), static_cast<int>(count), MPI_DOUBLE, all.data(), static_cast<int>(count),
+                              MPI_DOUBLE, comm_, &request));
+  wait_all_with_deadline({&request, 1}, timeout_, [what] {
+    return "gathering every rank's flow times" + (what ? " of " + *what : std::string());
+  }, WaitStyle::kPatient);
+  return all;
 }
 
 void MpiControl::barrier(const std::string* what) {

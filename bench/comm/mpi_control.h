@@ -34,6 +34,9 @@ class MpiControl {
   std::vector<std::string> all_gather(const std::string& text);  // index = rank
   // Every rank's value (index = rank): the times of pairs measured at once, each by its own ranks.
   std::vector<double> all_gather_values(double value, const std::string* what = nullptr);
+  // `count` values from every rank, rank after rank (every rank passes the same count).
+  std::vector<double> all_gather_values(const std::vector<double>& values, std::size_t count,
+                                        const std::string* what = nullptr);
   // The first rank's reason, "rank 3: <reason>", if any rank has one: so that every rank takes the
   // same decision (run a backend or write SKIP rows) and none waits for a benchmark another skips.
   std::optional<std::string> first_reason(const std::optional<std::string>& mine);

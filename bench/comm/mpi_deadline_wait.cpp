@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "harness/checked_mpi.h"
 #include "harness/crash_report.h"
@@ -65,6 +66,28 @@ void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::millis
       // Give the core away now and then: with more ranks than cores (tests, CI) a spinning rank
       // would starve the very peer it waits for. Costs nothing when the wait is short.
       sched_yield();
+    }
+  }
+}
+
+void wait_each_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
+                             const std::function<void(std::size_t)>& completed,
+                             const std::function<std::string()>& what) {
+  using Clock = std::chrono::steady_clock;
+  constexpr unsigned kPollsPerClockRead = 256;
+  const auto deadline = Clock::now() + timeout;
+  std::vector<int> indices(requests.size());
+  std::size_t open = requests.size();
+  for (unsigned polls = 1; open > 0; ++polls) {
+    int count = 0;
+    WB_MPI_CHECK(MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, indices.data(),
+                              MPI_STATUSES_IGNORE));
+    if (count == MPI_UNDEFINED) break;  // every request was already complete
+    for (int k = 0; k < count; ++k) completed(static_cast<std::size_t>(indices[static_cast<std::size_t>(k)]));
+    open -= static_cast<std::size_t>(count);
+    if (open > 0 && polls % kPollsPerClockRead == 0) {
+      if (Clock::now() > deadline) throw_timeout(what(), timeout, "the peer rank may have died, hung or be unreachable");
+      sched_yield();  // more ranks than cores: let the peers this rank waits for run
     }
   }
 }

@@ -21,6 +21,11 @@ enum class WaitStyle { kSpin, kPatient };
 void wait_all_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
                             const std::function<std::string()>& what, WaitStyle style = WaitStyle::kSpin);
 
+// The same with MPI_Testsome: `completed(i)` is called as soon as request i is seen complete.
+void wait_each_with_deadline(std::span<MPI_Request> requests, std::chrono::milliseconds timeout,
+                             const std::function<void(std::size_t)>& completed,
+                             const std::function<std::string()>& what);
+
 // The TimeoutError every deadline wait throws: "<rank label>: <what> did not complete within
 // 3.0 s; <hint>". Shared by the MPI and CUDA stream waits so the wording is one.
 [[noreturn]] void throw_timeout(const std::string& what, std::chrono::milliseconds timeout,

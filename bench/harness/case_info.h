@@ -16,6 +16,7 @@ struct FlowInfo {
   ResultRow row;                 // descriptive columns; numbers filled by the harness
   std::vector<int> ranks;        // the ranks that move its data (their wrong elements are its own)
   std::vector<int> clock_ranks;  // whose batch times make its time (the slower of them)
+  int clock_slot = -1;           // >= 0: that entry of the clock ranks' TimedBatch::flow_seconds()
 };
 
 struct CaseInfo {

@@ -60,16 +60,26 @@ std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::v
 class FlowSamples {
  public:
   FlowSamples(const CaseInfo& info, std::uint64_t ops_per_batch, const SamplingRule& rule, bool judged)
-      : info_(info), ops_per_batch_(ops_per_batch), per_op_us_(info.flows.size()), sizers_(info.flows.size(), SampleSizer(rule, judged)) {}
+      : info_(info), ops_per_batch_(ops_per_batch), per_op_us_(info.flows.size()), sizers_(info.flows.size(), SampleSizer(rule, judged)) {
+    for (const FlowInfo& flow : info.flows) slots_ = std::max(slots_, static_cast<std::size_t>(flow.clock_slot + 1));
+  }
 
   bool empty() const { return info_.flows.empty(); }
+  // Flow times each rank reports besides its batch time (TimedBatch::flow_seconds()), 0 if none.
+  std::size_t slots() const { return slots_; }
 
-  // Adds one batch from every rank's seconds; returns the slowest flow's seconds.
-  double add(const std::vector<double>& rank_seconds) {
+  // Adds one batch from every rank's seconds (and, with slots, every rank's flow times, rank after
+  // rank); returns the slowest flow's seconds.
+  double add(const std::vector<double>& rank_seconds, const std::vector<double>& slot_seconds) {
     double slowest = 0;
     for (std::size_t f = 0; f < info_.flows.size(); ++f) {
+      const FlowInfo& flow = info_.flows[f];
       double seconds = 0;
-      for (int r : info_.flows[f].clock_ranks) seconds = std::max(seconds, rank_seconds.at(static_cast<std::size_t>(r)));
+      for (int r : flow.clock_ranks) {
+        const auto rank = static_cast<std::size_t>(r);
+        seconds = std::max(seconds, flow.clock_slot < 0 ? rank_seconds.at(rank)
+                                                        : slot_seconds.at(rank * slots_ + static_cast<std::size_t>(flow.clock_slot)));
+      }
       per_op_us_[f].push_back(seconds / static_cast<double>(ops_per_batch_) * 1e6);
       slowest = std::max(slowest, seconds);
     }
@@ -115,6 +125,7 @@ class FlowSamples {
   std::uint64_t ops_per_batch_;
   std::vector<std::vector<double>> per_op_us_;
   std::vector<SampleSizer> sizers_;
+  std::size_t slots_ = 0;
 };
 
 }  // namespace
@@ -299,8 +310,14 @@ void MultiRankBenchmarks::measure(benchmark::State& state, const std::string& na
       const double mine = batch->run();
       // Flows measured at once: every rank's clock, each flow timed by its own ranks; the sample
       // is the slowest flow's (the round's) time.
-      const double seconds = flows.empty() ? ranks_time(mine, agreement)
-                                           : flows.add(control_.all_gather_values(mine, &agreement));
+      double seconds = 0;
+      if (flows.empty()) {
+        seconds = ranks_time(mine, agreement);
+      } else {
+        const std::vector<double> times = control_.all_gather_values(mine, &agreement);
+        seconds = flows.add(times, flows.slots() ? control_.all_gather_values(batch->flow_seconds(), flows.slots(), &agreement)
+                                                 : std::vector<double>{});
+      }
       local_errors += batch->verify(sample);
       batch_seconds.push_back(seconds);
       per_op_us.push_back(seconds / static_cast<double>(ops) * 1e6);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -32,6 +33,10 @@ class TimedBatch {
     (void)sample;
     return 0;
   }
+
+  // A batch that times several flows on one rank (an all-to-all: one per peer): the seconds of
+  // each in the last run, in the order its case's flows name them (FlowInfo::clock_slot).
+  virtual std::vector<double> flow_seconds() const { return {}; }
 
   // Called on every rank once the timed batches are done (it may talk to the other ranks): more
   // key=value details for the row's `extra` column, computed from what the batches saw.

@@ -42,7 +42,9 @@ void declare_net_options(OptionParser& parser, NetOptions& options, std::string&
                "first (rank 0 and 1, the default) | ring (each rank and the next, one pair at a time) | all (every "
                "pair once, in n-1 rounds of disjoint pairs measured at the same time; streams both ways) | "
                "all-serial (every pair, one at a time: the figure without contention) | bisection (--matchings "
-               "random perfect matchings, all pairs of one at once, and each matching's aggregate)",
+               "random perfect matchings, all pairs of one at once, and each matching's aggregate) | alltoall (every "
+               "rank streaming to every other at once: a row per ordered pair, timed by when its data arrived, and "
+               "the aggregate; streaming only, --tests is not used)",
                [&](const std::string& v) { options.pairs = parse_pair_mode(v); });
   parser.value("--matchings", "K", "bisection: how many random matchings (default 3)", [&](const std::string& v) {
     options.matchings = static_cast<int>(parse_whole_number("--matchings", v, 1));

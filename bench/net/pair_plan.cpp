@@ -15,7 +15,8 @@ PairMode parse_pair_mode(std::string_view text) {
   if (text == "all") return PairMode::kAll;
   if (text == "all-serial") return PairMode::kAllSerial;
   if (text == "bisection") return PairMode::kBisection;
-  throw UsageError("--pairs: '" + std::string(text) + "' is not first, ring, all, all-serial or bisection");
+  if (text == "alltoall") return PairMode::kAllToAll;
+  throw UsageError("--pairs: '" + std::string(text) + "' is not first, ring, all, all-serial, bisection or alltoall");
 }
 
 const char* pair_mode_name(PairMode mode) {
@@ -25,6 +26,7 @@ const char* pair_mode_name(PairMode mode) {
     case PairMode::kAll: return "all";
     case PairMode::kAllSerial: return "all-serial";
     case PairMode::kBisection: return "bisection";
+    case PairMode::kAllToAll: return "alltoall";
   }
   return "?";
 }
@@ -92,6 +94,13 @@ std::vector<PairRound> plan_rounds(const PairPlanRequest& request) {
     case PairMode::kAll:
       rounds = round_robin_rounds(ranks);
       break;
+    case PairMode::kAllToAll: {
+      PairRound everyone;
+      for (int a = 0; a < ranks; ++a)
+        for (int b = a + 1; b < ranks; ++b) everyone.push_back({a, b});
+      rounds.push_back(std::move(everyone));
+      break;
+    }
     case PairMode::kBisection:
       if (request.matchings < 1) throw UsageError("--matchings: at least 1");
       rounds = random_matchings(ranks, request.matchings, request.seed);

@@ -7,6 +7,8 @@
 //               the fabric carries many pairs at once, as a job does (ClusterKit's FULL mode)
 //   all-serial  every pair (n(n-1)/2), one at a time: the figure without contention
 //   bisection   K random perfect matchings (a seed picks them), every pair of a matching at once
+//   alltoall    every rank streaming to every other at once (net/all_to_all_batch.h): one round
+//               holding every pair, not disjoint
 #pragma once
 
 #include <cstdint>
@@ -15,7 +17,7 @@
 
 namespace wb {
 
-enum class PairMode { kFirst, kRing, kAll, kAllSerial, kBisection };
+enum class PairMode { kFirst, kRing, kAll, kAllSerial, kBisection, kAllToAll };
 PairMode parse_pair_mode(std::string_view text);  // throws UsageError
 const char* pair_mode_name(PairMode mode);
 

@@ -18,6 +18,7 @@
 #include "harness/errors.h"
 #include "harness/mpi_program.h"
 #include "harness/size_spec.h"
+#include "net/all_to_all_batch.h"
 #include "net/device_transport.h"
 #include "net/host_message_buffers.h"
 #include "net/link_class.h"
@@ -118,6 +119,11 @@ class NetRun {
     }
     comm = communicators_.back().get();
 
+    if (options_.pairs == PairMode::kAllToAll) {
+      for (std::uint64_t bytes : options_.sizes)
+        if (bytes > 0) add_all_to_all(*comm, make_buffers, backend, bytes);
+      return;
+    }
     for (P2pPattern pattern : options_.patterns)
       for (std::size_t r = 0; r < rounds.size(); ++r)
         for (bool reverse : passes(pattern))
@@ -202,6 +208,50 @@ class NetRun {
     }
     harness_.add(std::move(info), [&comm, make_buffers, config, bytes] {
       return make_p2p_batch(comm, make_buffers(bytes, config.shape.receive_slots), config);
+    });
+  }
+
+  // Every rank streaming to every other at once: a flow per ordered pair, timed by the receiver
+  // (when the sender's data arrived: net/all_to_all_batch.h), and the aggregate row.
+  void add_all_to_all(Communicator& comm,
+                      const std::function<std::unique_ptr<MessageBuffers>(std::size_t, std::size_t)>& make_buffers,
+                      const std::string& backend, std::uint64_t bytes) {
+    const int ranks = program_.size();
+    AllToAllConfig config;
+    config.shape = all_to_all_shape(bytes, ranks);
+    config.check = options_.check;
+    config.corrupt_received = options_.corrupt_received;
+    config.slow = options_.slow_batches;
+
+    ExtraItems extra;
+    extra.set("pairs", "alltoall").set("at_once", static_cast<std::uint64_t>(ranks));
+    extra.set("window", config.shape.window).set("rounds", config.shape.rounds).set("window_buffers", "one");
+    if (!config.check) extra.set("check", "off");
+
+    CaseInfo info;
+    info.row = describe_pair(backend, P2pPattern::kStreamBandwidth, {0, 1}, where_);
+    info.row.case_name = "alltoall_stream_bw";
+    info.row.src = info.row.dst = "all";
+    info.row.bytes = bytes;
+    info.row.extra = extra.text();
+    info.bytes_per_op = static_cast<double>(bytes);
+    for (int dst = 0; dst < ranks; ++dst)
+      for (int src = 0; src < ranks; ++src) {
+        if (src == dst) continue;
+        FlowInfo flow;
+        flow.row = describe_pair(backend, P2pPattern::kStreamBandwidth, {src, dst}, where_);
+        flow.row.bytes = bytes;
+        flow.row.extra = extra.text();
+        flow.ranks = {src, dst};
+        flow.clock_ranks = {dst};
+        flow.clock_slot = src < dst ? src : src - 1;  // the receiver's peers in rank order, itself left out
+        info.flows.push_back(std::move(flow));
+      }
+    info.row.link_class = common_link_class(info.flows);
+    info.aggregate_row = true;
+    info.name = "net/alltoall/" + backend + "/" + format_size(bytes);
+    harness_.add(std::move(info), [&comm, make_buffers, config, bytes, ranks] {
+      return make_all_to_all_batch(comm, make_buffers(bytes, static_cast<std::size_t>(ranks - 1)), config);
     });
   }
 

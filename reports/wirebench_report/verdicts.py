@@ -392,19 +392,27 @@ def _judge_row(row, ceilings, largest, smallest):
     if size < largest.get(_sweep_key(row), 0):
         return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
     ceiling, pairs = ceilings.for_row(row), 1
-    if row.text("src") == row.text("dst") == "all" and row_items(row).get("at_once"):
-        # A bisection matching's aggregate: every pair at its link's ceiling at once.
-        ceiling, pairs = ceilings.for_link_class(row.text("link_class")), int(row_items(row)["at_once"])
+    items_ = row_items(row)
+    if row.text("src") == row.text("dst") == "all" and items_.get("at_once"):
+        # An aggregate (a bisection matching, an all-to-all): every pair or rank at its link's ceiling at once.
+        ceiling, pairs = ceilings.for_link_class(row.text("link_class")), int(items_["at_once"])
         if ceiling is None:
-            return Verdict(row, "NOT JUDGED", f"not judged: the aggregate of {pairs} pairs is held against {pairs} x "
+            return Verdict(row, "NOT JUDGED", f"not judged: the aggregate of {pairs} at once is held against {pairs} x "
                            "its link class's ceiling, which the suite does not state", metric, value)
+    elif items_.get("pairs") == "alltoall":
+        # A pair's share of an all-to-all follows the others' (one that arrives late leaves room for
+        # the rest): no ceiling holds it; the aggregate is judged, and the pairs name a culprit.
+        return Verdict(row, "DATA", "a pair of an all-to-all: compared with the other pairs (culprits), not with a "
+                       "ceiling; its aggregate is judged", metric, value)
     if ceiling is None:
         return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
     limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1) * pairs
     fraction = value / limit
     healthy = ceiling.healthy_fraction
     source = ceiling.source or "topology"
-    reason = ceiling.reason if pairs == 1 else f"{pairs} pairs at once, each {ceiling.reason}"
+    reason = ceiling.reason
+    if pairs > 1:
+        reason = f"{pairs} {'ranks' if items_.get('pairs') == 'alltoall' else 'pairs'} at once, each {ceiling.reason}"
     described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({reason}; "
                  f"source: {source}); healthy from {100 * healthy:.0f}%")
     expected = f">= {healthy * limit:.4g} GB/s ({100 * healthy:.0f}% of the {limit:.4g} GB/s ceiling)"

@@ -18,14 +18,17 @@ def measured(rows):
     return [r for r in rows if r["status"] == "OK"]
 
 
-@pytest.mark.parametrize("ranks,pairs", [(2, "first"), (4, "ring"), (4, "all")])
+@pytest.mark.parametrize("ranks,pairs", [(2, "first"), (4, "ring"), (4, "all-serial"), (4, "all")])
 def test_rows_for_every_size_pair_and_test(tmp_path, ranks, pairs):
     result = run_mpi(ranks, "wb-net", ["--sizes", SIZES, "--pairs", pairs, "--run-dir", str(tmp_path), *FAST])
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "results.csv")
-    expected_pairs = {"first": 1, "ring": ranks if ranks > 2 else 1, "all": ranks * (ranks - 1) // 2}[pairs]
-    # latency at every size (0 included); bandwidth tests at every size but 0
-    assert len(rows) == expected_pairs * (len(SIZE_LIST) + 2 * (len(SIZE_LIST) - 1))
+    every = ranks * (ranks - 1) // 2
+    expected_pairs = {"first": 1, "ring": ranks if ranks > 2 else 1, "all-serial": every, "all": every}[pairs]
+    # latency at every size (0 included); bandwidth tests at every size but 0; --pairs all (rounds of
+    # pairs at once) streams both ways
+    streams = 2 if pairs == "all" else 1
+    assert len(rows) == expected_pairs * (len(SIZE_LIST) + (1 + streams) * (len(SIZE_LIST) - 1))
     for row in rows:
         assert row["status"] == "OK", row
         assert row["errors"] == "0", row
@@ -43,7 +46,10 @@ def test_rows_for_every_size_pair_and_test(tmp_path, ranks, pairs):
         sizes = sorted({int(r["bytes"]) for r in rows if r["case"] == case})
         assert sizes == (SIZE_LIST if case == "pingpong" else SIZE_LIST[1:])
     pair_names = {(r["src"].split("/")[1], r["dst"].split("/")[1]) for r in rows}
-    assert len(pair_names) == expected_pairs
+    assert len(pair_names) == expected_pairs * streams
+    if pairs == "all":  # three rounds of two pairs at once, each pair in one round
+        assert {r["extra"].split(";")[2] for r in rows} == {"at_once=2"}
+        assert len({r["extra"].split(";")[1] for r in rows}) == 3
     meta = read_meta(tmp_path)
     assert meta["commands"][-1]["ranks"] == ranks
     assert "MPICH" in meta["versions"]["mpi"] or meta["versions"]["mpi"]
@@ -97,7 +103,7 @@ def test_google_benchmark_flags_keep_working(tmp_path):
     (["--sizes", "4q"], "unknown size unit 'q' in '4q'"),
     (["--sizes=-8"], "negative size"),
     (["--sizes"], "option --sizes needs a value"),
-    (["--pairs=most"], "'most' is not first, ring or all"),
+    (["--pairs=most"], "'most' is not first, ring, all, all-serial, bisection or alltoall"),
     (["--no-such-flag"], "unknown option --no-such-flag"),
 ])
 def test_bad_arguments_exit_3_with_a_clear_message(tmp_path, args, message):
@@ -240,3 +246,25 @@ def test_a_crashing_rank_says_so_in_wirebench_words(tmp_path):
     assert result.returncode == 2, output
     assert "rank 1 on " in output and "crashed with signal 11 (Segmentation fault); where it was:" in output, output
     assert "wb-net" in output.split("where it was:")[1]  # the backtrace names the binary's frames
+
+
+def test_an_all_to_all_writes_every_ordered_pair_and_the_aggregate_and_checks_every_byte(tmp_path):
+    result = run_mpi(3, "wb-net", ["--pairs", "alltoall", "--sizes", "8,64K", "--run-dir", str(tmp_path), *FAST])
+    assert result.returncode == 0, result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    for size in ("8", "65536"):
+        at = [r for r in rows if r["bytes"] == size]
+        pairs = {(r["src"].split("/")[1], r["dst"].split("/")[1]) for r in at if r["case"] == "stream_bw"}
+        assert pairs == {(f"rank{a}", f"rank{b}") for a in range(3) for b in range(3) if a != b}
+        [whole] = [r for r in at if r["case"] == "alltoall_stream_bw"]
+        assert (whole["src"], whole["dst"]) == ("all", "all") and "slowest=" in whole["extra"]
+        assert all("pairs=alltoall;at_once=3" in r["extra"] and r["errors"] == "0" for r in at)
+        # the aggregate is every pair's bytes in the slowest pair's time
+        slowest = max(float(r["time_us"]) for r in at if r["case"] == "stream_bw")
+        assert float(whole["time_us"]) == pytest.approx(slowest, rel=1e-6)
+        assert float(whole["algbw_GBps"]) == pytest.approx(6 * int(size) / slowest / 1e3, rel=1e-5)
+    corrupt = run_mpi(3, "wb-net", ["--pairs", "alltoall", "--sizes", "4K", "--inject-fault", "corrupt",
+                                    "--run-dir", str(tmp_path / "corrupt"), *FAST])
+    assert corrupt.returncode == 1, corrupt.stderr
+    bad = read_results(tmp_path / "corrupt" / "results.csv")
+    assert all(int(r["errors"]) > 0 for r in bad), bad  # each receiver's planted byte reaches its rows

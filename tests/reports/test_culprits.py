@@ -183,3 +183,26 @@ def test_a_bisection_aggregate_slowed_by_a_culprit_is_explained_by_it(tmp_path):
     [aggregate] = [v for v in verdicts if v.row.text("src") == "all"]
     assert aggregate.verdict == "DATA" and aggregate.explained_by == "node node5", aggregate.reason
     assert counts(verdicts)["FAIL"] == 1
+
+
+def test_an_all_to_all_names_a_slow_node_from_its_pairs_and_judges_the_aggregate(tmp_path):
+    """Eight ranks streaming to each other at once: a pair's figure is its share, held against the
+    other pairs only; node 4 at half rate delays every pair it is on."""
+    rows = fleet(rate=lambda a, b, ra, rb: (0.48 if 4 in (a, b) else 0.96) / 7, noise=0.05)
+    rows = [r.replace("pairs=all;round=1;at_once=4", "pairs=alltoall;at_once=8") for r in rows]
+    aggregate = 8 * CEILING * 0.6
+    t = 56 * 1048576 / (aggregate * 1e3)
+    rows.append(f"net,alltoall_stream_bw,mpi,eth,all,all,uni,send_recv,uint8,1048576,8,8,640,{t:.7g},{t:.7g},{t:.7g},"
+                f"{aggregate:.7g},{aggregate:.7g},0,pairs=alltoall;at_once=8;slowest=node4/rank4->node0/rank0,OK,,9,1\n")
+    _, verdicts = judged(tmp_path, rows)
+    assert culprits(verdicts) == ["node:node4"]
+    culprit = next(v for v in verdicts if v.culprit)
+    assert culprit.verdict == "FAIL" and culprit.fraction is None
+    pairs = [v for v in verdicts if v.row.text("src") != "all" and not v.culprit]
+    assert all(v.verdict == "DATA" for v in pairs)  # shares: compared with each other, not with a ceiling
+    [whole] = [v for v in verdicts if v.row.text("src") == "all"]
+    assert whole.verdict == "DATA" and whole.explained_by == "node node4"  # slowed by the culprit
+    _, clean = judged(tmp_path / "clean", [r for r in rows if "node4" not in r or ",all,all," in r][:-1] + [
+        rows[-1].replace(f"{aggregate:.7g}", f"{8 * CEILING * 0.9:.7g}")])
+    [whole] = [v for v in clean if v.row.text("src") == "all"]
+    assert whole.verdict == "PASS" and whole.ceiling_GBps == 8 * CEILING and "8 ranks at once" in whole.reason

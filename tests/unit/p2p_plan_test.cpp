@@ -5,7 +5,9 @@
 #include "harness/errors.h"
 #include "net/link_class.h"
 #include "net/p2p_batches.h"
+#include "net/all_to_all_batch.h"
 #include "net/pair_plan.h"
+#include "net/sweep_estimate.h"
 #include "test_files.h"
 
 namespace wb {
@@ -138,6 +140,57 @@ TEST(LinkClass, ReadsPortsFromSysfs) {
   EXPECT_EQ(detect_network_link_class(root.string()), "roce");
   add_port("mlx5_2", "4: ACTIVE", "InfiniBand");
   EXPECT_EQ(detect_network_link_class(root.string()), "ib");
+}
+
+}  // namespace
+}  // namespace wb
+
+namespace wb {
+namespace {
+
+// wb-net --plan: the batch formulas from the link model, and the schedules' measurement counts.
+TEST(SweepEstimate, BatchTimesFollowTheLinkModel) {
+  const LinkModel link{400, 2};  // 400 Gbit/s: 50 bytes per ns
+  const double wire_1mib = 1048576 * 8 / 400e9;
+  // ping-pong at 1 MiB: 16 round trips of two messages, each alpha + bytes/rate
+  EXPECT_NEAR(batch_seconds(P2pPattern::kPingPong, 1 << 20, WindowMode::kOsu, link), 16 * 2 * (2e-6 + wire_1mib), 1e-12);
+  // a stream at 1 MiB: one round of 64 messages, then the acknowledgement
+  EXPECT_NEAR(batch_seconds(P2pPattern::kStreamBandwidth, 1 << 20, WindowMode::kOsu, link), 64 * wire_1mib + 4e-6, 1e-12);
+  EXPECT_NEAR(batch_seconds(P2pPattern::kBidirectional, 1 << 20, WindowMode::kOsu, link), 64 * wire_1mib + 2e-6, 1e-12);
+}
+
+TEST(SweepEstimate, RoundsCostNMinusOneMeasurementsWhereSerialCostsAPairEach) {
+  SweepShape shape;
+  shape.nodes = 1024;
+  shape.patterns = {P2pPattern::kPingPong, P2pPattern::kStreamBandwidth};
+  shape.sizes = {1 << 20};
+  shape.matchings = 3;
+  const LinkModel link{400, 2};
+  const SweepCost rounds = estimate_sweep(PairMode::kAll, shape, link);
+  const SweepCost serial = estimate_sweep(PairMode::kAllSerial, shape, link);
+  const SweepCost bisection = estimate_sweep(PairMode::kBisection, shape, link);
+  EXPECT_EQ(rounds.rounds, 1023u);
+  EXPECT_EQ(rounds.largest_round, 512u);
+  EXPECT_EQ(rounds.pairs, 523776u);
+  EXPECT_EQ(rounds.measurements, 1023u * 3);  // ping-pong once, the stream both ways
+  EXPECT_EQ(serial.measurements, 523776u * 2);
+  EXPECT_EQ(bisection.measurements, 3u * 3);
+  // each measurement takes at least the minimum time (0.5 s) and its warm-up (0.05 s)
+  EXPECT_GE(rounds.seconds, 3069 * 0.55);
+  EXPECT_LT(rounds.seconds, 3069 * 0.7);
+  EXPECT_GT(serial.seconds / rounds.seconds, 300);  // n/2 pairs at once, less the second stream pass
+  EXPECT_GE(rounds.seconds_at_cap, rounds.seconds);
+  const std::string text = sweep_plan_text(shape, link);
+  EXPECT_NE(text.find("523,776"), std::string::npos) << text;
+  EXPECT_NE(text.find("all-serial"), std::string::npos) << text;
+}
+
+TEST(AllToAllShape, SharesOsuWindowAmongThePeers) {
+  EXPECT_EQ(all_to_all_shape(1 << 20, 8).window, 9u);  // 64 messages in flight over 7 peers
+  EXPECT_EQ(all_to_all_shape(1 << 20, 8).rounds, 1u);
+  EXPECT_EQ(all_to_all_shape(8, 2).window, 64u);
+  EXPECT_EQ(all_to_all_shape(8, 2).rounds, 100u);
+  EXPECT_EQ(all_to_all_shape(1 << 20, 1000).window, 1u);
 }
 
 }  // namespace

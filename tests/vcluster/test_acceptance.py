@@ -32,24 +32,25 @@ def test_a_clean_cluster_passes(tmp_path):
     result = run_suite(tmp_path / "run")
     assert result.returncode == 0, result.stdout + result.stderr
     judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
-    assert len(judged) == 6  # ping-pong and stream, three node pairs, against the 0.125 GB/s ceiling
+    # ping-pong (three node pairs) and stream (each pair both ways), against the 0.125 GB/s ceiling
+    assert len(judged) == 9
     # smaller sizes are sweep points (not items); nothing fails
     assert all(v["verdict"] in ("PASS", "WARN", "SKIP", "NOT JUDGED") for v in verdicts(tmp_path / "run"))
     assert "[1/1] point-to-point" in result.stdout  # the progress line
 
 
-def test_one_slow_node_fails_its_links_and_only_those(tmp_path):
+def test_one_slow_node_is_the_culprit_and_its_links_are_not_failed_one_by_one(tmp_path):
     result = run_suite(tmp_path / "run", "--degrade", "1=500mbit")
     assert result.returncode == 1, result.stdout + result.stderr
     for v in verdicts(tmp_path / "run"):
         if v["fraction"] is None:
             continue
-        via_node1 = "node1/" in v["key"]
-        if via_node1:
-            assert v["verdict"] == "FAIL" and "of the 0.125 GB/s ceiling" in v["reason"], v
-            assert v["reason"].startswith("reproduced: measured again"), v  # a FAIL is measured twice
+        if v.get("culprit"):  # one per measurement (ping-pong, stream): node1, measured twice
+            assert v["culprit"] == "node:node1" and v["verdict"] == "FAIL", v
+            assert v["reason"].startswith("reproduced: measured again"), v
         else:  # healthy links stay healthy (WARN is healthy too: the band just above the floor)
-            assert v["verdict"] in ("PASS", "WARN"), v
+            assert "node1/" not in v["key"] and v["verdict"] in ("PASS", "WARN"), v
+    assert result.stdout.count("FAIL fabric culprit: node node1") == 2, result.stdout
 
 
 def test_a_fault_that_fires_once_is_an_intermittent_warn_with_both_figures(tmp_path):
@@ -59,7 +60,8 @@ def test_a_fault_that_fires_once_is_an_intermittent_warn_with_both_figures(tmp_p
     assert result.returncode == 0, result.stdout + result.stderr
     assert "failing size(s) in 1 step(s): measuring them once more" in result.stdout
     judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
-    assert len(judged) == 6, judged
+    # every pair slow at once: one culprit per measurement, the fabric as a whole, gone the second time
+    assert sorted(v["culprit"] for v in judged) == ["fabric:all", "fabric:all"], judged
     for v in judged:
         assert v["verdict"] == "WARN" and v["reason"].startswith("intermittent: "), v
         assert "(FAIL) the first time" in v["reason"] and "when measured again" in v["reason"], v
