@@ -108,6 +108,11 @@ class Ceilings:
         return Ceiling(link["ceiling_GBps"], link.get("reason", ""), link.get("healthy_fraction") or 0.8,
                        link.get("source", ""))
 
+    def network_ports(self, host):
+        """How many network ports the topology saw on `host` (1 where it saw none: a suite's stated link)."""
+        ports = {link.get("a") for (a, b), link in self.links.get(host, {}).items() if b == "network"}
+        return max(len(ports), 1)
+
     def for_link_class(self, link_class):
         """The suite's stated ceiling of a link class (the per-pair ceiling of an aggregate), or None."""
         expected = self.expectations.get(link_class)

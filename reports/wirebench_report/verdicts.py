@@ -93,7 +93,8 @@ def judge(results, ceilings, profile=None):
             largest[key] = max(largest.get(key, 0), size)
             smallest[key] = min(smallest.get(key, size), size)
     incomplete = _incomplete_sweeps(results, largest)
-    verdicts = [_judge_row(row, ceilings, largest, smallest) for row in rows]
+    shares = port_shares(rows, ceilings)
+    verdicts = [_judge_row(row, ceilings, largest, smallest, shares.get(row.line, (1, ""))) for row in rows]
     for v in verdicts:  # a sweep that did not finish has no largest size to judge by
         why = incomplete.get(_sweep_key(v.row)) if v.row.status == "OK" else None
         wrong_data = bool(v.row.number("errors"))  # a data error stands whatever the sweep's state
@@ -367,7 +368,43 @@ def _incomplete_sweeps(results, largest):
     return incomplete
 
 
-def _judge_row(row, ceilings, largest, smallest):
+def port_shares(rows, ceilings):
+    """{line: (share, why)} for rows measured at once with other pairs (wb-net --pairs all,
+    bisection) whose nodes carry several of the round's pairs: with more ranks per node than network
+    ports, those pairs share a port, and each can reach only its share of the ceiling. A stream
+    shares its sender's port out and its receiver's port in; ping-pong and bidirectional rows use
+    both ways of both."""
+    groups = {}
+    for row in rows:
+        items_ = row_items(row)
+        if row.status != "OK" or row.text("bench") != "net" or items_.get("pairs") not in ("all", "bisection"):
+            continue
+        src, dst = row.text("src"), row.text("dst")
+        a, b = src.rpartition("/")[0], dst.rpartition("/")[0]
+        if not a or not b or a == b:
+            continue
+        ranks = [end.rpartition("rank")[2] for end in (src, dst)]
+        # a round's second stream pass runs its pairs the other way: the higher rank sends
+        forward = int(ranks[0]) < int(ranks[1]) if all(r.isdigit() for r in ranks) else True
+        key = (row.text("case"), row.text("backend"), row.text("bytes"), items_.get("round"), forward)
+        groups.setdefault(key, []).append((row, a, b))
+    shares = {}
+    for members in groups.values():
+        for row, a, b in members:
+            if row.text("case") == "stream_bw":
+                out = sum(1 for _, x, _ in members if x == a) / ceilings.network_ports(a)
+                into = sum(1 for _, _, y in members if y == b) / ceilings.network_ports(b)
+            else:
+                out = sum(1 for _, x, y in members if a in (x, y)) / ceilings.network_ports(a)
+                into = sum(1 for _, x, y in members if b in (x, y)) / ceilings.network_ports(b)
+            share = max(out, into, 1)
+            if share > 1:
+                node = a if out >= into else b
+                shares[row.line] = (share, f"{node}'s port carried {share:g} of this round's pairs at once")
+    return shares
+
+
+def _judge_row(row, ceilings, largest, smallest, share=(1, "")):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
     if row.text("bench") == "step":
@@ -406,13 +443,15 @@ def _judge_row(row, ceilings, largest, smallest):
                        "ceiling; its aggregate is judged", metric, value)
     if ceiling is None:
         return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
-    limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1) * pairs
+    limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1) * pairs / share[0]
     fraction = value / limit
     healthy = ceiling.healthy_fraction
     source = ceiling.source or "topology"
     reason = ceiling.reason
     if pairs > 1:
         reason = f"{pairs} {'ranks' if items_.get('pairs') == 'alltoall' else 'pairs'} at once, each {ceiling.reason}"
+    if share[0] > 1:
+        reason = f"its share, 1/{share[0]:g}: {share[1]}; {ceiling.reason}"
     described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({reason}; "
                  f"source: {source}); healthy from {100 * healthy:.0f}%")
     expected = f">= {healthy * limit:.4g} GB/s ({100 * healthy:.0f}% of the {limit:.4g} GB/s ceiling)"

@@ -3,6 +3,7 @@ rail, two faults at once, and a noisy but healthy fleet that must not be blamed;
 verdict, the pairs it explains are not counted one by one, and the report marks it."""
 import json
 import random
+import re
 
 from wirebench_report.__main__ import main
 from wirebench_report.ceilings import Ceilings
@@ -17,10 +18,14 @@ SUITE = {"expectations": [{"link_class": "eth", "ceiling_GBps": CEILING, "reason
                            "healthy_fraction": 0.8, "source": "tc shaping"}]}
 
 
+_ROUNDS = iter(range(1, 1 << 30))
+
+
 def pair_row(src, dst, bw, ranks=8, case="stream_bw", direction="uni"):
+    """A row of its own round (these tests are about the matrix, not about pairs sharing a port)."""
     t = 1048576 / (bw * 1e3)
     return (f"net,{case},mpi,eth,{src},{dst},{direction},send_recv,uint8,1048576,{ranks},{ranks},640,{t:.7g},"
-            f"{t * 0.995:.7g},{t * 1.005:.7g},{bw:.7g},{bw:.7g},0,pairs=all;round=1;at_once=4,OK,,9,1\n")
+            f"{t * 0.995:.7g},{t * 1.005:.7g},{bw:.7g},{bw:.7g},0,pairs=all;round={next(_ROUNDS)};at_once=4,OK,,9,1\n")
 
 
 def fleet(nodes=8, rate=None, ranks_per_node=1, seed=3, noise=0.01):
@@ -189,7 +194,7 @@ def test_an_all_to_all_names_a_slow_node_from_its_pairs_and_judges_the_aggregate
     """Eight ranks streaming to each other at once: a pair's figure is its share, held against the
     other pairs only; node 4 at half rate delays every pair it is on."""
     rows = fleet(rate=lambda a, b, ra, rb: (0.48 if 4 in (a, b) else 0.96) / 7, noise=0.05)
-    rows = [r.replace("pairs=all;round=1;at_once=4", "pairs=alltoall;at_once=8") for r in rows]
+    rows = [re.sub(r"pairs=all;round=\d+;at_once=4", "pairs=alltoall;at_once=8", r) for r in rows]
     aggregate = 8 * CEILING * 0.6
     t = 56 * 1048576 / (aggregate * 1e3)
     rows.append(f"net,alltoall_stream_bw,mpi,eth,all,all,uni,send_recv,uint8,1048576,8,8,640,{t:.7g},{t:.7g},{t:.7g},"
@@ -206,3 +211,13 @@ def test_an_all_to_all_names_a_slow_node_from_its_pairs_and_judges_the_aggregate
         rows[-1].replace(f"{aggregate:.7g}", f"{8 * CEILING * 0.9:.7g}")])
     [whole] = [v for v in clean if v.row.text("src") == "all"]
     assert whole.verdict == "PASS" and whole.ceiling_GBps == 8 * CEILING and "8 ranks at once" in whole.reason
+
+
+def test_pairs_of_one_round_that_share_a_port_are_held_against_their_share(tmp_path):
+    """Two nodes of two ranks, one port each: a round's two pairs across them share both ports."""
+    rows = [re.sub(r"round=\d+", "round=1", pair_row(f"node0/rank{a}", f"node1/rank{b}", CEILING * 0.47, ranks=4))
+            for a, b in ((0, 2), (1, 3))]
+    _, verdicts = judged(tmp_path, rows)
+    for v in verdicts:
+        assert v.verdict == "PASS" and v.ceiling_GBps == CEILING / 2, v.reason
+        assert "its share, 1/2: node0's port carried 2 of this round's pairs at once" in v.reason

@@ -125,7 +125,10 @@ def test_a_clean_two_by_two_cluster_passes(tmp_path):
     judged = verdicts(tmp_path / "run")
     assert all(v["verdict"] in ("PASS", "WARN", "SKIP", "NOT JUDGED") for v in judged), judged
     across = [v for v in judged if v["fraction"] is not None]
-    assert len(across) == 8  # ping-pong and stream for the 4 rank pairs across the two nodes
+    # ping-pong and stream (both ways) for the 4 rank pairs across the two nodes; two of them run at
+    # once in a round and share each node's one link, so each is held against half the shaped rate
+    assert len(across) == 12
+    assert all(v["ceiling_GBps"] == pytest.approx(0.0625) for v in across), across
     rows = list(csv.DictReader((tmp_path / "run" / "results.csv").open()))
     assert {r["nodes"] for r in rows if r["status"] == "OK"} == {"2"}
     assert {r["link_class"] for r in rows if r["status"] == "OK"} == {"eth", "shm"}
