@@ -386,7 +386,7 @@ def port_shares(rows, ceilings):
         ranks = [end.rpartition("rank")[2] for end in (src, dst)]
         # a round's second stream pass runs its pairs the other way: the higher rank sends
         forward = int(ranks[0]) < int(ranks[1]) if all(r.isdigit() for r in ranks) else True
-        key = (row.text("case"), row.text("backend"), row.text("bytes"), items_.get("round"), forward)
+        key = (row.text("case"), row.text("backend"), row.text("bytes"), items_.get("pairs"), items_.get("round"), forward)
         groups.setdefault(key, []).append((row, a, b))
     shares = {}
     for members in groups.values():

@@ -221,3 +221,11 @@ def test_pairs_of_one_round_that_share_a_port_are_held_against_their_share(tmp_p
     for v in verdicts:
         assert v.verdict == "PASS" and v.ceiling_GBps == CEILING / 2, v.reason
         assert "its share, 1/2: node0's port carried 2 of this round's pairs at once" in v.reason
+
+
+def test_a_round_and_a_bisection_matching_of_the_same_number_are_not_one_round(tmp_path):
+    rows = [re.sub(r"round=\d+", "round=1", pair_row("node0/rank0", "node1/rank1", CEILING * 0.9, ranks=4)),
+            re.sub(r"pairs=all;round=\d+", "pairs=bisection;round=1", pair_row("node0/rank0", "node2/rank2",
+                                                                            CEILING * 0.9, ranks=4))]
+    _, verdicts = judged(tmp_path, rows)
+    assert [v.ceiling_GBps for v in verdicts] == [CEILING, CEILING]
