@@ -37,7 +37,8 @@ MeasurementTime measurement_time(double batch, double overhead, const SweepShape
 
 std::string duration_text(double seconds) {
   char text[64];
-  if (seconds < 120) std::snprintf(text, sizeof text, "%.0f s", seconds);
+  if (seconds < 10) std::snprintf(text, sizeof text, "%.1f s", seconds);
+  else if (seconds < 120) std::snprintf(text, sizeof text, "%.0f s", seconds);
   else if (seconds < 2 * 3600) std::snprintf(text, sizeof text, "%.1f min", seconds / 60);
   else if (seconds < 2 * 86400) std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
   else std::snprintf(text, sizeof text, "%.1f days", seconds / 86400);

@@ -46,8 +46,9 @@ def what(v):
         kind, _, case = f["case"].partition(":")
         part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
                 "fabric": "the fabric as a whole"}.get(kind, f["src"])
-        return (f"fabric culprit: {part}, from net {case} ({f['link_class']}) at {size_text(f['bytes'])} "
-                f"({f['backend']})")
+        schedule = row_items(v.row).get("pairs")
+        return (f"fabric culprit: {part}, from net {case}{' --pairs ' + schedule if schedule else ''} "
+                f"({f['link_class']}) at {size_text(f['bytes'])} ({f['backend']})")
     kind = "data check" if v.row.number("errors") else "latency" if v.metric == "time_us" else "bandwidth"
     link = f"{f['src']} -> {f['dst']}" if f["dst"] and f["dst"] != f["src"] else f["src"]
     return (f"{bench} {f['case']} {kind}{' (' + f['link_class'] + ')' if f['link_class'] else ''}: {link}, "
