@@ -164,7 +164,7 @@ def localise(members):
     return culprits
 
 
-def _describe(kind, name, rows, fleet_median, unit, fleet_size):
+def _describe(kind, name, rows, others, unit):
     """The culprit's reason (what() in outputs.py names it): the evidence, then what it means."""
     def figure(x):
         return f"{100 * x:.0f}% of the ceiling" if unit == "of the ceiling" else f"{x:.4g} GB/s"
@@ -173,8 +173,11 @@ def _describe(kind, name, rows, fleet_median, unit, fleet_size):
     span = low if low == high else f"{low} to {high}"
     pairs = sorted({tuple(sorted((node_of(m.row.text("src")), node_of(m.row.text("dst"))))) for m in rows})
     listed = ", ".join(f"{a}-{b}" for a, b in pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
-    evidence = (f"{len(pairs)} node pair{'s' if len(pairs) != 1 else ''} slow ({listed}; {len(rows)} rows) at {span}, "
-                f"while the median of the {fleet_size} rows measured reaches {figure(fleet_median)}")
+    rest = [m.fraction if unit == "of the ceiling" else m.value for m in others]
+    evidence = f"{len(pairs)} node pair{'s' if len(pairs) != 1 else ''} slow ({listed}; {len(rows)} rows) at {span}"
+    if rest:
+        evidence += (f", while the other row reaches {figure(rest[0])}" if len(rest) == 1 else
+                     f", while the other {len(rest)} rows reach {figure(statistics.median(rest))} (median)")
     meaning = {
         "node": f"every slow pair has {name} in it: the node (its NIC or its uplink), not its links",
         "rail": f"the slow pairs run between {name}'s ranks on several nodes: the rail (its switch or its cabling)",
@@ -190,7 +193,7 @@ def apply(verdicts, make_verdict):
     each explains into DATA naming it. Returns the culprit verdicts."""
     found = []
     for key, members in _candidates(verdicts).items():
-        _, fleet_median, unit = slow_members(members)
+        _, _, unit = slow_members(members)
         for kind, name, rows in localise(members):
             if not rows:
                 continue
@@ -205,7 +208,8 @@ def apply(verdicts, make_verdict):
             fields.update(bench="fabric", src=a, dst=b, extra=f"pairs={key[5]}" if key[5] else "")
             fields["case"] = f"{kind}:{fields['case']}"
             row = replace(worst.row, fields=fields, origin=f"{len(rows)} rows of results.csv, the worst at line {worst.row.line}")
-            reason = _describe(kind, name, rows, fleet_median, unit, len(members))
+            explained = {id(m) for m in rows}
+            reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
             culprit = make_verdict(row, level, reason, worst)
             culprit.culprit = f"{kind}:{name}"
             for m in rows:
