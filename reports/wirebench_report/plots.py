@@ -36,7 +36,8 @@ def _link_class(v):
 def _grouped(verdicts, keep):
     groups = OrderedDict()
     for v in verdicts:
-        if v.row.status == "OK" and v.row.text("bench") not in ("step", "topology") and keep(v):
+        # a fabric culprit is no sweep: its rows are drawn, each on its own line
+        if v.row.status == "OK" and v.row.text("bench") not in ("step", "topology", "fabric") and keep(v):
             groups.setdefault(_link_class(v), []).append(v)
     return groups
 

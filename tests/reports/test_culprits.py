@@ -145,6 +145,9 @@ def test_the_report_names_the_culprit_once_and_marks_it_on_the_heatmap(tmp_path,
     axes = figure.axes[0]
     assert "culprit:node5" in [p.get_gid() for p in axes.patches]
     assert "culprit: node5" in axes.get_title() and "culprit" in caption
+    from wirebench_report.plots import bandwidth_figures
+    [(_, _, sweeps)] = bandwidth_figures(verdicts)
+    assert not [line for line in sweeps.axes[0].get_lines() if "node5" == str(line.get_gid()).rpartition(" ")[2]]
     cells = [t.get_text() for t in axes.texts]
     assert len(cells) == 56 and sum("%" in c for c in cells) == 56  # the explained pairs are still drawn
     assert main(["wirebench report", str(run)]) == 1
