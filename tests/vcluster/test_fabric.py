@@ -32,7 +32,7 @@ def standing(s):
     for culprit, verdict in culprits(s):
         assert verdict == "FAIL" or next(v for v in s["verdicts"] if v.get("culprit") == culprit)["reason"].startswith(
             "intermittent: "), (culprit, verdict)
-    return [c for c, verdict in culprits(s) if verdict == "FAIL"]
+    return sorted({c for c, verdict in culprits(s) if verdict == "FAIL"})  # once per measurement: rounds, bisection
 
 
 def rows(run_dir):
