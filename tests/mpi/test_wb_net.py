@@ -259,10 +259,11 @@ def test_an_all_to_all_writes_every_ordered_pair_and_the_aggregate_and_checks_ev
         [whole] = [r for r in at if r["case"] == "alltoall_stream_bw"]
         assert (whole["src"], whole["dst"]) == ("all", "all") and "slowest=" in whole["extra"]
         assert all("pairs=alltoall;at_once=3" in r["extra"] and r["errors"] == "0" for r in at)
-        # the aggregate is every pair's bytes in the slowest pair's time
+        # the aggregate is every pair's bytes in each batch's slowest pair's time: its median is at
+        # least the slowest pair's own median
         slowest = max(float(r["time_us"]) for r in at if r["case"] == "stream_bw")
-        assert float(whole["time_us"]) == pytest.approx(slowest, rel=1e-6)
-        assert float(whole["algbw_GBps"]) == pytest.approx(6 * int(size) / slowest / 1e3, rel=1e-5)
+        assert float(whole["time_us"]) >= slowest * (1 - 1e-6)
+        assert float(whole["algbw_GBps"]) == pytest.approx(6 * int(size) / float(whole["time_us"]) / 1e3, rel=1e-5)
     corrupt = run_mpi(3, "wb-net", ["--pairs", "alltoall", "--sizes", "4K", "--inject-fault", "corrupt",
                                     "--run-dir", str(tmp_path / "corrupt"), *FAST])
     assert corrupt.returncode == 1, corrupt.stderr
