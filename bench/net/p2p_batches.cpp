@@ -154,6 +154,15 @@ class P2pBatch final : public TimedBatch {
 
 }  // namespace
 
+PatternNames pattern_names(P2pPattern pattern) {
+  switch (pattern) {
+    case P2pPattern::kPingPong: return {"latency", "pingpong", "uni"};
+    case P2pPattern::kStreamBandwidth: return {"bw", "stream_bw", "uni"};
+    case P2pPattern::kBidirectional: return {"bibw", "bidir_bw", "bidir"};
+  }
+  return {"?", "?", "?"};
+}
+
 BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode) {
   const std::uint64_t message = std::max<std::uint64_t>(bytes, 1);
   BatchShape shape;

@@ -20,6 +20,14 @@ namespace wb {
 
 enum class P2pPattern { kPingPong, kStreamBandwidth, kBidirectional };
 
+// How a pattern is named: in --tests and benchmark names, in the `case` column, its direction.
+struct PatternNames {
+  const char* test;       // latency, bw, bibw
+  const char* case_name;  // pingpong, stream_bw, bidir_bw
+  const char* direction;  // uni, bidir
+};
+PatternNames pattern_names(P2pPattern pattern);
+
 // How a stream's window lands (--window). kOsu: osu_bw's and osu_bibw's own pattern (5.x to 7.x):
 // 64 messages in flight, all received into one buffer; the check sees the window's last message.
 // kSlots: up to 64 messages (at most 64 MiB in flight), each into a slot of its own, every byte of

@@ -54,15 +54,6 @@ std::string thousands(std::uint64_t n) {
   return out;
 }
 
-const char* test_name(P2pPattern pattern) {
-  switch (pattern) {
-    case P2pPattern::kPingPong: return "latency";
-    case P2pPattern::kStreamBandwidth: return "bw";
-    case P2pPattern::kBidirectional: return "bibw";
-  }
-  return "?";
-}
-
 }  // namespace
 
 double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link) {
@@ -110,7 +101,7 @@ SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel
 
 std::string sweep_plan_text(const SweepShape& shape, const LinkModel& link) {
   std::string tests, sizes;
-  for (P2pPattern p : shape.patterns) tests += (tests.empty() ? "" : ",") + std::string(test_name(p));
+  for (P2pPattern p : shape.patterns) tests += (tests.empty() ? "" : ",") + std::string(pattern_names(p).test);
   for (std::uint64_t b : shape.sizes) sizes += (sizes.empty() ? "" : ",") + format_size(b);
   const std::uint64_t n = static_cast<std::uint64_t>(shape.nodes);
   char line[512];

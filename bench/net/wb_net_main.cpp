@@ -28,21 +28,6 @@
 namespace wb {
 namespace {
 
-struct PatternNames {
-  const char* test;       // in the benchmark name, as on the command line
-  const char* case_name;  // the `case` column
-  const char* direction;
-};
-
-PatternNames names_of(P2pPattern pattern) {
-  switch (pattern) {
-    case P2pPattern::kPingPong: return {"latency", "pingpong", "uni"};
-    case P2pPattern::kStreamBandwidth: return {"bw", "stream_bw", "uni"};
-    case P2pPattern::kBidirectional: return {"bibw", "bidir_bw", "bidir"};
-  }
-  return {"?", "?", "?"};
-}
-
 struct Placement {
   std::vector<std::string> hosts;  // per rank
   int nodes = 1;
@@ -50,7 +35,7 @@ struct Placement {
 };
 
 ResultRow describe_pair(const std::string& backend, P2pPattern pattern, const RankPair& pair, const Placement& where) {
-  const PatternNames names = names_of(pattern);
+  const PatternNames names = pattern_names(pattern);
   ResultRow row;
   row.bench = "net";
   row.case_name = names.case_name;
@@ -196,14 +181,14 @@ class NetRun {
       }
       info.aggregate_row = options_.pairs == PairMode::kBisection;
       info.row.src = info.row.dst = "all";
-      info.row.case_name = std::string("bisection_") + names_of(pattern).case_name;
+      info.row.case_name = std::string("bisection_") + pattern_names(pattern).case_name;
       info.row.link_class = common_link_class(info.flows);
       const bool reverse = first.initiator > first.responder;
-      info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/" +
+      info.name = std::string("net/") + pattern_names(pattern).test + "/" + backend + "/" +
                   (options_.pairs == PairMode::kBisection ? "matching" : "round") + std::to_string(round.number) +
                   (reverse ? "/reverse" : "") + "/" + format_size(bytes);
     } else {
-      info.name = std::string("net/") + names_of(pattern).test + "/" + backend + "/rank" + std::to_string(first.initiator) +
+      info.name = std::string("net/") + pattern_names(pattern).test + "/" + backend + "/rank" + std::to_string(first.initiator) +
                   arrow + std::to_string(first.responder) + "/" + format_size(bytes);
     }
     harness_.add(std::move(info), [&comm, make_buffers, config, bytes] {
