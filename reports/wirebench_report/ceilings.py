@@ -99,10 +99,9 @@ class Ceilings:
         link = self._link_of_row(row)
         if (not link or link.get("ceiling_GBps") is None) and src_host != dst_host:
             # A link the topology cannot see (a virtual cluster's, a stated network): the suite's.
-            expected = self.expectations.get(row.text("link_class"))
-            if expected:
-                return Ceiling(expected["ceiling_GBps"], expected.get("reason", "the suite's expectation"),
-                               expected.get("healthy_fraction", 0.8), expected.get("source", "suite"))
+            stated = self.for_link_class(row.text("link_class"))
+            if stated:
+                return stated
         if not link or link.get("ceiling_GBps") is None:
             return None
         return Ceiling(link["ceiling_GBps"], link.get("reason", ""), link.get("healthy_fraction") or 0.8,
