@@ -9,21 +9,6 @@
 
 namespace wb::step {
 
-double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link) {
-  if (ranks <= 1) return 0;
-  const double p = ranks;
-  switch (op) {
-    case CollOp::kAllReduce: return 2 * (p - 1) * link.alpha_us + 2 * (p - 1) / p * bytes * link.beta_us_per_byte;
-    case CollOp::kAllGather:
-    case CollOp::kReduceScatter:
-    case CollOp::kAllToAll: return (p - 1) * link.alpha_us + (p - 1) / p * bytes * link.beta_us_per_byte;
-    case CollOp::kBroadcast:
-    case CollOp::kReduce:
-    case CollOp::kSendRecv: return link.alpha_us + bytes * link.beta_us_per_byte;
-  }
-  return 0;
-}
-
 void CollectiveCosts::add_sweep(CollOp op, int ranks, std::vector<SweepPoint> points, const AlphaBeta& fit, int group,
                                 int element_bytes) {
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
@@ -84,34 +69,49 @@ Timeline predict_step(const Program& program, const CollectiveCosts& costs, doub
 
 namespace wb::step {
 
-double hierarchical_time_us(CollOp op, double bytes, const ClusterWiring& w) {
-  const int g = w.gpus_per_node, k = w.nodes;
-  if (k <= 1) return ring_time_us(op, g, bytes, w.intra);
-  if (g <= 1) return ring_time_us(op, k, bytes, w.inter);
-  switch (op) {
-    case CollOp::kAllReduce:
-    case CollOp::kAllGather:
-    case CollOp::kReduceScatter:
-      // Inside the node over the whole buffer, across nodes over this GPU's g-th of it.
-      return ring_time_us(op, g, bytes, w.intra) + ring_time_us(op, k, bytes / g, w.inter);
-    default:
-      return ring_time_us(op, g * k, bytes, w.inter);  // flat, limited by the NICs
-  }
-}
-
-Timeline predict_step(const Program& program, const ClusterWiring& wiring) {
-  return simulate(program, [&](const Op& op) {
-    if (op.kind == OpKind::kCompute) return op.compute_us;
-    const double bytes = static_cast<double>(op.bytes);
+AlgorithmChoice predict_collective(const Program& program, const Op& op, const ClusterWiring& wiring,
+                                   const AlgorithmPolicy& policy) {
+  const double bytes = static_cast<double>(op.bytes);
+  const int size = program.group_sizes[static_cast<int>(op.group)];
+  return choose_algorithm(op.collective, policy, [&](Algorithm a) {
     switch (op.group) {
-      case Group::kWorld: return hierarchical_time_us(op.collective, bytes, wiring);
-      case Group::kShard:
-        return ring_time_us(op.collective, program.group_sizes[static_cast<int>(Group::kShard)], bytes, wiring.intra);
-      case Group::kReplicate:
-        return ring_time_us(op.collective, program.group_sizes[static_cast<int>(Group::kReplicate)], bytes, wiring.inter);
+      case Group::kWorld: return hierarchical_time_us(op.collective, a, bytes, wiring);
+      case Group::kShard: return flat_time_us(op.collective, a, size, bytes, wiring.intra);
+      case Group::kReplicate: return flat_time_us(op.collective, a, size, bytes, wiring.inter);
     }
     return 0.0;
   });
+}
+
+Timeline predict_step(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy) {
+  return simulate(program, [&](const Op& op) {
+    if (op.kind == OpKind::kCompute) return op.compute_us;
+    return predict_collective(program, op, wiring, policy).time_us;
+  });
+}
+
+AlgorithmUse algorithms_used(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy) {
+  AlgorithmUse use;
+  for (const Op& op : program.ops) {
+    if (op.kind != OpKind::kCollective) continue;
+    std::string key = describe(op.collective).name;
+    if (op.group != Group::kWorld) key += std::string(" (") + group_name(op.group) + ")";
+    ++use[key][predict_collective(program, op, wiring, policy).algorithm];
+  }
+  return use;
+}
+
+std::string describe_algorithm_use(const AlgorithmUse& use) {
+  std::string text;
+  for (const auto& [kind, counts] : use) {
+    text += (text.empty() ? "" : "; ") + kind + ":";
+    bool first = true;
+    for (const auto& [algorithm, count] : counts) {
+      text += std::string(first ? " " : ", ") + algorithm_name(algorithm) + " " + std::to_string(count);
+      first = false;
+    }
+  }
+  return text.empty() ? "no collectives" : text;
 }
 
 }  // namespace wb::step

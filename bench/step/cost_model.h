@@ -13,20 +13,18 @@
 #include <vector>
 
 #include "coll/sweep_summary.h"
+#include "step/collective_algorithms.h"
 #include "step/program.h"
 #include "step/timeline.h"
 
 namespace wb::step {
 
-struct LinkCost {
-  double alpha_us = 0;
-  double beta_us_per_byte = 0;
-};
-
-// Ring algorithms (docs/step-emulation.md): all_reduce 2(p-1) alpha + 2 (p-1)/p n beta; reduce_scatter,
-// all_gather, all_to_all (p-1) alpha + (p-1)/p n beta; broadcast, reduce, send/recv alpha + n beta.
-// n is the full buffer S; one rank costs nothing.
-double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link);
+// Ring algorithms (docs/algorithms.md): all_reduce 2(p-1) alpha + 2 (p-1)/p n beta; reduce_scatter,
+// all_gather, all_to_all (p-1) alpha + (p-1)/p n beta; broadcast, reduce (p-1) alpha + n beta (a
+// pipelined chain); send/recv alpha + n beta. n is the full buffer S; one rank costs nothing.
+inline double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& link) {
+  return flat_time_us(op, Algorithm::kRing, ranks, bytes, link);
+}
 
 // Fits are looked up by collective and group size, and where known by the group (HYBRID_SHARD's
 // shard and replicate groups can have one size and different links) and the element size (a
@@ -59,19 +57,20 @@ class CollectiveCosts {
 // The predicted timeline of a program at `scale`, each collective costed on its group's size.
 Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale);
 
-// A cluster that has not been measured: `nodes` x `gpus_per_node`, each GPU with `intra` to its
-// node's GPUs and `inter` (its own NIC) to the other nodes. Collectives over every rank are
-// hierarchical (docs/step-emulation.md): a ring inside the node over the whole buffer, then a ring across
-// nodes over 1/g of it, so the NICs carry only a g-th. A group inside a node is a ring over
-// `intra`; a group of one rank per node (HYBRID_SHARD's replicas) a ring over `inter`.
-struct ClusterWiring {
-  int nodes = 1;
-  int gpus_per_node = 1;
-  LinkCost intra;
-  LinkCost inter;
-};
-double hierarchical_time_us(CollOp op, double bytes, const ClusterWiring& wiring);
-// A program for nodes x gpus_per_node ranks (HYBRID_SHARD's shard group = a node), played on it.
-Timeline predict_step(const Program& program, const ClusterWiring& wiring);
+// A cluster that has not been measured (ClusterWiring, collective_algorithms.h). Collectives over
+// every rank are hierarchical: a ring inside the node over the whole buffer, then the algorithm
+// across nodes over 1/g of it, so the NICs carry only a g-th. A group inside a node (HYBRID_SHARD's
+// shard, tensor parallelism's group) is flat over `intra`; a group of one rank per node (the
+// replicas, the data-parallel group beside tensor parallelism) flat over `inter`.
+// The algorithm of one collective of the program under the policy, and its time.
+AlgorithmChoice predict_collective(const Program& program, const Op& op, const ClusterWiring& wiring,
+                                   const AlgorithmPolicy& policy);
+Timeline predict_step(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy);
+
+// How many calls of each collective (by kind and group: "all_reduce", "all_gather (shard)") ran
+// each algorithm: what a what-if prints beside the step.
+using AlgorithmUse = std::map<std::string, std::map<Algorithm, int>>;
+AlgorithmUse algorithms_used(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy);
+std::string describe_algorithm_use(const AlgorithmUse& use);  // "all_reduce: ring 12, tree 1; all_gather: ring 4"
 
 }  // namespace wb::step

@@ -84,6 +84,11 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
   p.value("--inter-GBps", "X", "with --what-if: bandwidth between nodes", into("inter-GBps"));
   p.value("--intra-latency-us", "X", "with --what-if: latency inside a node", into("intra-latency-us"));
   p.value("--inter-latency-us", "X", "with --what-if: latency between nodes", into("inter-latency-us"));
+  p.value("--algorithm", "NAME[,...]|best",
+          "with --what-if: the collectives' algorithm: ring, tree, recursive_doubling, rabenseifner, binomial; nccl "
+          "(the default: ring or tree, the faster per call, as NCCL's tuner picks); best (the fastest of all); "
+          "several, e.g. ring,tree,nccl: a table of each and the node count where tree overtakes ring",
+          into("algorithm"));
   p.value("--global-tokens", "N",
           "with --what-if: a global batch split over the ranks (strong scaling), instead of --tokens per rank",
           into("global-tokens"));
@@ -145,11 +150,18 @@ StepOptions parse_step_options(CommandLine& line) {
     if (auto b = args.take("inter-GBps")) w.links.inter_GBps = positive_number("--inter-GBps", *b);
     if (auto a = args.take("intra-latency-us")) w.links.intra_latency_us = positive_number("--intra-latency-us", *a);
     if (auto a = args.take("inter-latency-us")) w.links.inter_latency_us = positive_number("--inter-latency-us", *a);
+    if (auto a = args.take("algorithm")) {
+      w.policies.clear();
+      for (const std::string& name : split_list(*a)) w.policies.push_back(parse_algorithm_policy(name));
+      if (w.policies.empty()) throw UsageError("--algorithm: no algorithm given");
+    }
     if (auto g = args.take("global-tokens")) {
       if (tokens) throw UsageError("--global-tokens and --tokens: give one (a global batch, or one per rank)");
       w.global_tokens = positive_number("--global-tokens", *g);
     }
     o.what_if = w;
+  } else if (args.take("algorithm")) {
+    throw UsageError("--algorithm needs --what-if (a measured run uses the library's own choice, fitted)");
   } else if (args.take("global-tokens")) {
     throw UsageError("--global-tokens needs --what-if (a measured run's tokens per rank are --tokens)");
   }

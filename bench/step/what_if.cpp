@@ -1,5 +1,6 @@
 #include "step/what_if.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -35,7 +36,7 @@ std::vector<ClusterShape> parse_cluster_shapes(const std::string& text) {
 std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vector<Strategy>& strategies,
                                             const StepSettings& base, const std::vector<ClusterShape>& shapes,
                                             const WhatIfLinks& links, std::optional<int> shard_group,
-                                            std::optional<double> global_tokens) {
+                                            std::optional<double> global_tokens, const AlgorithmPolicy& policy) {
   std::vector<WhatIfOutcome> outcomes;
   for (const ClusterShape& shape : shapes) {
     StepSettings settings = base;
@@ -43,16 +44,23 @@ std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vecto
     settings.shard_group = shard_group.value_or(shape.gpus_per_node);
     check_shard_group(settings.shard_group, settings.ranks);
     if (global_tokens) settings.tokens = *global_tokens / settings.ranks;
-    ClusterWiring wiring;
-    wiring.nodes = shape.nodes;
-    wiring.gpus_per_node = shape.gpus_per_node;
-    wiring.intra = {links.intra_latency_us, 1e-3 / links.intra_GBps};
-    wiring.inter = {links.inter_latency_us, 1e-3 / links.inter_GBps};
-    for (Strategy strategy : strategies)
-      outcomes.push_back({shape, strategy, settings.tokens, predict_step(make_program(model, strategy, settings), wiring),
-                          memory_per_rank(strategy, model, settings)});
+    const ClusterWiring wiring = wiring_of(shape, links);
+    for (Strategy strategy : strategies) {
+      const Program program = make_program(model, strategy, settings);
+      outcomes.push_back({shape, strategy, settings.tokens, predict_step(program, wiring, policy),
+                          algorithms_used(program, wiring, policy), memory_per_rank(strategy, model, settings)});
+    }
   }
   return outcomes;
+}
+
+ClusterWiring wiring_of(const ClusterShape& shape, const WhatIfLinks& links) {
+  ClusterWiring wiring;
+  wiring.nodes = shape.nodes;
+  wiring.gpus_per_node = shape.gpus_per_node;
+  wiring.intra = {links.intra_latency_us, 1e-3 / links.intra_GBps};
+  wiring.inter = {links.inter_latency_us, 1e-3 / links.inter_GBps};
+  return wiring;
 }
 
 namespace {
@@ -83,20 +91,77 @@ void print_scaling(const std::vector<WhatIfOutcome>& outcomes, const std::vector
   }
 }
 
+std::string shape_name(const ClusterShape& s) { return std::to_string(s.nodes) + "x" + std::to_string(s.gpus_per_node); }
+
+// Step time per strategy and shape under each policy, and from how many nodes tree beats ring for
+// the step's own sizes: DDP's bucket for all_reduce, one layer's parameters for broadcast.
+void print_algorithms(const Model& model, const std::vector<Strategy>& strategies, const StepSettings& base,
+                      const WhatIfRequest& request, std::optional<int> shard_group) {
+  // "what was chosen": the first policy that chooses (nccl or best), nccl if none does.
+  std::vector<AlgorithmPolicy> policies = request.policies;
+  std::size_t best = 0;
+  while (best < policies.size() && policies[best].fixed) ++best;
+  if (best == policies.size()) policies.push_back(nccl_policy());
+  std::vector<std::vector<WhatIfOutcome>> per_policy;
+  for (const AlgorithmPolicy& policy : policies)
+    per_policy.push_back(
+        predict_clusters(model, strategies, base, request.shapes, request.links, shard_group, request.global_tokens, policy));
+  std::printf("\nstep ms by algorithm (fixed: a collective without it runs ring; nccl: ring or tree, the faster per "
+              "call; best: the fastest of all):\n");
+  std::printf("%-13s %-9s", "strategy", "shape");
+  for (const AlgorithmPolicy& policy : request.policies) std::printf(" %18s", policy.name().c_str());
+  std::printf("  what %s chose\n", policies[best].name().c_str());
+  for (std::size_t i = 0; i < per_policy[0].size(); ++i) {
+    const WhatIfOutcome& first = per_policy[0][i];
+    std::printf("%-13s %-9s", strategy_name(first.strategy), shape_name(first.shape).c_str());
+    for (std::size_t k = 0; k < request.policies.size(); ++k)
+      std::printf(" %18.2f", per_policy[k][i].timeline.step_us / 1e3);
+    std::printf("  %s\n", describe_algorithm_use(per_policy[best][i].algorithms).c_str());
+  }
+  int max_nodes = 1024;
+  for (const ClusterShape& s : request.shapes) max_nodes = std::max(max_nodes, s.nodes);
+  const ClusterShape& largest = request.shapes.back();
+  const ClusterWiring wiring = wiring_of(largest, request.links);
+  struct Size {
+    CollOp op;
+    double bytes;
+    const char* what;
+  };
+  // The sizes that matter to a step: DDP's buckets (the median; a tensor larger than the cap is a
+  // bucket of its own) and the broadcast of DDP's and FSDP's sync_module_states (250 MiB buckets).
+  StepSettings settings = base;
+  settings.ranks = largest.ranks();
+  settings.shard_group = largest.gpus_per_node;
+  std::vector<double> buckets;
+  for (const Op& op : make_program(model, Strategy::kDdp, settings).ops)
+    if (op.kind == OpKind::kCollective && op.collective == CollOp::kAllReduce) buckets.push_back(static_cast<double>(op.bytes));
+  std::sort(buckets.begin(), buckets.end());
+  const double bucket = buckets.empty() ? static_cast<double>(base.bucket_cap_bytes) : buckets[buckets.size() / 2];
+  for (const Size& size : {Size{CollOp::kAllReduce, bucket, "DDP's median bucket"},
+                           Size{CollOp::kAllReduce, static_cast<double>(base.bucket_cap_bytes), "DDP's bucket cap"},
+                           Size{CollOp::kBroadcast, 250.0 * (1 << 20), "sync_module_states' bucket"}}) {
+    const auto k = crossover_nodes(size.op, size.bytes, wiring, Algorithm::kRing, Algorithm::kTree, max_nodes);
+    const std::string verdict = k ? "tree is faster than ring from " + std::to_string(*k) + (*k == 1 ? " node" : " nodes")
+                                  : "ring stays faster up to " + std::to_string(max_nodes) + " nodes";
+    std::printf("%s of %.4g MB (%s), %d GPUs a node: %s\n", describe(size.op).name, size.bytes / 1e6, size.what,
+                wiring.gpus_per_node, verdict.c_str());
+  }
+}
+
 }  // namespace
 
 void print_what_if(const Model& model, const std::vector<Strategy>& strategies, const StepSettings& base,
                    const WhatIfRequest& request, std::optional<int> shard_group, double gpu_memory_bytes) {
-  const std::vector<WhatIfOutcome> outcomes =
-      predict_clusters(model, strategies, base, request.shapes, request.links, shard_group, request.global_tokens);
+  const std::vector<WhatIfOutcome> outcomes = predict_clusters(model, strategies, base, request.shapes, request.links,
+                                                               shard_group, request.global_tokens, request.policies[0]);
   const WhatIfLinks& l = request.links;
   char batch[64];
   if (request.global_tokens) std::snprintf(batch, sizeof batch, "%g tokens a step over all ranks", *request.global_tokens);
   else std::snprintf(batch, sizeof batch, "%g tokens/rank", base.tokens);
   std::printf("what if: %s (%.3g B parameters), %g GB/s and %g us inside a node, %g GB/s and %g us per GPU between "
-              "nodes, %s at %g TFLOP/s (predicted, nothing measured)\n",
+              "nodes, %s at %g TFLOP/s, algorithm %s (predicted, nothing measured)\n",
               model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, l.intra_GBps, l.intra_latency_us,
-              l.inter_GBps, l.inter_latency_us, batch, base.tflops);
+              l.inter_GBps, l.inter_latency_us, batch, base.tflops, request.policies[0].name().c_str());
   for (const ClusterShape& shape : request.shapes) {
     std::printf("\n%d nodes x %d GPUs (%g tokens/rank)\n", shape.nodes, shape.gpus_per_node,
                 request.global_tokens ? *request.global_tokens / shape.ranks() : base.tokens);
@@ -112,8 +177,12 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
       ranking.push_back({o.strategy, t.step_us, o.memory_bytes});
     }
     std::printf("recommendation: %s\n", recommend(ranking, gpu_memory_bytes, base).reason.c_str());
+    for (const WhatIfOutcome& o : outcomes)
+      if (same_shape(o.shape, shape))
+        std::printf("  %-13s %s\n", strategy_name(o.strategy), describe_algorithm_use(o.algorithms).c_str());
   }
   if (request.shapes.size() > 1) print_scaling(outcomes, request.shapes, strategies.size());
+  if (request.policies.size() > 1) print_algorithms(model, strategies, base, request, shard_group);
   StepSettings noted = base;
   if (request.global_tokens) noted.tokens = *request.global_tokens / request.shapes.back().ranks();
   std::printf("%s\n", memory_note(model.shape, noted, request.global_tokens && request.shapes.size() > 1).c_str());

@@ -33,6 +33,9 @@ struct WhatIfRequest {
   std::vector<ClusterShape> shapes;
   WhatIfLinks links;
   std::optional<double> global_tokens;  // strong scaling: tokens per rank = global / ranks
+  // --algorithm: the first plays the per-shape tables; with several, a table sets them side by
+  // side and says from how many nodes tree overtakes ring.
+  std::vector<AlgorithmPolicy> policies = {nccl_policy()};
 };
 
 struct WhatIfOutcome {
@@ -40,6 +43,7 @@ struct WhatIfOutcome {
   Strategy strategy;
   double tokens_per_rank = 0;
   Timeline timeline;
+  AlgorithmUse algorithms;  // which algorithm each collective ran
   double memory_bytes = 0;
   double tokens_per_second() const { return tokens_per_rank * shape.ranks() / (timeline.step_us * 1e-6); }
 };
@@ -50,10 +54,14 @@ struct WhatIfOutcome {
 std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vector<Strategy>& strategies,
                                             const StepSettings& base, const std::vector<ClusterShape>& shapes,
                                             const WhatIfLinks& links, std::optional<int> shard_group,
-                                            std::optional<double> global_tokens);
+                                            std::optional<double> global_tokens,
+                                            const AlgorithmPolicy& policy = nccl_policy());
+// The wiring of a shape on the what-if's links (no reduction cost: gamma 0).
+ClusterWiring wiring_of(const ClusterShape& shape, const WhatIfLinks& links);
 
 // Prints, per shape, each strategy's predicted step, exposed communication, memory, tokens/s and
-// the recommendation for `gpu_memory_bytes`; with several shapes, the scaling table.
+// the recommendation for `gpu_memory_bytes` and the algorithms the collectives ran; with several
+// shapes, the scaling table; with several policies, the algorithms table and the crossovers.
 void print_what_if(const Model& model, const std::vector<Strategy>& strategies, const StepSettings& base,
                    const WhatIfRequest& request, std::optional<int> shard_group, double gpu_memory_bytes);
 

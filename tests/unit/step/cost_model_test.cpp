@@ -22,7 +22,7 @@ TEST(CostModelTest, RingFormulasByHand) {
   EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kReduceScatter, 4, 1e6, link), 780.0);
   // 8 ranks all_reduce of 8 MB: 14*10 + 2*(7/8)*8000 = 140 + 14000
   EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kAllReduce, 8, 8e6, link), 14140.0);
-  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kBroadcast, 4, 1e6, link), 1010.0);
+  EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kBroadcast, 4, 1e6, link), 1030.0);  // a chain: 3 hops, pipelined
   EXPECT_DOUBLE_EQ(ring_time_us(CollOp::kAllReduce, 1, 1e6, link), 0.0);
 }
 
@@ -258,15 +258,15 @@ TEST(CostModelTest, HierarchicalCollectivesByHand) {
   const double S = 8e9;         // 8 GB of gradients
   // all_reduce: inside the node 2*7*2 + 2*(7/8)*8e9*2.5e-6 = 28 + 35000; across the 4 nodes over
   // a GPU's eighth, 1e9 bytes: 2*3*5 + 2*(3/4)*1e9*2e-5 = 30 + 30000.
-  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllReduce, S, w), 28 + 35000 + 30 + 30000, 1e-6);
+  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllReduce, Algorithm::kRing, S, w), 28 + 35000 + 30 + 30000, 1e-6);
   // all_gather: 7*2 + (7/8)*8e9*2.5e-6 + 3*5 + (3/4)*1e9*2e-5 = 14 + 17500 + 15 + 15000
-  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllGather, S, w), 14 + 17500 + 15 + 15000, 1e-6);
+  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllGather, Algorithm::kRing, S, w), 14 + 17500 + 15 + 15000, 1e-6);
   // One node: a ring over NVLink only; one GPU per node: a ring over the NICs only.
   w.nodes = 1;
-  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllReduce, S, w), 28 + 35000, 1e-6);
+  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllReduce, Algorithm::kRing, S, w), 28 + 35000, 1e-6);
   w.nodes = 4;
   w.gpus_per_node = 1;
-  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllReduce, S, w), 30 + 2 * 0.75 * 8e9 * 2e-5, 1e-6);
+  EXPECT_NEAR(hierarchical_time_us(CollOp::kAllReduce, Algorithm::kRing, S, w), 30 + 2 * 0.75 * 8e9 * 2e-5, 1e-6);
 }
 
 TEST(CostModelTest, WhatIfGroupsUseTheirOwnLinks) {
@@ -277,7 +277,7 @@ TEST(CostModelTest, WhatIfGroupsUseTheirOwnLinks) {
   p.collective(CollOp::kReduceScatter, Group::kShard, 8000000, 4, "rs");
   p.collective(CollOp::kAllReduce, Group::kReplicate, 1000000, 4, "ar", {0});
   ClusterWiring w{2, 8, {1.0, 1e-6}, {10.0, 1e-5}};
-  const Timeline t = predict_step(p, w);
+  const Timeline t = predict_step(p, w, {Algorithm::kRing});
   const double rs = 7 * 1.0 + 7.0 / 8 * 8e6 * 1e-6;  // a ring over the node's links
   const double ar = 2 * 10.0 + 2 * 0.5 * 1e6 * 1e-5;  // a ring over the NICs
   EXPECT_NEAR(t.ops[0].end_us, rs, 1e-9);

@@ -78,5 +78,20 @@ TEST(WhatIfTest, HybridShardGroupsAreANodeUnlessGiven) {
                UsageError);
 }
 
+TEST(WhatIfTest, OnAThousandNodesTreeCarriesDdpsBucketsAndTheStepShrinks) {
+  StepSettings base;
+  const auto shapes = parse_cluster_shapes("2x8,1024x8");
+  const auto ring = predict_clusters(llama7b(), {Strategy::kDdp}, base, shapes, WhatIfLinks{}, std::nullopt, 4194304.0,
+                                     parse_algorithm_policy("ring"));
+  const auto nccl = predict_clusters(llama7b(), {Strategy::kDdp}, base, shapes, WhatIfLinks{}, std::nullopt, 4194304.0);
+  // 2 nodes: one exchange either way, NCCL's choice is ring and the steps agree.
+  EXPECT_EQ(nccl[0].algorithms.at("all_reduce").count(Algorithm::kTree), 0u);
+  EXPECT_DOUBLE_EQ(nccl[0].timeline.step_us, ring[0].timeline.step_us);
+  // 1,024 nodes: ring's 2(k-1) latencies per bucket dominate; every bucket goes to tree.
+  EXPECT_EQ(nccl[1].algorithms.at("all_reduce").count(Algorithm::kRing), 0u);
+  EXPECT_GT(nccl[1].algorithms.at("all_reduce").at(Algorithm::kTree), 100);
+  EXPECT_LT(nccl[1].timeline.step_us, 0.5 * ring[1].timeline.step_us);
+}
+
 }  // namespace
 }  // namespace wb::step

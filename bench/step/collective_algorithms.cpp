@@ -1,0 +1,186 @@
+#include "step/collective_algorithms.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/errors.h"
+
+namespace wb::step {
+
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::kRing: return "ring";
+    case Algorithm::kTree: return "tree";
+    case Algorithm::kRecursiveDoubling: return "recursive_doubling";
+    case Algorithm::kRabenseifner: return "rabenseifner";
+    case Algorithm::kBinomial: return "binomial";
+  }
+  return "?";
+}
+
+std::vector<Algorithm> all_algorithms() {
+  return {Algorithm::kRing, Algorithm::kTree, Algorithm::kRecursiveDoubling, Algorithm::kRabenseifner,
+          Algorithm::kBinomial};
+}
+
+Algorithm parse_algorithm(const std::string& text) {
+  std::string names;
+  for (Algorithm a : all_algorithms()) {
+    if (text == algorithm_name(a)) return a;
+    names += std::string(names.empty() ? "" : ", ") + algorithm_name(a);
+  }
+  throw UsageError("--algorithm: '" + text + "' is not nccl, best, " + names);
+}
+
+AlgorithmPolicy nccl_policy() {
+  AlgorithmPolicy p;
+  p.nccl_only = true;
+  return p;
+}
+
+AlgorithmPolicy parse_algorithm_policy(const std::string& text) {
+  if (text == "best") return {};
+  if (text == "nccl") return nccl_policy();
+  AlgorithmPolicy p;
+  p.fixed = parse_algorithm(text);
+  return p;
+}
+
+std::vector<Algorithm> algorithms_for(CollOp op) {
+  using A = Algorithm;
+  switch (op) {
+    case CollOp::kAllReduce: return {A::kRing, A::kTree, A::kRecursiveDoubling, A::kRabenseifner};
+    case CollOp::kBroadcast:
+    case CollOp::kReduce: return {A::kRing, A::kTree, A::kBinomial, A::kRabenseifner};
+    case CollOp::kAllGather:
+    case CollOp::kReduceScatter: return {A::kRing, A::kRecursiveDoubling};
+    case CollOp::kAllToAll:
+    case CollOp::kSendRecv: return {A::kRing};
+  }
+  return {A::kRing};
+}
+
+bool has_algorithm(CollOp op, Algorithm a) {
+  for (Algorithm b : algorithms_for(op))
+    if (a == b) return true;
+  return false;
+}
+
+namespace {
+
+// Rounds of a binary tree or a binomial tree over p ranks.
+double tree_depth(int p) { return std::ceil(std::log2(static_cast<double>(p))); }
+
+// Recursive doubling and halving run on the largest power of two p' <= p; the p - p' others hand
+// their whole buffer to a partner first and get the result back last (MPICH's scheme).
+struct PowerOfTwo {
+  double p2 = 1, lg = 0;
+  bool extra = false;
+  explicit PowerOfTwo(int p) {
+    while (p2 * 2 <= p) {
+      p2 *= 2;
+      lg += 1;
+    }
+    extra = p2 != p;
+  }
+};
+
+}  // namespace
+
+double flat_time_us(CollOp op, Algorithm a, int ranks, double n, const LinkCost& link) {
+  if (!has_algorithm(op, a))
+    throw std::invalid_argument(std::string(describe(op).name) + " has no " + algorithm_name(a) + " algorithm");
+  if (ranks <= 1) return 0;
+  const double p = ranks, al = link.alpha_us, be = link.beta_us_per_byte, ga = link.gamma_us_per_byte;
+  const double share = (p - 1) / p;  // of the buffer, what each rank sends in a ring phase
+  const PowerOfTwo two(ranks);
+  const double x = two.extra ? 1 : 0, share2 = (two.p2 - 1) / two.p2;
+  using A = Algorithm;
+  switch (op) {
+    case CollOp::kAllReduce:
+      switch (a) {
+        case A::kRing: return 2 * (p - 1) * al + 2 * share * n * be + share * n * ga;
+        // Up both trees and down again; an inner rank receives two halves and sends two.
+        case A::kTree: return 2 * tree_depth(ranks) * al + 2 * n * be + n * ga;
+        case A::kRecursiveDoubling:
+          return (two.lg + 2 * x) * (al + n * be) + (two.lg + x) * n * ga;
+        case A::kRabenseifner:
+          return 2 * two.lg * al + 2 * share2 * n * be + share2 * n * ga + x * (2 * al + 2 * n * be + n * ga);
+        default: break;
+      }
+      break;
+    case CollOp::kBroadcast:
+      switch (a) {
+        case A::kRing: return (p - 1) * al + n * be;  // a pipelined chain
+        case A::kTree: return tree_depth(ranks) * al + n * be;
+        case A::kBinomial: return tree_depth(ranks) * (al + n * be);
+        case A::kRabenseifner: return (tree_depth(ranks) + p - 1) * al + 2 * share * n * be;
+        default: break;
+      }
+      break;
+    case CollOp::kReduce:
+      switch (a) {
+        case A::kRing: return (p - 1) * al + n * (be + ga);
+        case A::kTree: return tree_depth(ranks) * al + n * (be + ga);
+        case A::kBinomial: return tree_depth(ranks) * (al + n * (be + ga));
+        case A::kRabenseifner:
+          return 2 * two.lg * al + 2 * share2 * n * be + share2 * n * ga + x * (al + n * (be + ga));
+        default: break;
+      }
+      break;
+    case CollOp::kAllGather:
+      if (a == A::kRing) return (p - 1) * al + share * n * be;
+      return tree_depth(ranks) * al + share * n * be;  // recursive doubling, Bruck's where p is no power of 2
+    case CollOp::kReduceScatter:
+      if (a == A::kRing) return (p - 1) * al + share * n * (be + ga);
+      return two.lg * al + share2 * n * (be + ga) + x * (al + n * (be + ga));  // recursive halving
+    case CollOp::kAllToAll: return (p - 1) * al + share * n * be;  // pairwise exchange
+    case CollOp::kSendRecv: return al + n * be;
+  }
+  return 0;
+}
+
+double hierarchical_time_us(CollOp op, Algorithm a, double n, const ClusterWiring& w) {
+  const int g = w.gpus_per_node, k = w.nodes;
+  if (!has_algorithm(op, a)) a = Algorithm::kRing;
+  if (k <= 1) return flat_time_us(op, a, g, n, w.intra);
+  if (g <= 1) return flat_time_us(op, a, k, n, w.inter);
+  const auto ring_inside = [&](CollOp inside) { return flat_time_us(inside, Algorithm::kRing, g, n, w.intra); };
+  switch (op) {
+    case CollOp::kAllReduce:
+    case CollOp::kAllGather:
+    case CollOp::kReduceScatter:
+      // Inside the node over the whole buffer, across nodes over this GPU's g-th of it.
+      return ring_inside(op) + flat_time_us(op, a, k, n / g, w.inter);
+    case CollOp::kBroadcast:
+      // The root's node scatters its buffer over its GPUs, each GPU broadcasts its g-th to its
+      // counterparts, every node gathers the pieces (a scatter costs what an all_gather does).
+      return 2 * ring_inside(CollOp::kAllGather) + flat_time_us(op, a, k, n / g, w.inter);
+    case CollOp::kReduce:
+      return ring_inside(CollOp::kReduceScatter) + flat_time_us(op, a, k, n / g, w.inter) +
+             ring_inside(CollOp::kAllGather);
+    case CollOp::kAllToAll:
+    case CollOp::kSendRecv: break;
+  }
+  return flat_time_us(op, Algorithm::kRing, g * k, n, w.inter);  // flat, limited by the NICs
+}
+
+std::optional<int> crossover_nodes(CollOp op, double bytes, const ClusterWiring& wiring, Algorithm incumbent,
+                                   Algorithm challenger, int max_nodes) {
+  ClusterWiring w = wiring;
+  for (int k = 1; k <= max_nodes; ++k) {
+    w.nodes = k;
+    if (hierarchical_time_us(op, challenger, bytes, w) < hierarchical_time_us(op, incumbent, bytes, w)) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> crossover_bytes(CollOp op, int ranks, const LinkCost& link, Algorithm incumbent,
+                                      Algorithm challenger, double max_bytes) {
+  std::optional<double> last;
+  for (double n = 1; n <= max_bytes; n *= 2)
+    if (flat_time_us(op, challenger, ranks, n, link) < flat_time_us(op, incumbent, ranks, n, link)) last = n;
+  return last;
+}
+
+}  // namespace wb::step

@@ -1,0 +1,93 @@
+// The algorithms collective libraries choose between, as alpha-beta-gamma formulas
+// (docs/algorithms.md gives each formula and its source). alpha: latency per message; beta: time
+// per byte on the link; gamma: time per byte reduced. n is the full buffer S as nccl-tests counts it.
+// A flat formula is one group of p ranks on one link; the hierarchical forms (k nodes of g GPUs)
+// ring inside the node and apply the algorithm across nodes, where the choice matters.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coll/collective.h"
+
+namespace wb::step {
+
+struct LinkCost {
+  double alpha_us = 0;
+  double beta_us_per_byte = 0;
+  double gamma_us_per_byte = 0;  // the reduction's cost per byte (0: the link dominates)
+};
+
+enum class Algorithm {
+  kRing,               // NCCL's Ring; MPICH's ring (all_reduce), pairwise (all_to_all), pipelined chain (broadcast)
+  kTree,               // NCCL's Tree: two pipelined binary trees, each carrying half of the data
+  kRecursiveDoubling,  // butterfly exchanges of the whole buffer (reduce_scatter: recursive halving)
+  kRabenseifner,       // reduce_scatter by recursive halving then all_gather (or gather) by doubling;
+                       // broadcast: scatter then all_gather (van de Geijn)
+  kBinomial,           // binomial tree of whole messages (broadcast, reduce)
+};
+const char* algorithm_name(Algorithm a);  // ring, tree, recursive_doubling, rabenseifner, binomial
+std::vector<Algorithm> all_algorithms();
+Algorithm parse_algorithm(const std::string& text);  // throws UsageError listing the names
+
+// The algorithms a library has for the collective, ring first.
+std::vector<Algorithm> algorithms_for(CollOp op);
+bool has_algorithm(CollOp op, Algorithm a);
+
+// Time of one collective of `bytes` over `ranks` on one link. Throws std::invalid_argument when the
+// collective has no such algorithm. One rank costs nothing.
+double flat_time_us(CollOp op, Algorithm a, int ranks, double bytes, const LinkCost& link);
+
+// k nodes x g GPUs, each GPU with `intra` to its node's GPUs and `inter` (its own NIC) to the other
+// nodes. A group of one node is flat on `intra`; one GPU per node flat on `inter`.
+struct ClusterWiring {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  LinkCost intra;
+  LinkCost inter;
+};
+double hierarchical_time_us(CollOp op, Algorithm a, double bytes, const ClusterWiring& wiring);
+
+// Which algorithm: a fixed one (a collective without it runs ring, as NCCL_ALGO=Tree leaves
+// all_gather on ring), or the fastest per call among some (`nccl`: ring and tree, what NCCL's tuner
+// chooses between on these links; `best`: every algorithm here, as an MPI library could).
+struct AlgorithmPolicy {
+  std::optional<Algorithm> fixed;
+  bool nccl_only = false;  // without `fixed`: ring and tree only
+  std::string name() const { return fixed ? algorithm_name(*fixed) : nccl_only ? "nccl" : "best"; }
+  bool allows(Algorithm a) const { return !nccl_only || a == Algorithm::kRing || a == Algorithm::kTree; }
+};
+AlgorithmPolicy nccl_policy();
+AlgorithmPolicy parse_algorithm_policy(const std::string& text);  // an algorithm's name, nccl or best
+
+struct AlgorithmChoice {
+  Algorithm algorithm = Algorithm::kRing;
+  double time_us = 0;
+};
+// `time` is called for each candidate algorithm; the fastest wins, ring on a tie.
+template <typename TimeOf>
+AlgorithmChoice choose_algorithm(CollOp op, const AlgorithmPolicy& policy, TimeOf time) {
+  if (policy.fixed) {
+    const Algorithm a = has_algorithm(op, *policy.fixed) ? *policy.fixed : Algorithm::kRing;
+    return {a, time(a)};
+  }
+  AlgorithmChoice best{Algorithm::kRing, time(Algorithm::kRing)};
+  for (Algorithm a : algorithms_for(op)) {
+    if (!policy.allows(a)) continue;
+    const double t = time(a);
+    if (t < best.time_us) best = {a, t};
+  }
+  return best;
+}
+
+// The smallest node count in [1, max_nodes] from which `challenger` is faster than `incumbent` for
+// this collective on this wiring (gpus_per_node and links from `wiring`), or nullopt.
+std::optional<int> crossover_nodes(CollOp op, double bytes, const ClusterWiring& wiring, Algorithm incumbent,
+                                   Algorithm challenger, int max_nodes);
+// The largest power-of-two size up to `max_bytes` at which `challenger` is still faster than
+// `incumbent` on `ranks` ranks of one link, or nullopt when it is faster at none from 1 B.
+std::optional<double> crossover_bytes(CollOp op, int ranks, const LinkCost& link, Algorithm incumbent,
+                                      Algorithm challenger, double max_bytes);
+
+}  // namespace wb::step
