@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/model_command.h"
+#include "cli/place_command.h"
 #include "cli/topo_command.h"
 #include "harness/errors.h"
 #include "harness/install_layout.h"
@@ -18,6 +20,8 @@ constexpr const char* kUsage =
     "usage: wirebench COMMAND [options]\n"
     "commands:\n"
     "  topo    this node's wiring and every path's ceiling (wirebench topo --help)\n"
+    "  place   which GPUs of a node to give a job: CUDA_VISIBLE_DEVICES, gres.conf Links=, TP x DP layout\n"
+    "  model   the cost model's algorithms against measured ones: fitted on one, the others predicted\n"
     "  report  verdicts for a run directory: report.md/.html, junit.xml, summary.json (wirebench report RUN_DIR)\n"
     "  compare the same measurements of several runs side by side; drops flagged (wirebench compare A B)\n"
     "  run     a suite from suites/: topology, benchmarks, report in one run directory (wirebench run [SUITE])\n"
@@ -61,6 +65,20 @@ int main(int argc, char** argv) {
         return wb::kExitOk;
       }
       return wb::run_topo_command(args);
+    }
+    if (command == "place") {
+      if (args.asks_for_help()) {
+        std::fputs(wb::place_help().c_str(), stdout);
+        return wb::kExitOk;
+      }
+      return wb::run_place_command(args);
+    }
+    if (command == "model") {
+      if (args.asks_for_help()) {
+        std::fputs(wb::model_help().c_str(), stdout);
+        return wb::kExitOk;
+      }
+      return wb::run_model_command(args);
     }
     throw wb::UsageError("unknown command '" + command + "' (wirebench --help lists them)");
   } catch (const wb::UsageError& e) {

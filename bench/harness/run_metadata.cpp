@@ -64,7 +64,8 @@ std::map<std::string, std::string> recorded_environment(const char* const* envp)
 
 ExtraItems path_settings_extra(const char* const* envp) {
   static constexpr std::string_view kNames[] = {"NCCL_ALGO",        "NCCL_PROTO",         "NCCL_P2P_DISABLE",
-                                                "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE"};
+                                                "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE",
+                                                "UCX_RNDV_THRESH",  "UCX_RNDV_SCHEME",    "UCX_TLS"};
   ExtraItems extra;
   for (; envp != nullptr && *envp != nullptr; ++envp) {
     const std::string_view entry(*envp);

@@ -165,6 +165,55 @@ double hierarchical_time_us(CollOp op, Algorithm a, double n, const ClusterWirin
   return flat_time_us(op, Algorithm::kRing, g * k, n, w.inter);  // flat, limited by the NICs
 }
 
+LinkCost link_from_fit(CollOp op, Algorithm a, int ranks, double alpha_us, double beta_us_per_byte) {
+  const double per_alpha = flat_time_us(op, a, ranks, 0, {1, 0, 0});
+  const double per_byte = flat_time_us(op, a, ranks, 1, {0, 1, 0});
+  if (per_alpha <= 0 || per_byte <= 0)
+    throw std::invalid_argument(std::string("no link follows from a fit of ") + describe(op).name + " on " +
+                                std::to_string(ranks) + " rank(s)");
+  return {alpha_us / per_alpha, beta_us_per_byte / per_byte, 0};
+}
+
+std::optional<Algorithm> from_mpich_name(CollOp op, const std::string& name) {
+  using A = Algorithm;
+  struct Name {
+    CollOp op;
+    const char* mpich;
+    Algorithm ours;
+  };
+  static const Name kNames[] = {
+      {CollOp::kAllReduce, "ring", A::kRing},
+      {CollOp::kAllReduce, "recursive_doubling", A::kRecursiveDoubling},
+      {CollOp::kAllReduce, "reduce_scatter_allgather", A::kRabenseifner},
+      {CollOp::kBroadcast, "binomial", A::kBinomial},
+      {CollOp::kBroadcast, "scatter_ring_allgather", A::kRabenseifner},
+      {CollOp::kReduce, "binomial", A::kBinomial},
+      {CollOp::kReduce, "reduce_scatter_gather", A::kRabenseifner},
+      {CollOp::kAllGather, "ring", A::kRing},
+      {CollOp::kAllGather, "recursive_doubling", A::kRecursiveDoubling},
+      {CollOp::kAllGather, "brucks", A::kRecursiveDoubling},
+      {CollOp::kReduceScatter, "pairwise", A::kRing},
+      {CollOp::kReduceScatter, "recursive_halving", A::kRecursiveDoubling},
+      {CollOp::kAllToAll, "pairwise", A::kRing},
+  };
+  for (const Name& n : kNames)
+    if (n.op == op && name == n.mpich) return n.ours;
+  return std::nullopt;
+}
+
+std::string mpich_algorithm_variable(CollOp op) {
+  switch (op) {
+    case CollOp::kAllReduce: return "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM";
+    case CollOp::kAllGather: return "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM";
+    case CollOp::kReduceScatter: return "MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM";
+    case CollOp::kBroadcast: return "MPIR_CVAR_BCAST_INTRA_ALGORITHM";
+    case CollOp::kReduce: return "MPIR_CVAR_REDUCE_INTRA_ALGORITHM";
+    case CollOp::kAllToAll: return "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM";
+    case CollOp::kSendRecv: break;
+  }
+  return "";
+}
+
 std::optional<int> crossover_nodes(CollOp op, double bytes, const ClusterWiring& wiring, Algorithm incumbent,
                                    Algorithm challenger, int max_nodes) {
   ClusterWiring w = wiring;

@@ -81,6 +81,20 @@ AlgorithmChoice choose_algorithm(CollOp op, const AlgorithmPolicy& policy, TimeO
   return best;
 }
 
+// The link a measured fit implies under an algorithm's formula: every formula is c_alpha(p) alpha +
+// c_beta(p) n beta (+ c_gamma(p) n gamma), so a fit t = a + n b of that algorithm on p ranks gives
+// alpha = a / c_alpha and beta = b / c_beta, the reduction's cost folded into beta (gamma 0).
+LinkCost link_from_fit(CollOp op, Algorithm a, int ranks, double alpha_us, double beta_us_per_byte);
+
+// MPICH's names for its algorithms (the values of MPIR_CVAR_<OP>_INTRA_ALGORITHM) that match one of
+// these formulas: allreduce ring, recursive_doubling, reduce_scatter_allgather (rabenseifner); bcast
+// binomial, scatter_ring_allgather (rabenseifner); reduce binomial, reduce_scatter_gather; allgather
+// ring, recursive_doubling, brucks; reduce_scatter pairwise (ring), recursive_halving; alltoall
+// pairwise. nullopt for any other (MPICH's tree, for one, is a k-nomial tree of whole messages).
+std::optional<Algorithm> from_mpich_name(CollOp op, const std::string& name);
+// The MPICH variable that picks the collective's algorithm: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM.
+std::string mpich_algorithm_variable(CollOp op);
+
 // The smallest node count in [1, max_nodes] from which `challenger` is faster than `incumbent` for
 // this collective on this wiring (gpus_per_node and links from `wiring`), or nullopt.
 std::optional<int> crossover_nodes(CollOp op, double bytes, const ClusterWiring& wiring, Algorithm incumbent,

@@ -69,18 +69,30 @@ Timeline predict_step(const Program& program, const CollectiveCosts& costs, doub
 
 namespace wb::step {
 
+ClusterWiring group_wiring(const Program& program, Group group, const ClusterWiring& wiring) {
+  const int per_node = std::max(1, wiring.gpus_per_node);
+  const int shard = program.group_sizes[static_cast<int>(Group::kShard)];
+  ClusterWiring sub = wiring;
+  switch (group) {
+    case Group::kWorld: break;
+    case Group::kShard:  // consecutive ranks: inside a node, or whole nodes of it
+      sub.gpus_per_node = std::min(shard, per_node);
+      sub.nodes = std::max(1, shard / per_node);
+      break;
+    case Group::kReplicate:  // one rank of each shard group: several per node when shards are smaller
+      sub.gpus_per_node = std::max(1, per_node / std::max(1, shard));
+      sub.nodes = std::max(1, program.group_sizes[static_cast<int>(Group::kReplicate)] / sub.gpus_per_node);
+      break;
+  }
+  return sub;
+}
+
 AlgorithmChoice predict_collective(const Program& program, const Op& op, const ClusterWiring& wiring,
                                    const AlgorithmPolicy& policy) {
   const double bytes = static_cast<double>(op.bytes);
-  const int size = program.group_sizes[static_cast<int>(op.group)];
-  return choose_algorithm(op.collective, policy, [&](Algorithm a) {
-    switch (op.group) {
-      case Group::kWorld: return hierarchical_time_us(op.collective, a, bytes, wiring);
-      case Group::kShard: return flat_time_us(op.collective, a, size, bytes, wiring.intra);
-      case Group::kReplicate: return flat_time_us(op.collective, a, size, bytes, wiring.inter);
-    }
-    return 0.0;
-  });
+  const ClusterWiring where = group_wiring(program, op.group, wiring);
+  return choose_algorithm(op.collective, policy,
+                          [&](Algorithm a) { return hierarchical_time_us(op.collective, a, bytes, where); });
 }
 
 Timeline predict_step(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy) {

@@ -62,6 +62,11 @@ Timeline predict_step(const Program& program, const CollectiveCosts& costs, doub
 // across nodes over 1/g of it, so the NICs carry only a g-th. A group inside a node (HYBRID_SHARD's
 // shard, tensor parallelism's group) is flat over `intra`; a group of one rank per node (the
 // replicas, the data-parallel group beside tensor parallelism) flat over `inter`.
+// Where a group's ranks sit on the wiring (ranks placed node by node): the world as it is; a shard
+// group (consecutive ranks: HYBRID_SHARD's shard, a tensor-parallel group) inside one node, or over
+// whole nodes when larger; the replicas (one rank per shard group) one per node, or several per
+// node when shard groups are smaller than a node.
+ClusterWiring group_wiring(const Program& program, Group group, const ClusterWiring& wiring);
 // The algorithm of one collective of the program under the policy, and its time.
 AlgorithmChoice predict_collective(const Program& program, const Op& op, const ClusterWiring& wiring,
                                    const AlgorithmPolicy& policy);

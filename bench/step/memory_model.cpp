@@ -1,5 +1,7 @@
 #include "step/memory_model.h"
 
+#include "step/tensor_parallel.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <utility>
@@ -63,7 +65,34 @@ double fsdp_unsharded_bytes(Strategy s, const Model& model, const StepSettings& 
   return gathered + gradient;
 }
 
-double memory_per_rank(Strategy s, const Model& model, const StepSettings& settings) {
+double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSettings& settings) {
+  const double full = activation_bytes(shape, settings.tokens, settings.activation_checkpointing);
+  const int t = settings.tensor_parallel;
+  if (t <= 1) return full;
+  if (settings.sequence_parallel) return full / t;
+  // Without sequence parallelism the blocks' inputs stay whole on every rank: the two norms' inputs,
+  // the attention's and the MLP's (4h per token and layer, bf16); with checkpointing, the layer inputs.
+  const double per_token = settings.activation_checkpointing ? 1.0 : 4.0;
+  const double whole = shape.layers * settings.tokens * per_token * static_cast<double>(shape.hidden) * 2;
+  return whole + (full - whole) / t;
+}
+
+double memory_per_rank(Strategy s, const Model& full_model, const StepSettings& full_settings) {
+  if (full_settings.tensor_parallel > 1) {
+    // One rank of a tensor-parallel group: the data-parallel strategy's states for its shard of the
+    // model over ranks / T, and its share of the activations.
+    StepSettings settings = full_settings;
+    settings.ranks /= full_settings.tensor_parallel;
+    settings.shard_group = settings.ranks;
+    settings.tensor_parallel = 1;
+    const Model model = tensor_parallel_shard(full_model, full_settings.tensor_parallel);
+    const double P = static_cast<double>(model.parameters());
+    const double buckets = s == Strategy::kDdp && !settings.gradient_as_bucket_view ? 4 * P : 0;
+    return model_state_bytes(s, P, settings.ranks, settings.shard_group) + buckets +
+           fsdp_unsharded_bytes(s, model, settings) + tensor_parallel_activation_bytes(full_model.shape, full_settings);
+  }
+  const Model& model = full_model;
+  const StepSettings& settings = full_settings;
   const double P = static_cast<double>(model.parameters());
   const double buckets = s == Strategy::kDdp && !settings.gradient_as_bucket_view ? 4 * P : 0;
   return model_state_bytes(s, P, settings.ranks, settings.shard_group) + buckets +
@@ -88,7 +117,7 @@ std::string memory_note(const ModelShape& shape, const StepSettings& settings, b
   char tokens[32];
   std::snprintf(tokens, sizeof tokens, "%g", settings.tokens);
   const std::string activations = "activations " +
-                                  gb(activation_bytes(shape, settings.tokens, settings.activation_checkpointing)) +
+                                  gb(tensor_parallel_activation_bytes(shape, settings)) +
                                   " for " + tokens + " tokens/rank";
   return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
          (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") +
@@ -116,11 +145,11 @@ Recommendation recommend(const std::vector<StrategyOutcome>& outcomes, double gp
     return r;
   }
   r.strategy = best->strategy;
-  r.reason = std::string(strategy_name(best->strategy)) + ": fastest step (" + ms(best->step_us) +
+  r.reason = plan_name(best->strategy, settings) + ": fastest step (" + ms(best->step_us) +
              ") among the strategies that fit " + gb(gpu_memory_bytes) + " (it needs " + gb(best->memory_bytes) +
              ": " + memory_formula(best->strategy, settings) + " + activations)";
   if (fastest != best)
-    r.reason += "; " + std::string(strategy_name(fastest->strategy)) + " is faster (" + ms(fastest->step_us) +
+    r.reason += "; " + plan_name(fastest->strategy, settings) + " is faster (" + ms(fastest->step_us) +
                 ") but needs " + gb(fastest->memory_bytes);
   return r;
 }

@@ -31,6 +31,10 @@ std::string memory_formula(Strategy s, const StepSettings& settings);  // "16P/N
 // is recomputed, and the head.
 double activation_bytes(const ModelShape& shape, double tokens, bool checkpointing);
 
+// A tensor-parallel rank's activations (Korthikanti et al. 2022, section 4.2): with sequence
+// parallelism 1/T of them; without, the blocks' inputs (4h per token and layer) stay whole.
+double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSettings& settings);
+
 // What FSDP holds unsharded at its peak (docs/step-emulation.md: limit_all_gathers keeps at most 2
 // all_gathers in flight; the root unit stays gathered from forward to backward): the root's and the
 // two largest layers' gathered parameters, and the largest unit's full gradient before its

@@ -45,8 +45,12 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
           into("model"));
   p.value("--strategy", "LIST|all",
           "ddp, fsdp-full, fsdp-grad-op, fsdp-hybrid, zero1, zero2, zero3, zero1-paper, zero2-paper, zero3-paper "
-          "(default all)",
+          "(default all); tpT+STRATEGY adds Megatron tensor parallelism of T consecutive ranks (tp8+ddp, "
+          "tp4+fsdp-full; one T per run)",
           into("strategy"));
+  p.value("--sequence-parallel", "0|1",
+          "with tpT+...: Megatron's sequence parallelism, each all_reduce an all_gather + reduce_scatter (default 0)",
+          into("sequence-parallel"));
   p.value("--backend", "mpi|nccl",
           "MPI on host buffers (default), or NCCL with CUDA streams, one GPU per rank (SKIP rows with the reason "
           "where no GPU is)",
@@ -109,7 +113,25 @@ StepOptions parse_step_options(CommandLine& line) {
     if (*v != "mpi" && *v != "nccl") throw UsageError("--backend: '" + *v + "' is not mpi or nccl");
     o.backend = *v;
   }
-  o.strategies = parse_strategies(args.take("strategy").value_or("all"));
+  const std::string strategies = args.take("strategy").value_or("all");
+  if (strategies == "all") {
+    o.strategies = all_strategies();
+  } else {
+    std::optional<int> tp;
+    for (const std::string& item : split_list(strategies)) {
+      const auto [strategy, t] = parse_plan(item);
+      if (tp && *tp != t)
+        throw UsageError("--strategy: one tensor-parallel size per run ('" + strategies + "' mixes them; run each)");
+      tp = t;
+      o.strategies.push_back(strategy);
+    }
+    if (o.strategies.empty()) throw UsageError("--strategy: no strategy given");
+    o.settings.tensor_parallel = tp.value_or(1);
+  }
+  if (auto v = args.take("sequence-parallel")) {
+    if (*v != "0" && *v != "1") throw UsageError("--sequence-parallel: '" + *v + "' is not 0 or 1");
+    o.settings.sequence_parallel = *v == "1";
+  }
   if (auto v = args.take("scale")) o.scale = positive_number("--scale", *v);
   const auto tokens = args.take("tokens");
   if (tokens) o.settings.tokens = positive_number("--tokens", *tokens);

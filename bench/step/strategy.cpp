@@ -1,6 +1,7 @@
 #include "step/strategy.h"
 
 #include "harness/errors.h"
+#include "step/tensor_parallel.h"
 
 namespace wb::step {
 
@@ -85,8 +86,31 @@ std::uint64_t padded(std::uint64_t elements, int shards) {
   return (elements + n - 1) / n * n;
 }
 
+std::string plan_name(Strategy s, const StepSettings& settings) {
+  if (settings.tensor_parallel <= 1) return strategy_name(s);
+  return "tp" + std::to_string(settings.tensor_parallel) + "+" + strategy_name(s);
+}
+
+std::pair<Strategy, int> parse_plan(const std::string& item) {
+  if (item.rfind("tp", 0) != 0) return {parse_strategies(item).front(), 1};
+  const std::size_t plus = item.find('+');
+  const std::string t = item.substr(2, plus == std::string::npos ? std::string::npos : plus - 2);
+  std::size_t used = 0;
+  int tp = 0;
+  try {
+    tp = std::stoi(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || tp < 1)
+    throw UsageError("--strategy: '" + item + "' is not tpT+STRATEGY (e.g. tp4+fsdp-full)");
+  const Strategy s = plus == std::string::npos ? Strategy::kDdp : parse_strategies(item.substr(plus + 1)).front();
+  return {s, tp};
+}
+
 Program make_program(const Model& model, Strategy strategy, const StepSettings& settings) {
   if (settings.ranks < 1) throw UsageError("a step needs at least one rank");
+  if (settings.tensor_parallel > 1) return make_tensor_parallel_program(model, strategy, settings);
   switch (strategy) {
     case Strategy::kDdp: return make_ddp_program(model, settings);
     case Strategy::kFsdpFull:

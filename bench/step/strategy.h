@@ -72,7 +72,18 @@ struct StepSettings {
   std::uint64_t max_reuse_distance = 1000000000;
   std::uint64_t persistence_threshold = 100000;
   std::optional<bool> overlap_comm;  // default: on for stage 3 only
+
+  // Megatron tensor parallelism (step/tensor_parallel.h): T consecutive ranks share every layer;
+  // the data-parallel strategy runs over ranks / T.
+  int tensor_parallel = 1;
+  bool sequence_parallel = false;
 };
+
+// "ddp", or "tp8+ddp" with tensor parallelism: what tables and rows call the strategy.
+std::string plan_name(Strategy s, const StepSettings& settings);
+// A --strategy item with an optional "tpT+" prefix ("tp4+fsdp-full"; "tp4" alone is tp4+ddp):
+// the strategy and T (1 without the prefix). Throws UsageError naming the bad item.
+std::pair<Strategy, int> parse_plan(const std::string& item);
 
 // Compute durations of the model's parts, in microseconds.
 double forward_us(std::uint64_t matmul_parameters, const StepSettings& s);

@@ -56,6 +56,8 @@ class StepRun {
         nodes.size() > 1 && ranks % static_cast<int>(nodes.size()) == 0 ? ranks / static_cast<int>(nodes.size())
         : ranks % 2 == 0                                                 ? ranks / 2
                                                                          : ranks);
+    // Tensor parallelism: its groups are the shard groups (T consecutive ranks).
+    if (settings.tensor_parallel > 1) settings.shard_group = settings.tensor_parallel;
     check_shard_group(settings.shard_group, ranks);
     const Model model = load_model(options_.model, suites_dir() + "/models");
 
@@ -77,7 +79,7 @@ class StepRun {
     if (skip) {
       for (Strategy strategy : options_.strategies) {
         ResultRow row = base;
-        row.case_name = strategy_name(strategy);
+        row.case_name = plan_name(strategy, settings);
         row.status = RowStatus::kSkip;
         row.reason = *skip;
         harness_.add_unmeasured(row);
@@ -206,7 +208,7 @@ class StepRun {
       if (o.step_us <= 0) continue;  // filtered out
       double bytes = 0;
       for (const auto& [kind, b] : bytes_by_kind(programs_[i])) bytes += static_cast<double>(b);
-      std::printf("%-13s %10.2f %10.2f %10.2f %8.1f %12.2f %+8.1f %12.1f %9.3g GB\n", strategy_name(o.strategy),
+      std::printf("%-13s %10.2f %10.2f %10.2f %8.1f %12.2f %+8.1f %12.1f %9.3g GB\n", plan_name(o.strategy, settings).c_str(),
                   o.step_us / 1e3, o.compute_us / 1e3, o.exposed_us / 1e3, 100 * o.exposed_us / o.step_us,
                   o.predicted.step_us / 1e3, 100 * (o.predicted.step_us - o.step_us) / o.step_us, bytes / 1e6,
                   o.memory_bytes / 1e9);
@@ -216,7 +218,7 @@ class StepRun {
     for (std::size_t i = 0; i < programs_.size(); ++i) {
       const Outcome& o = outcomes_[i];
       if (o.step_us <= 0) continue;
-      std::printf("  %-13s", strategy_name(o.strategy));
+      std::printf("  %-13s", plan_name(o.strategy, settings).c_str());
       for (const auto& [kind, bytes] : bytes_by_kind(programs_[i]))
         std::printf("  %s %.1f MB %.2f/%.2f ms", kind.c_str(), static_cast<double>(bytes) / 1e6, o.measured_by_kind.at(kind) / 1e3,
                     o.predicted_by_kind.at(kind) / 1e3);

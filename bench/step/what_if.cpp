@@ -41,14 +41,16 @@ std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vecto
   for (const ClusterShape& shape : shapes) {
     StepSettings settings = base;
     settings.ranks = shape.ranks();
-    settings.shard_group = shard_group.value_or(shape.gpus_per_node);
+    settings.shard_group = base.tensor_parallel > 1 ? base.tensor_parallel : shard_group.value_or(shape.gpus_per_node);
     check_shard_group(settings.shard_group, settings.ranks);
-    if (global_tokens) settings.tokens = *global_tokens / settings.ranks;
+    if (global_tokens) settings.tokens = *global_tokens / (settings.ranks / base.tensor_parallel);
     const ClusterWiring wiring = wiring_of(shape, links);
     for (Strategy strategy : strategies) {
       const Program program = make_program(model, strategy, settings);
-      outcomes.push_back({shape, strategy, settings.tokens, predict_step(program, wiring, policy),
-                          algorithms_used(program, wiring, policy), memory_per_rank(strategy, model, settings)});
+      outcomes.push_back({shape, strategy, plan_name(strategy, settings), settings.tokens,
+                          predict_step(program, wiring, policy),
+                          algorithms_used(program, wiring, policy), memory_per_rank(strategy, model, settings),
+                          base.tensor_parallel});
     }
   }
   return outcomes;
@@ -81,7 +83,7 @@ void print_scaling(const std::vector<WhatIfOutcome>& outcomes, const std::vector
   std::printf("\n");
   for (std::size_t i = 0; i < per_shape; ++i) {
     const WhatIfOutcome& first = outcomes[i];
-    std::printf("%-13s", strategy_name(first.strategy));
+    std::printf("%-13s", first.plan.c_str());
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       const WhatIfOutcome& o = outcomes[k * per_shape + i];
       const double ideal = first.tokens_per_second() * o.shape.ranks() / first.shape.ranks();
@@ -113,7 +115,7 @@ void print_algorithms(const Model& model, const std::vector<Strategy>& strategie
   std::printf("  what %s chose\n", policies[best].name().c_str());
   for (std::size_t i = 0; i < per_policy[0].size(); ++i) {
     const WhatIfOutcome& first = per_policy[0][i];
-    std::printf("%-13s %-9s", strategy_name(first.strategy), shape_name(first.shape).c_str());
+    std::printf("%-13s %-9s", first.plan.c_str(), shape_name(first.shape).c_str());
     for (std::size_t k = 0; k < request.policies.size(); ++k)
       std::printf(" %18.2f", per_policy[k][i].timeline.step_us / 1e3);
     std::printf("  %s\n", describe_algorithm_use(per_policy[best][i].algorithms).c_str());
@@ -171,7 +173,7 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
     for (const WhatIfOutcome& o : outcomes) {
       if (!same_shape(o.shape, shape)) continue;
       const Timeline& t = o.timeline;
-      std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB %14.4g\n", strategy_name(o.strategy), t.step_us / 1e3,
+      std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB %14.4g\n", o.plan.c_str(), t.step_us / 1e3,
                   t.compute_us / 1e3, t.exposed_us() / 1e3, 100 * t.exposed_us() / t.step_us, o.memory_bytes / 1e9,
                   o.tokens_per_second());
       ranking.push_back({o.strategy, t.step_us, o.memory_bytes});
@@ -179,7 +181,7 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
     std::printf("recommendation: %s\n", recommend(ranking, gpu_memory_bytes, base).reason.c_str());
     for (const WhatIfOutcome& o : outcomes)
       if (same_shape(o.shape, shape))
-        std::printf("  %-13s %s\n", strategy_name(o.strategy), describe_algorithm_use(o.algorithms).c_str());
+        std::printf("  %-13s %s\n", o.plan.c_str(), describe_algorithm_use(o.algorithms).c_str());
   }
   if (request.shapes.size() > 1) print_scaling(outcomes, request.shapes, strategies.size());
   if (request.policies.size() > 1) print_algorithms(model, strategies, base, request, shard_group);

@@ -1,6 +1,6 @@
 // `wb-step --what-if`: the strategies' step programs for clusters not at hand, played on link
 // figures (hierarchical collectives, cost_model.h), for one cluster shape or a list of them. With a
-// list and a global batch (`--global-tokens`), each rank's share shrinks as the cluster grows
+// list and a global batch (`--global-tokens`), each data-parallel rank's share shrinks as the cluster grows
 // (strong scaling): compute falls with the GPU count, communication does not, and the table shows
 // where more GPUs stop making the step faster.
 #pragma once
@@ -41,11 +41,15 @@ struct WhatIfRequest {
 struct WhatIfOutcome {
   ClusterShape shape;
   Strategy strategy;
+  std::string plan;  // the strategy's name, "tp8+ddp" with tensor parallelism
   double tokens_per_rank = 0;
   Timeline timeline;
   AlgorithmUse algorithms;  // which algorithm each collective ran
   double memory_bytes = 0;
-  double tokens_per_second() const { return tokens_per_rank * shape.ranks() / (timeline.step_us * 1e-6); }
+  int tensor_parallel = 1;  // the T ranks of a tensor-parallel group share their tokens
+  double tokens_per_second() const {
+    return tokens_per_rank * shape.ranks() / tensor_parallel / (timeline.step_us * 1e-6);
+  }
 };
 
 // Every strategy on every shape, in that order (shape-major). `base` gives everything but ranks,

@@ -76,9 +76,10 @@ TEST(RunMetadata, VersionAndRevisionAreKnown) {
 
 TEST(RunMetadata, PathSettingsNameTheWiringARowMeasured) {
   const char* env[] = {"NCCL_ALGO=Ring", "NCCL_DEBUG=INFO", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring",
-                       "MPIR_CVAR_ASYNC_PROGRESS=1", "NCCL_P2P_DISABLE=1", "HOME=/root", nullptr};
+                       "MPIR_CVAR_ASYNC_PROGRESS=1", "NCCL_P2P_DISABLE=1", "HOME=/root", "UCX_RNDV_THRESH=inf",
+                       "UCX_LOG_LEVEL=warn", nullptr};
   EXPECT_EQ(wb::path_settings_extra(env).text(),
-            "NCCL_ALGO=Ring;MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring;NCCL_P2P_DISABLE=1");
+            "NCCL_ALGO=Ring;MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring;NCCL_P2P_DISABLE=1;UCX_RNDV_THRESH=inf");
   const char* none[] = {"NCCL_DEBUG=INFO", nullptr};
   EXPECT_TRUE(wb::path_settings_extra(none).empty());
 }

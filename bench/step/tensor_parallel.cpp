@@ -1,0 +1,107 @@
+#include "step/tensor_parallel.h"
+
+#include <map>
+#include <stdexcept>
+
+#include "harness/errors.h"
+
+namespace wb::step {
+
+Model tensor_parallel_shard(const Model& model, int tp) {
+  Model shard = model;
+  const auto t = static_cast<std::uint64_t>(tp);
+  shard.shape.vocab = (shard.shape.vocab + t - 1) / t;  // the head's compute, vocabulary-parallel
+  for (Unit& unit : shard.units)
+    for (Tensor& tensor : unit.tensors)
+      if (tensor.name.find("norm") == std::string::npos) tensor.elements = (tensor.elements + t - 1) / t;
+  return shard;
+}
+
+std::uint64_t tensor_parallel_bytes(const ModelShape& shape, const StepSettings& settings) {
+  constexpr double kActivationBytes = 2;  // bf16
+  return static_cast<std::uint64_t>(settings.tokens * static_cast<double>(shape.hidden) * kActivationBytes);
+}
+
+Program make_tensor_parallel_program(const Model& model, Strategy strategy, const StepSettings& settings) {
+  const int tp = settings.tensor_parallel;
+  if (tp < 1 || settings.ranks % tp != 0)
+    throw UsageError("--tp " + std::to_string(tp) + " does not divide " + std::to_string(settings.ranks) + " ranks");
+  if (strategy == Strategy::kFsdpHybrid || strategy == Strategy::kZero3 || strategy == Strategy::kZero3Paper)
+    throw UsageError(std::string("tensor parallelism with ") + strategy_name(strategy) +
+                     " is not modelled (its groups or per-tensor fetches would need a third group): use ddp, "
+                     "fsdp-full, fsdp-grad-op, zero1 or zero2");
+  StepSettings data = settings;
+  data.ranks = settings.ranks / tp;
+  data.shard_group = data.ranks;
+  data.tensor_parallel = 1;
+  const Model shard = tensor_parallel_shard(model, tp);
+  const Program dp = make_program(shard, strategy, data);
+
+  Program p;
+  p.strategy = "tp" + std::to_string(tp) + "+" + dp.strategy;
+  p.variant_note = dp.variant_note + "; Megatron TP " + std::to_string(tp) +
+                   (settings.sequence_parallel ? " with sequence parallelism: all_gather + reduce_scatter"
+                                               : ": 2 all_reduce of activations") +
+                   " per layer in forward and in backward";
+  p.ranks = settings.ranks;
+  p.group_sizes[static_cast<int>(Group::kWorld)] = settings.ranks;
+  p.group_sizes[static_cast<int>(Group::kShard)] = tp;
+  p.group_sizes[static_cast<int>(Group::kReplicate)] = data.ranks;
+
+  std::map<std::string, bool> layer_pass;  // "fwd layer3" -> forward?
+  for (std::size_t u = 1; u < model.units.size(); ++u) {
+    layer_pass["fwd " + model.units[u].name] = true;
+    layer_pass["bwd " + model.units[u].name] = false;
+  }
+  const std::uint64_t bytes = tensor_parallel_bytes(model.shape, settings);
+  constexpr int kActivationElementBytes = 2;
+  std::vector<int> index(dp.ops.size(), -1);  // dp op -> the op that stands for it in p
+  int pending = -1;                           // the last TP collective: the next compute waits for it
+  auto remap = [&](const std::vector<int>& after) {
+    std::vector<int> mapped;
+    for (int a : after) mapped.push_back(index[static_cast<std::size_t>(a)]);
+    return mapped;
+  };
+  auto tp_collective = [&](CollOp op, const std::string& label, std::vector<int> after) {
+    return p.collective(op, Group::kShard, bytes, kActivationElementBytes, label, std::move(after));
+  };
+  for (std::size_t i = 0; i < dp.ops.size(); ++i) {
+    const Op& op = dp.ops[i];
+    if (op.kind == OpKind::kHostWait) {
+      p.host_wait(index[static_cast<std::size_t>(op.waits_for)]);
+      index[i] = index[static_cast<std::size_t>(op.waits_for)];
+      continue;
+    }
+    std::vector<int> after = remap(op.after);
+    if (op.kind == OpKind::kCollective) {
+      if (op.group != Group::kWorld) throw std::logic_error("tensor parallelism over a program with subgroups");
+      index[i] = p.collective(op.collective, Group::kReplicate, op.bytes, op.element_bytes, op.label, after);
+      continue;
+    }
+    if (pending >= 0) after.push_back(pending);
+    pending = -1;
+    const auto pass = layer_pass.find(op.label);
+    if (pass == layer_pass.end()) {
+      index[i] = p.compute(op.label, op.compute_us, after);
+      continue;
+    }
+    // The layer's two blocks, each closed by its tensor-parallel collective(s); a block's input is
+    // what the previous block's collective produced.
+    int last = -1;
+    for (const char* block : {" attention", " mlp"}) {
+      const std::string label = op.label + block;
+      if (last >= 0) after = {last};
+      if (settings.sequence_parallel) after = {tp_collective(CollOp::kAllGather, "all_gather (tp) " + label, after)};
+      const int compute = p.compute(label, op.compute_us / 2, after);
+      index[i] = compute;  // the layer's gradients are ready when its compute is
+      last = tp_collective(settings.sequence_parallel ? CollOp::kReduceScatter : CollOp::kAllReduce,
+                           std::string(settings.sequence_parallel ? "reduce_scatter" : "all_reduce") + " (tp) " + label,
+                           {compute});
+    }
+    pending = last;
+  }
+  if (pending >= 0) throw std::logic_error("tensor parallelism: the step ends in a layer");
+  return p;
+}
+
+}  // namespace wb::step

@@ -1,0 +1,39 @@
+"""Collective algorithms on eight namespace nodes (ctest label: vcluster; root): all_reduce under
+MPICH's ring and recursive doubling at 8 B and 64 MiB (suites/algorithms.yaml). The cost model,
+its link fitted on ring alone, predicts recursive doubling from its own formula: the faster
+algorithm at each end is the one measured faster, and the prediction is within 20%."""
+import csv
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin"))
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
+
+
+def test_ring_fits_and_recursive_doubling_is_predicted_within_20_percent(tmp_path):
+    run_dir = tmp_path / "run"
+    run = subprocess.run([str(BIN / "wirebench"), "run", "algorithms", "--run-dir", str(run_dir)],
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout + run.stderr
+    model = subprocess.run([str(BIN / "wirebench"), "model", "--results", str(run_dir), "--fitted", "ring",
+                            "--csv", str(tmp_path / "model.csv")], capture_output=True, text=True, timeout=60)
+    assert model.returncode == 0, model.stdout + model.stderr
+    rows = list(csv.DictReader((tmp_path / "model.csv").open()))
+    by = {(int(r["bytes"]), r["algorithm"]): r for r in rows}
+    assert set(by) == {(8, "ring"), (8, "recursive_doubling"), (64 << 20, "ring"), (64 << 20, "recursive_doubling")}, \
+        model.stdout
+    assert all(r["ranks"] == "8" and r["nodes"] == "8" for r in rows)
+    assert by[(8, "ring")]["fit_point"] == "1" and by[(64 << 20, "ring")]["fit_point"] == "1"
+    for size in (8, 64 << 20):
+        measured = {a: float(by[(size, a)]["measured_us"]) for a in ("ring", "recursive_doubling")}
+        predicted = {a: float(by[(size, a)]["predicted_us"]) for a in ("ring", "recursive_doubling")}
+        assert min(measured, key=measured.get) == min(predicted, key=predicted.get), (size, model.stdout)
+        assert abs(float(by[(size, "recursive_doubling")]["error_pct"])) <= 20, model.stdout
+    # 3 messages against 14 at 8 B; 3 n against 1.75 n at 64 MiB.
+    assert "faster: measured recursive_doubling, predicted recursive_doubling" in model.stdout
+    assert "faster: measured ring, predicted ring" in model.stdout
+    assert "crossover recursive_doubling against ring: measured between 8B and 64MiB" in model.stdout
