@@ -187,30 +187,43 @@ int run_model_command(CommandLine& args) {
         if (!fastest_predicted || predicted < step::flat_time_us(g.op, *fastest_predicted, g.ranks, bytes, link))
           fastest_predicted = a;
       }
-      if (by_algorithm.size() > 1)
+      if (by_algorithm.size() > 1) {
+        // Within 5% of each other the measurement cannot say which is faster (its own spread).
+        double runner_up = 0;
+        for (const auto& [a, time] : by_algorithm)
+          if (a != *fastest_measured && (runner_up == 0 || time < runner_up)) runner_up = time;
+        const bool tie = runner_up < 1.05 * by_algorithm.at(*fastest_measured);
         std::printf("  %10s  faster: measured %s, predicted %s%s\n", "", step::algorithm_name(*fastest_measured),
                     step::algorithm_name(*fastest_predicted),
-                    *fastest_measured == *fastest_predicted ? "" : "  <- the model is wrong here");
+                    tie                                       ? "  (measured within 5%: a tie)"
+                    : *fastest_measured == *fastest_predicted ? ""
+                                                              : "  <- the model is wrong here");
+      }
     }
     // Crossovers: where each other algorithm stops (or starts) being faster than the fitted one.
     const double largest = measured.rbegin()->first;
     for (Algorithm a : step::algorithms_for(g.op)) {
       if (a == fitted) continue;
-      // Sizes where both were measured, in order: where the faster of the two changes.
+      // Sizes where both were measured and differ by more than 5%, in order: where the faster of
+      // the two changes.
       std::vector<std::pair<double, bool>> faster;  // size, challenger faster
-      for (const auto& [bytes, by_algorithm] : measured)
-        if (by_algorithm.count(a) && by_algorithm.count(fitted))
-          faster.emplace_back(bytes, by_algorithm.at(a) < by_algorithm.at(fitted));
-      if (faster.empty()) continue;
-      std::string measured_text;
+      int both = 0;
+      for (const auto& [bytes, by_algorithm] : measured) {
+        if (!by_algorithm.count(a) || !by_algorithm.count(fitted)) continue;
+        ++both;
+        const double x = by_algorithm.at(a), y = by_algorithm.at(fitted);
+        if (std::max(x, y) >= 1.05 * std::min(x, y)) faster.emplace_back(bytes, x < y);
+      }
+      if (both == 0) continue;
+      std::string measured_text = "within 5% at every size measured (a tie)";
       int flips = 0;
       for (std::size_t i = 1; i < faster.size(); ++i) {
         if (faster[i].second == faster[i - 1].second) continue;
         if (++flips == 1)
           measured_text = "between " + size_text(faster[i - 1].first) + " and " + size_text(faster[i].first);
       }
-      if (flips == 0)
-        measured_text = std::string(faster[0].second ? "faster" : "slower") + " at every size measured";
+      if (flips == 0 && !faster.empty())
+        measured_text = std::string(faster[0].second ? "faster" : "slower") + " at every size measured apart from ties";
       else if (flips > 1)
         measured_text += " (the order changes " + std::to_string(flips) + " times: noise, or a protocol switch)";
       const auto predicted = predicted_crossover(g.op, g.ranks, link, fitted, a, largest);
