@@ -107,7 +107,7 @@ AlgorithmUse algorithms_used(const Program& program, const ClusterWiring& wiring
   for (const Op& op : program.ops) {
     if (op.kind != OpKind::kCollective) continue;
     std::string key = describe(op.collective).name;
-    if (op.group != Group::kWorld) key += std::string(" (") + group_name(op.group) + ")";
+    if (op.group != Group::kWorld) key += std::string("@") + group_name(op.group);  // as bytes_by_kind names it
     ++use[key][predict_collective(program, op, wiring, policy).algorithm];
   }
   return use;

@@ -72,7 +72,7 @@ AlgorithmChoice predict_collective(const Program& program, const Op& op, const C
                                    const AlgorithmPolicy& policy);
 Timeline predict_step(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy);
 
-// How many calls of each collective (by kind and group: "all_reduce", "all_gather (shard)") ran
+// How many calls of each collective (by kind and group: "all_reduce", "all_gather@shard") ran
 // each algorithm: what a what-if prints beside the step.
 using AlgorithmUse = std::map<std::string, std::map<Algorithm, int>>;
 AlgorithmUse algorithms_used(const Program& program, const ClusterWiring& wiring, const AlgorithmPolicy& policy);

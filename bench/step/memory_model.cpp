@@ -1,5 +1,6 @@
 #include "step/memory_model.h"
 
+#include "step/expert_parallel.h"
 #include "step/tensor_parallel.h"
 
 #include <algorithm>
@@ -78,6 +79,19 @@ double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSetti
 }
 
 double memory_per_rank(Strategy s, const Model& full_model, const StepSettings& full_settings) {
+  if (is_mixture_of_experts(full_model)) {
+    // DDP's states for what the rank holds (the dense part and its experts), DDP's buckets for the
+    // dense part, and the activations with each token's top_k expert MLPs.
+    const ModelShape& shape = full_model.shape;
+    const double dense = static_cast<double>(dense_part(full_model).parameters());
+    const double experts = static_cast<double>(shape.layers) * (shape.experts / full_settings.expert_parallel) *
+                           static_cast<double>(expert_parameters(shape));
+    ModelShape routed = shape;
+    routed.mlp *= static_cast<std::uint64_t>(shape.top_k);
+    return model_state_bytes(Strategy::kDdp, dense + experts, full_settings.ranks, full_settings.shard_group) +
+           (full_settings.gradient_as_bucket_view ? 0 : 4 * dense) +
+           activation_bytes(routed, full_settings.tokens, full_settings.activation_checkpointing);
+  }
   if (full_settings.tensor_parallel > 1) {
     // One rank of a tensor-parallel group: the data-parallel strategy's states for its shard of the
     // model over ranks / T, and its share of the activations.

@@ -36,9 +36,19 @@ Model build_model(const ModelShape& s) {
   for (int i = 0; i < s.layers; ++i) {
     Unit layer{"layer" + std::to_string(i), {}, false};
     layer.tensors = {{"attn_norm", h}, {"q", h * h}, {"k", h * kv}, {"v", h * kv}, {"o", h * h}, {"mlp_norm", h}};
-    if (s.gated_mlp) layer.tensors.push_back({"gate", h * s.mlp});
-    layer.tensors.push_back({"up", h * s.mlp});
-    layer.tensors.push_back({"down", s.mlp * h});
+    if (s.experts > 0) {
+      layer.tensors.push_back({"router", h * static_cast<std::uint64_t>(s.experts)});
+      for (int e = 0; e < s.experts; ++e) {
+        const std::string expert = "expert" + std::to_string(e) + ".";
+        if (s.gated_mlp) layer.tensors.push_back({expert + "gate", h * s.mlp});
+        layer.tensors.push_back({expert + "up", h * s.mlp});
+        layer.tensors.push_back({expert + "down", s.mlp * h});
+      }
+    } else {
+      if (s.gated_mlp) layer.tensors.push_back({"gate", h * s.mlp});
+      layer.tensors.push_back({"up", h * s.mlp});
+      layer.tensors.push_back({"down", s.mlp * h});
+    }
     model.units.push_back(std::move(layer));
   }
   return model;
@@ -88,6 +98,13 @@ ModelShape read_model_shape(const std::string& path) {
   s.gated_mlp = j.value("gated_mlp", true);
   s.tied_embeddings = j.value("tied_embeddings", false);
   s.source = j.value("source", "");
+  if (j.contains("experts")) {
+    s.experts = static_cast<int>(positive("experts", false));
+    s.top_k = static_cast<int>(j.contains("top_k") ? positive("top_k", false) : 2);
+    if (s.top_k > s.experts) throw InputError(path, 0, "\"top_k\" must not exceed \"experts\"");
+  } else if (j.contains("top_k")) {
+    throw InputError(path, 0, "\"top_k\" without \"experts\"");
+  }
   if (s.kv_heads > s.heads || s.heads % s.kv_heads != 0)
     throw InputError(path, 0, "\"kv_heads\" must divide \"heads\"");
   if (s.hidden % static_cast<std::uint64_t>(s.heads) != 0) throw InputError(path, 0, "\"heads\" must divide \"hidden\"");

@@ -18,6 +18,10 @@ struct ModelShape {
   bool gated_mlp = true;
   bool tied_embeddings = false;  // the output head reuses the embedding matrix (GPT-2)
   std::string source;            // where the shape comes from
+  // Mixture of experts (every layer's MLP): `experts` MLPs of size `mlp` and a router; each token
+  // goes to `top_k` of them. 0: a dense model.
+  int experts = 0;
+  int top_k = 2;
 };
 
 struct Tensor {

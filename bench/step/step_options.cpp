@@ -41,12 +41,14 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
   auto into = [&raw](const std::string& name) { return [&raw, name](const std::string& v) { raw.values[name] = v; }; };
   p.group("The model and the strategies");
   p.value("--model", "NAME|FILE",
-          "a model of suites/models (tiny, gpt2-xl, llama2-7b, llama2-13b, llama2-70b) or a shape file (default tiny)",
+          "a model of suites/models (tiny, gpt2-xl, llama2-7b, llama2-13b, llama2-70b, mixtral-8x7b) or a shape file "
+          "(default tiny)",
           into("model"));
   p.value("--strategy", "LIST|all",
           "ddp, fsdp-full, fsdp-grad-op, fsdp-hybrid, zero1, zero2, zero3, zero1-paper, zero2-paper, zero3-paper "
           "(default all); tpT+STRATEGY adds Megatron tensor parallelism of T consecutive ranks (tp8+ddp, "
-          "tp4+fsdp-full; one T per run)",
+          "tp4+fsdp-full; one T per run); epE+ddp expert parallelism of a mixture of experts (--model "
+          "mixtral-8x7b)",
           into("strategy"));
   p.value("--sequence-parallel", "0|1",
           "with tpT+...: Megatron's sequence parallelism, each all_reduce an all_gather + reduce_scatter (default 0)",
@@ -117,16 +119,18 @@ StepOptions parse_step_options(CommandLine& line) {
   if (strategies == "all") {
     o.strategies = all_strategies();
   } else {
-    std::optional<int> tp;
+    std::optional<PlanSpec> first;
     for (const std::string& item : split_list(strategies)) {
-      const auto [strategy, t] = parse_plan(item);
-      if (tp && *tp != t)
-        throw UsageError("--strategy: one tensor-parallel size per run ('" + strategies + "' mixes them; run each)");
-      tp = t;
-      o.strategies.push_back(strategy);
+      const PlanSpec plan = parse_plan(item);
+      if (first && (first->tensor_parallel != plan.tensor_parallel || first->expert_parallel != plan.expert_parallel))
+        throw UsageError("--strategy: one tensor- and expert-parallel size per run ('" + strategies +
+                         "' mixes them; run each)");
+      if (!first) first = plan;
+      o.strategies.push_back(plan.strategy);
     }
-    if (o.strategies.empty()) throw UsageError("--strategy: no strategy given");
-    o.settings.tensor_parallel = tp.value_or(1);
+    if (!first) throw UsageError("--strategy: no strategy given");
+    o.settings.tensor_parallel = first->tensor_parallel;
+    o.settings.expert_parallel = first->expert_parallel;
   }
   if (auto v = args.take("sequence-parallel")) {
     if (*v != "0" && *v != "1") throw UsageError("--sequence-parallel: '" + *v + "' is not 0 or 1");

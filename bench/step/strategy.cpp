@@ -1,6 +1,7 @@
 #include "step/strategy.h"
 
 #include "harness/errors.h"
+#include "step/expert_parallel.h"
 #include "step/tensor_parallel.h"
 
 namespace wb::step {
@@ -87,29 +88,38 @@ std::uint64_t padded(std::uint64_t elements, int shards) {
 }
 
 std::string plan_name(Strategy s, const StepSettings& settings) {
-  if (settings.tensor_parallel <= 1) return strategy_name(s);
-  return "tp" + std::to_string(settings.tensor_parallel) + "+" + strategy_name(s);
+  std::string prefix;
+  if (settings.tensor_parallel > 1) prefix = "tp" + std::to_string(settings.tensor_parallel) + "+";
+  if (settings.expert_parallel > 1) prefix = "ep" + std::to_string(settings.expert_parallel) + "+";
+  return prefix + strategy_name(s);
 }
 
-std::pair<Strategy, int> parse_plan(const std::string& item) {
-  if (item.rfind("tp", 0) != 0) return {parse_strategies(item).front(), 1};
+PlanSpec parse_plan(const std::string& item) {
+  const bool tp = item.rfind("tp", 0) == 0, ep = item.rfind("ep", 0) == 0;
+  if (!tp && !ep) return {parse_strategies(item).front()};
   const std::size_t plus = item.find('+');
   const std::string t = item.substr(2, plus == std::string::npos ? std::string::npos : plus - 2);
   std::size_t used = 0;
-  int tp = 0;
+  int size = 0;
   try {
-    tp = std::stoi(t, &used);
+    size = std::stoi(t, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (t.empty() || used != t.size() || tp < 1)
-    throw UsageError("--strategy: '" + item + "' is not tpT+STRATEGY (e.g. tp4+fsdp-full)");
-  const Strategy s = plus == std::string::npos ? Strategy::kDdp : parse_strategies(item.substr(plus + 1)).front();
-  return {s, tp};
+  if (t.empty() || used != t.size() || size < 1)
+    throw UsageError("--strategy: '" + item + "' is not tpT+STRATEGY or epE+STRATEGY (e.g. tp4+fsdp-full, ep8+ddp)");
+  PlanSpec plan;
+  plan.strategy = plus == std::string::npos ? Strategy::kDdp : parse_strategies(item.substr(plus + 1)).front();
+  (tp ? plan.tensor_parallel : plan.expert_parallel) = size;
+  return plan;
 }
 
 Program make_program(const Model& model, Strategy strategy, const StepSettings& settings) {
   if (settings.ranks < 1) throw UsageError("a step needs at least one rank");
+  if (is_mixture_of_experts(model)) return make_expert_parallel_program(model, strategy, settings);
+  if (settings.expert_parallel > 1)
+    throw UsageError("ep" + std::to_string(settings.expert_parallel) + "+: " + model.shape.name +
+                     " has no experts (a mixture of experts, e.g. mixtral-8x7b)");
   if (settings.tensor_parallel > 1) return make_tensor_parallel_program(model, strategy, settings);
   switch (strategy) {
     case Strategy::kDdp: return make_ddp_program(model, settings);

@@ -77,13 +77,23 @@ struct StepSettings {
   // the data-parallel strategy runs over ranks / T.
   int tensor_parallel = 1;
   bool sequence_parallel = false;
+  // Expert parallelism of a mixture of experts (step/expert_parallel.h): E consecutive ranks split
+  // the experts.
+  int expert_parallel = 1;
 };
 
-// "ddp", or "tp8+ddp" with tensor parallelism: what tables and rows call the strategy.
+// "ddp", "tp8+ddp" with tensor parallelism, "ep8+ddp" with expert parallelism: what tables and
+// rows call the strategy.
 std::string plan_name(Strategy s, const StepSettings& settings);
-// A --strategy item with an optional "tpT+" prefix ("tp4+fsdp-full"; "tp4" alone is tp4+ddp):
-// the strategy and T (1 without the prefix). Throws UsageError naming the bad item.
-std::pair<Strategy, int> parse_plan(const std::string& item);
+
+struct PlanSpec {
+  Strategy strategy = Strategy::kDdp;
+  int tensor_parallel = 1, expert_parallel = 1;
+  bool operator==(const PlanSpec&) const = default;
+};
+// A --strategy item with an optional "tpT+" or "epE+" prefix ("tp4+fsdp-full"; "tp4" or "ep8" alone
+// is with ddp). Throws UsageError naming the bad item.
+PlanSpec parse_plan(const std::string& item);
 
 // Compute durations of the model's parts, in microseconds.
 double forward_us(std::uint64_t matmul_parameters, const StepSettings& s);

@@ -58,6 +58,7 @@ class StepRun {
                                                                          : ranks);
     // Tensor parallelism: its groups are the shard groups (T consecutive ranks).
     if (settings.tensor_parallel > 1) settings.shard_group = settings.tensor_parallel;
+    if (settings.expert_parallel > 1) settings.shard_group = settings.expert_parallel;
     check_shard_group(settings.shard_group, ranks);
     const Model model = load_model(options_.model, suites_dir() + "/models");
 

@@ -41,7 +41,9 @@ std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vecto
   for (const ClusterShape& shape : shapes) {
     StepSettings settings = base;
     settings.ranks = shape.ranks();
-    settings.shard_group = base.tensor_parallel > 1 ? base.tensor_parallel : shard_group.value_or(shape.gpus_per_node);
+    settings.shard_group = base.tensor_parallel > 1   ? base.tensor_parallel
+                           : base.expert_parallel > 1 ? base.expert_parallel
+                                                      : shard_group.value_or(shape.gpus_per_node);
     check_shard_group(settings.shard_group, settings.ranks);
     if (global_tokens) settings.tokens = *global_tokens / (settings.ranks / base.tensor_parallel);
     const ClusterWiring wiring = wiring_of(shape, links);

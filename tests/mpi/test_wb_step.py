@@ -47,6 +47,37 @@ def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
     assert "recommendation: " in out
 
 
+def test_tensor_parallel_groups_carry_the_activations_and_the_replicas_the_gradients(tmp_path):
+    result = run_mpi(4, "wb-step", [*QUICK, "--strategy", "tp2+ddp,tp2+fsdp-full", "--run-dir", str(tmp_path)],
+                     timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = read_results(tmp_path / "results.csv")
+    assert [r["case"] for r in rows] == ["tp2+ddp", "tp2+fsdp-full"]
+    by_case = {r["case"]: extra_items(r) for r in rows}
+    # 4 activation all_reduce per layer of tokens x h in bf16 on the 2-rank groups (docs/step-emulation.md).
+    assert by_case["tp2+ddp"]["bytes_all_reduce_shard"] == str(4 * 4 * 4096 * 384 * 2)
+    # DDP over the 2 replicas: fp32 gradients of a rank's half (norms whole).
+    shard = 4 * ((4 * 384 * 384 + 3 * 384 * 1024) // 2 + 2 * 384) + 2 * 2048 * 384 // 2 + 384
+    assert by_case["tp2+ddp"]["bytes_all_reduce_replicate"] == str(4 * shard)
+    assert "all_reduce@shard" in result.stdout and "Megatron TP 2" in result.stdout
+    for row in rows:
+        assert row["status"] == "OK" and float(extra_items(row)["predicted_us"]) > 0, row
+
+
+def test_expert_parallel_groups_carry_the_tokens_and_the_experts_gradients(tmp_path):
+    result = run_mpi(4, "wb-step", [*QUICK[2:], "--model", "tiny-moe", "--strategy", "ep2+ddp", "--run-dir",
+                                    str(tmp_path)], timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [row] = read_results(tmp_path / "results.csv")
+    assert row["case"] == "ep2+ddp" and row["status"] == "OK", row
+    e = extra_items(row)
+    # 4 all_to_all per layer of tokens x top_k x h in bf16 on the 2-rank expert groups.
+    assert e["bytes_all_to_all_shard"] == str(4 * 4 * 4096 * 2 * 384 * 2)
+    # Each rank's 2 experts (3 x 384 x 512 each) reduced over the 2 ranks holding them, per layer.
+    assert e["bytes_all_reduce_replicate"] == str(4 * 4 * 2 * 3 * 384 * 512)
+    assert "all_to_all@shard" in result.stdout and "expert parallel 2" in result.stdout
+
+
 def test_bad_usage_exits_3_with_the_reason(tmp_path):
     result = run_mpi(2, "wb-step", ["--strategy", "fsdp", "--run-dir", str(tmp_path)])
     assert result.returncode == 3

@@ -91,9 +91,10 @@ TEST(TensorParallelTest, GroupsThatCannotBeModelledAreRefused) {
   EXPECT_THROW(make_program(llama7b(), Strategy::kZero3, tp_settings(8, 4)), UsageError);
   EXPECT_THROW(make_program(llama7b(), Strategy::kFsdpHybrid, tp_settings(8, 4)), UsageError);
   EXPECT_THROW(make_program(llama7b(), Strategy::kDdp, tp_settings(12, 8)), UsageError);
-  EXPECT_EQ(parse_plan("tp4+fsdp-full"), std::make_pair(Strategy::kFsdpFull, 4));
-  EXPECT_EQ(parse_plan("tp8"), std::make_pair(Strategy::kDdp, 8));
-  EXPECT_EQ(parse_plan("zero2"), std::make_pair(Strategy::kZero2, 1));
+  EXPECT_EQ(parse_plan("tp4+fsdp-full"), (PlanSpec{Strategy::kFsdpFull, 4, 1}));
+  EXPECT_EQ(parse_plan("tp8"), (PlanSpec{Strategy::kDdp, 8, 1}));
+  EXPECT_EQ(parse_plan("ep8+ddp"), (PlanSpec{Strategy::kDdp, 1, 8}));
+  EXPECT_EQ(parse_plan("zero2"), (PlanSpec{Strategy::kZero2, 1, 1}));
   EXPECT_THROW(parse_plan("tpx+ddp"), UsageError);
   EXPECT_THROW(parse_plan("tp4+nothing"), UsageError);
 }
