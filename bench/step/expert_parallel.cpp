@@ -1,8 +1,7 @@
 #include "step/expert_parallel.h"
 
-#include <map>
-
 #include "harness/errors.h"
+#include "step/program_rewrite.h"
 
 namespace wb::step {
 
@@ -50,63 +49,41 @@ Program make_expert_parallel_program(const Model& model, Strategy strategy, cons
   p.group_sizes[static_cast<int>(Group::kShard)] = ep;
   p.group_sizes[static_cast<int>(Group::kReplicate)] = replicas;
 
-  std::map<std::string, bool> layer_pass;  // "fwd layer3" -> forward?
-  for (std::size_t u = 1; u < model.units.size(); ++u) {
-    layer_pass["fwd " + model.units[u].name] = true;
-    layer_pass["bwd " + model.units[u].name] = false;
-  }
+  const std::map<std::string, bool> layers = layer_passes(model);
   const std::uint64_t a2a = expert_all_to_all_bytes(shape, settings);
   constexpr int kActivationElementBytes = 2, kGradBytes = 4;
   // A token's compute in the experts: top_k expert MLPs.
   const double expert_forward = forward_us(static_cast<std::uint64_t>(shape.top_k) * expert_parameters(shape), settings);
-  std::vector<int> index(dp.ops.size(), -1), expert_reductions;
-  int pending = -1;  // the last all_to_all: the next compute waits for it
-  for (std::size_t i = 0; i < dp.ops.size(); ++i) {
-    const Op& op = dp.ops[i];
-    if (op.kind == OpKind::kHostWait) {
-      p.host_wait(index[static_cast<std::size_t>(op.waits_for)]);
-      index[i] = index[static_cast<std::size_t>(op.waits_for)];
-      continue;
-    }
-    std::vector<int> after;
-    for (int a : op.after) after.push_back(index[static_cast<std::size_t>(a)]);
-    if (op.kind == OpKind::kCollective) {
-      index[i] = p.collective(op.collective, op.group, op.bytes, op.element_bytes, op.label, after);
-      continue;
-    }
-    if (pending >= 0) after.push_back(pending);
-    pending = -1;
-    const auto pass = layer_pass.find(op.label);
-    if (pass == layer_pass.end()) {
+  std::vector<int> expert_reductions;
+  auto experts = [&](const std::string& label, double us, std::vector<int> deps) {
+    const int dispatch = p.collective(CollOp::kAllToAll, Group::kShard, a2a, kActivationElementBytes,
+                                      "all_to_all (dispatch) " + label, std::move(deps));
+    const int compute = p.compute(label + " experts", us, {dispatch});
+    const int combine = p.collective(CollOp::kAllToAll, Group::kShard, a2a, kActivationElementBytes,
+                                     "all_to_all (combine) " + label, {compute});
+    return std::pair{compute, combine};
+  };
+  rewrite_program(dp, p, [](Group g) { return g; }, [&](const Op& op, std::vector<int> after) -> ComputeRewrite {
+    const auto pass = layers.find(op.label);
+    if (pass == layers.end()) {
       double us = op.compute_us;
       if (op.label == "optimizer") {  // the rank's experts too, and after their reductions
         us += optimizer_us(static_cast<std::uint64_t>(shape.layers) * local_expert_parameters, settings);
         after.insert(after.end(), expert_reductions.begin(), expert_reductions.end());
       }
-      index[i] = p.compute(op.label, us, after);
-      continue;
+      return {p.compute(op.label, us, after), -1};
     }
-    auto experts = [&](const std::string& label, double us, std::vector<int> deps) {
-      const int dispatch = p.collective(CollOp::kAllToAll, Group::kShard, a2a, kActivationElementBytes,
-                                        "all_to_all (dispatch) " + label, std::move(deps));
-      const int compute = p.compute(label + " experts", us, {dispatch});
-      const int combine = p.collective(CollOp::kAllToAll, Group::kShard, a2a, kActivationElementBytes,
-                                       "all_to_all (combine) " + label, {compute});
-      return std::pair{compute, combine};
-    };
     if (pass->second) {  // forward: attention, then the experts
       const int attention = p.compute(op.label + " attention", op.compute_us, after);
-      pending = experts(op.label, expert_forward, {attention}).second;
-      index[i] = attention;
-    } else {  // backward: the experts' first (their gradients reduced at once), then attention
-      const auto [compute, combine] = experts(op.label, backward_us(expert_forward, settings, true), after);
-      if (replicas > 1)
-        expert_reductions.push_back(p.collective(CollOp::kAllReduce, Group::kReplicate,
-                                                 local_expert_parameters * kGradBytes, kGradBytes,
-                                                 "all_reduce experts " + op.label.substr(4), {compute}));
-      index[i] = p.compute(op.label + " attention", op.compute_us, {combine});
+      return {attention, experts(op.label, expert_forward, {attention}).second};
     }
-  }
+    // backward: the experts' first (their gradients reduced at once), then attention
+    const auto [compute, combine] = experts(op.label, backward_us(expert_forward, settings, true), after);
+    if (replicas > 1)
+      expert_reductions.push_back(p.collective(CollOp::kAllReduce, Group::kReplicate, local_expert_parameters * kGradBytes,
+                                               kGradBytes, "all_reduce experts " + op.label.substr(4), {compute}));
+    return {p.compute(op.label + " attention", op.compute_us, {combine}), -1};
+  });
   return p;
 }
 

@@ -1,9 +1,9 @@
 #include "step/tensor_parallel.h"
 
-#include <map>
 #include <stdexcept>
 
 #include "harness/errors.h"
+#include "step/program_rewrite.h"
 
 namespace wb::step {
 
@@ -48,60 +48,32 @@ Program make_tensor_parallel_program(const Model& model, Strategy strategy, cons
   p.group_sizes[static_cast<int>(Group::kShard)] = tp;
   p.group_sizes[static_cast<int>(Group::kReplicate)] = data.ranks;
 
-  std::map<std::string, bool> layer_pass;  // "fwd layer3" -> forward?
-  for (std::size_t u = 1; u < model.units.size(); ++u) {
-    layer_pass["fwd " + model.units[u].name] = true;
-    layer_pass["bwd " + model.units[u].name] = false;
-  }
+  const std::map<std::string, bool> layers = layer_passes(model);
   const std::uint64_t bytes = tensor_parallel_bytes(model.shape, settings);
   constexpr int kActivationElementBytes = 2;
-  std::vector<int> index(dp.ops.size(), -1);  // dp op -> the op that stands for it in p
-  int pending = -1;                           // the last TP collective: the next compute waits for it
-  auto remap = [&](const std::vector<int>& after) {
-    std::vector<int> mapped;
-    for (int a : after) mapped.push_back(index[static_cast<std::size_t>(a)]);
-    return mapped;
-  };
   auto tp_collective = [&](CollOp op, const std::string& label, std::vector<int> after) {
     return p.collective(op, Group::kShard, bytes, kActivationElementBytes, label, std::move(after));
   };
-  for (std::size_t i = 0; i < dp.ops.size(); ++i) {
-    const Op& op = dp.ops[i];
-    if (op.kind == OpKind::kHostWait) {
-      p.host_wait(index[static_cast<std::size_t>(op.waits_for)]);
-      index[i] = index[static_cast<std::size_t>(op.waits_for)];
-      continue;
-    }
-    std::vector<int> after = remap(op.after);
-    if (op.kind == OpKind::kCollective) {
-      if (op.group != Group::kWorld) throw std::logic_error("tensor parallelism over a program with subgroups");
-      index[i] = p.collective(op.collective, Group::kReplicate, op.bytes, op.element_bytes, op.label, after);
-      continue;
-    }
-    if (pending >= 0) after.push_back(pending);
-    pending = -1;
-    const auto pass = layer_pass.find(op.label);
-    if (pass == layer_pass.end()) {
-      index[i] = p.compute(op.label, op.compute_us, after);
-      continue;
-    }
+  const auto data_parallel_group = [](Group g) {
+    if (g != Group::kWorld) throw std::logic_error("tensor parallelism over a program with subgroups");
+    return Group::kReplicate;
+  };
+  rewrite_program(dp, p, data_parallel_group, [&](const Op& op, std::vector<int> after) -> ComputeRewrite {
+    if (!layers.count(op.label)) return {p.compute(op.label, op.compute_us, after), -1};
     // The layer's two blocks, each closed by its tensor-parallel collective(s); a block's input is
     // what the previous block's collective produced.
-    int last = -1;
+    int last = -1, compute = -1;
     for (const char* block : {" attention", " mlp"}) {
       const std::string label = op.label + block;
       if (last >= 0) after = {last};
       if (settings.sequence_parallel) after = {tp_collective(CollOp::kAllGather, "all_gather (tp) " + label, after)};
-      const int compute = p.compute(label, op.compute_us / 2, after);
-      index[i] = compute;  // the layer's gradients are ready when its compute is
+      compute = p.compute(label, op.compute_us / 2, after);
       last = tp_collective(settings.sequence_parallel ? CollOp::kReduceScatter : CollOp::kAllReduce,
                            std::string(settings.sequence_parallel ? "reduce_scatter" : "all_reduce") + " (tp) " + label,
                            {compute});
     }
-    pending = last;
-  }
-  if (pending >= 0) throw std::logic_error("tensor parallelism: the step ends in a layer");
+    return {compute, last};  // the layer's gradients are ready when its compute is
+  });
   return p;
 }
-
 }  // namespace wb::step
