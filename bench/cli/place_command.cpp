@@ -77,13 +77,16 @@ int run_place_command(CommandLine& args) {
   const std::vector<GpuSet> ranked = rank_gpu_sets(matrix, k);
   std::printf("wirebench place: %d of %zu GPUs, %s: %zu sets, best first\n", k, matrix.gpu_indices().size(),
               source.c_str(), ranked.size());
-  std::printf("%4s  %-22s %-12s %6s %10s %5s\n", "rank", "CUDA_VISIBLE_DEVICES", "slowest pair", "pairs", "NIC near", "NUMA");
+  std::printf("%4s  %-22s %-12s %8s %8s %5s\n", "rank", "CUDA_VISIBLE_DEVICES", "slowest pair", "at worst",
+              "NIC near", "NUMA");
   for (int i = 0; i < top && i < static_cast<int>(ranked.size()); ++i) {
     const GpuSet& s = ranked[static_cast<std::size_t>(i)];
-    std::printf("%4d  %-22s %-12s %6d %10d %5d\n", i + 1, s.cuda_visible_devices().c_str(), s.bottleneck.text().c_str(),
+    std::printf("%4d  %-22s %-12s %8d %8d %5d\n", i + 1, s.cuda_visible_devices().c_str(), s.bottleneck.text().c_str(),
                 s.pairs_at_bottleneck, s.gpus_near_a_nic, s.numa_nodes);
   }
   std::printf("\nexport CUDA_VISIBLE_DEVICES=%s\n", ranked.front().cuda_visible_devices().c_str());
+  std::printf("(at worst: the pairs over the slowest path; NIC near: GPUs with a NIC on their PCIe switch; NUMA: "
+              "nodes spanned)\n");
   for (const std::string& w : placement_warnings(matrix, ranked)) std::printf("warning: %s\n", w.c_str());
   std::printf("\n# gres.conf for this node (Slurm): Links= counts NVLinks to each GPU in order, -1 itself, 0 none;\n"
               "# with them Slurm's own allocation prefers connected GPUs (AutoDetect=nvml derives the same)\n");

@@ -138,7 +138,9 @@ std::vector<std::string> placement_warnings(const TopoMatrix& m, const std::vect
     std::string pairs;
     for (const std::string& p : switch_pairs) pairs += (pairs.empty() ? "" : ", ") + p;
     warnings.push_back(pairs.empty() ? "no two GPUs share a PCIe switch: every pair crosses a host bridge or the sockets"
-                                     : "GPU pairs behind one PCIe switch: " + pairs);
+                                     : "GPU pairs behind one PCIe switch: " + pairs +
+                                           "; gres.conf's Links= counts NVLinks only, so Slurm will not prefer "
+                                           "them: place the job with CUDA_VISIBLE_DEVICES");
   } else if (best.bottleneck.kind != PathKind::kNvlink) {
     warnings.push_back("a set of " + k + " GPUs must span NVLink domains: the best (" + best.cuda_visible_devices() +
                        ") has " + std::to_string(best.pairs_at_bottleneck) + " pair(s) over " + best.bottleneck.text() +
