@@ -183,7 +183,8 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
     std::printf("recommendation: %s\n", recommend(ranking, gpu_memory_bytes, base).reason.c_str());
     for (const WhatIfOutcome& o : outcomes)
       if (same_shape(o.shape, shape))
-        std::printf("  %-13s %s\n", o.plan.c_str(), describe_algorithm_use(o.algorithms).c_str());
+        std::printf("algorithms of %s (%s): %s\n", o.plan.c_str(), request.policies[0].name().c_str(),
+                    describe_algorithm_use(o.algorithms).c_str());
   }
   if (request.shapes.size() > 1) print_scaling(outcomes, request.shapes, strategies.size());
   if (request.policies.size() > 1) print_algorithms(model, strategies, base, request, shard_group);
