@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "harness/command_line.h"
 #include "harness/errors.h"
 #include "harness/option_parser.h"
 #include "topology/gpu_placement.h"
@@ -33,17 +34,7 @@ constexpr const char* kPlaceSynopsis =
     "sockets), then by GPUs with a NIC on their switch, then by NUMA nodes spanned.\n"
     "usage: wirebench place --gpus K [--nvidia-smi-topo FILE] [--tp T [--dp D] [--nodes N]]";
 
-int whole(const std::string& flag, const std::string& text) {
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < 1) throw UsageError(flag + ": '" + text + "' is not a whole number >= 1");
-  return value;
-}
+int whole(const std::string& flag, const std::string& text) { return static_cast<int>(parse_whole_number(flag, text, 1)); }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "step/strategy.h"
 
+#include "harness/command_line.h"
 #include "harness/errors.h"
 #include "step/expert_parallel.h"
 #include "step/tensor_parallel.h"
@@ -99,15 +100,12 @@ PlanSpec parse_plan(const std::string& item) {
   if (!tp && !ep) return {parse_strategies(item).front()};
   const std::size_t plus = item.find('+');
   const std::string t = item.substr(2, plus == std::string::npos ? std::string::npos : plus - 2);
-  std::size_t used = 0;
   int size = 0;
   try {
-    size = std::stoi(t, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (t.empty() || used != t.size() || size < 1)
+    size = static_cast<int>(parse_whole_number("--strategy", t, 1));
+  } catch (const UsageError&) {
     throw UsageError("--strategy: '" + item + "' is not tpT+STRATEGY or epE+STRATEGY (e.g. tp4+fsdp-full, ep8+ddp)");
+  }
   PlanSpec plan;
   plan.strategy = plus == std::string::npos ? Strategy::kDdp : parse_strategies(item.substr(plus + 1)).front();
   (tp ? plan.tensor_parallel : plan.expert_parallel) = size;
