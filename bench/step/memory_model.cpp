@@ -67,6 +67,11 @@ double fsdp_unsharded_bytes(Strategy s, const Model& model, const StepSettings& 
 }
 
 double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSettings& settings) {
+  if (shape.experts > 0) {  // each token through top_k expert MLPs
+    ModelShape routed = shape;
+    routed.mlp *= static_cast<std::uint64_t>(shape.top_k);
+    return activation_bytes(routed, settings.tokens, settings.activation_checkpointing);
+  }
   const double full = activation_bytes(shape, settings.tokens, settings.activation_checkpointing);
   const int t = settings.tensor_parallel;
   if (t <= 1) return full;
@@ -86,11 +91,8 @@ double memory_per_rank(Strategy s, const Model& full_model, const StepSettings& 
     const double dense = static_cast<double>(dense_part(full_model).parameters());
     const double experts = static_cast<double>(shape.layers) * (shape.experts / full_settings.expert_parallel) *
                            static_cast<double>(expert_parameters(shape));
-    ModelShape routed = shape;
-    routed.mlp *= static_cast<std::uint64_t>(shape.top_k);
     return model_state_bytes(Strategy::kDdp, dense + experts, full_settings.ranks, full_settings.shard_group) +
-           (full_settings.gradient_as_bucket_view ? 0 : 4 * dense) +
-           activation_bytes(routed, full_settings.tokens, full_settings.activation_checkpointing);
+           (full_settings.gradient_as_bucket_view ? 0 : 4 * dense) + tensor_parallel_activation_bytes(shape, full_settings);
   }
   if (full_settings.tensor_parallel > 1) {
     // One rank of a tensor-parallel group: the data-parallel strategy's states for its shard of the

@@ -31,8 +31,9 @@ std::string memory_formula(Strategy s, const StepSettings& settings);  // "16P/N
 // is recomputed, and the head.
 double activation_bytes(const ModelShape& shape, double tokens, bool checkpointing);
 
-// A tensor-parallel rank's activations (Korthikanti et al. 2022, section 4.2): with sequence
-// parallelism 1/T of them; without, the blocks' inputs (4h per token and layer) stay whole.
+// A rank's activations under its model parallelism: tensor parallel (Korthikanti et al. 2022,
+// section 4.2), with sequence parallelism 1/T of them, without, the blocks' inputs (4h per token
+// and layer) stay whole; a mixture of experts, each token's top_k expert MLPs; otherwise all.
 double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSettings& settings);
 
 // What FSDP holds unsharded at its peak (docs/step-emulation.md: limit_all_gathers keeps at most 2

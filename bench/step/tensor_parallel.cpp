@@ -25,7 +25,8 @@ std::uint64_t tensor_parallel_bytes(const ModelShape& shape, const StepSettings&
 Program make_tensor_parallel_program(const Model& model, Strategy strategy, const StepSettings& settings) {
   const int tp = settings.tensor_parallel;
   if (tp < 1 || settings.ranks % tp != 0)
-    throw UsageError("--tp " + std::to_string(tp) + " does not divide " + std::to_string(settings.ranks) + " ranks");
+    throw UsageError("--strategy tp" + std::to_string(tp) + "+: " + std::to_string(tp) + " does not divide " +
+                     std::to_string(settings.ranks) + " ranks");
   if (strategy == Strategy::kFsdpHybrid || strategy == Strategy::kZero3 || strategy == Strategy::kZero3Paper)
     throw UsageError(std::string("tensor parallelism with ") + strategy_name(strategy) +
                      " is not modelled (its groups or per-tensor fetches would need a third group): use ddp, "
@@ -76,4 +77,5 @@ Program make_tensor_parallel_program(const Model& model, Strategy strategy, cons
   });
   return p;
 }
+
 }  // namespace wb::step

@@ -44,6 +44,11 @@ std::vector<WhatIfOutcome> predict_clusters(const Model& model, const std::vecto
     settings.shard_group = base.tensor_parallel > 1   ? base.tensor_parallel
                            : base.expert_parallel > 1 ? base.expert_parallel
                                                       : shard_group.value_or(shape.gpus_per_node);
+    const int model_parallel = std::max(base.tensor_parallel, base.expert_parallel);
+    if (settings.ranks % model_parallel != 0)
+      throw UsageError("--strategy " + plan_name(strategies.empty() ? Strategy::kDdp : strategies.front(), base) +
+                       ": " + std::to_string(model_parallel) + " does not divide the " + std::to_string(settings.ranks) + " ranks of " +
+                       std::to_string(shape.nodes) + "x" + std::to_string(shape.gpus_per_node));
     check_shard_group(settings.shard_group, settings.ranks);
     if (global_tokens) settings.tokens = *global_tokens / (settings.ranks / base.tensor_parallel);
     const ClusterWiring wiring = wiring_of(shape, links);
