@@ -15,6 +15,7 @@
 #include "harness/option_parser.h"
 #include "harness/results_csv_reader.h"
 #include "harness/size_spec.h"
+#include "harness/statistics.h"
 #include "step/collective_algorithms.h"
 
 namespace wb {
@@ -91,11 +92,7 @@ std::map<double, double> times_by_size(const std::vector<Measured>& rows, const 
   for (const Measured& m : rows)
     if (m.op == g.op && m.ranks == g.ranks && m.algorithm == a) all[m.bytes].push_back(m.time_us);
   std::map<double, double> median;
-  for (auto& [bytes, times] : all) {
-    std::sort(times.begin(), times.end());
-    const std::size_t n = times.size();
-    median[bytes] = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  }
+  for (const auto& [bytes, times] : all) median[bytes] = percentile(times, 50);
   return median;
 }
 

@@ -66,7 +66,7 @@ double fsdp_unsharded_bytes(Strategy s, const Model& model, const StepSettings& 
   return gathered + gradient;
 }
 
-double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSettings& settings) {
+double activation_bytes_per_rank(const ModelShape& shape, const StepSettings& settings) {
   if (shape.experts > 0) {  // each token through top_k expert MLPs
     ModelShape routed = shape;
     routed.mlp *= static_cast<std::uint64_t>(shape.top_k);
@@ -92,7 +92,7 @@ double memory_per_rank(Strategy s, const Model& full_model, const StepSettings& 
     const double experts = static_cast<double>(shape.layers) * (shape.experts / full_settings.expert_parallel) *
                            static_cast<double>(expert_parameters(shape));
     return model_state_bytes(Strategy::kDdp, dense + experts, full_settings.ranks, full_settings.shard_group) +
-           (full_settings.gradient_as_bucket_view ? 0 : 4 * dense) + tensor_parallel_activation_bytes(shape, full_settings);
+           (full_settings.gradient_as_bucket_view ? 0 : 4 * dense) + activation_bytes_per_rank(shape, full_settings);
   }
   if (full_settings.tensor_parallel > 1) {
     // One rank of a tensor-parallel group: the data-parallel strategy's states for its shard of the
@@ -105,7 +105,7 @@ double memory_per_rank(Strategy s, const Model& full_model, const StepSettings& 
     const double P = static_cast<double>(model.parameters());
     const double buckets = s == Strategy::kDdp && !settings.gradient_as_bucket_view ? 4 * P : 0;
     return model_state_bytes(s, P, settings.ranks, settings.shard_group) + buckets +
-           fsdp_unsharded_bytes(s, model, settings) + tensor_parallel_activation_bytes(full_model.shape, full_settings);
+           fsdp_unsharded_bytes(s, model, settings) + activation_bytes_per_rank(full_model.shape, full_settings);
   }
   const Model& model = full_model;
   const StepSettings& settings = full_settings;
@@ -133,7 +133,7 @@ std::string memory_note(const ModelShape& shape, const StepSettings& settings, b
   char tokens[32];
   std::snprintf(tokens, sizeof tokens, "%g", settings.tokens);
   const std::string activations = "activations " +
-                                  gb(tensor_parallel_activation_bytes(shape, settings)) +
+                                  gb(activation_bytes_per_rank(shape, settings)) +
                                   " for " + tokens + " tokens/rank";
   return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
          (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") +

@@ -34,7 +34,7 @@ double activation_bytes(const ModelShape& shape, double tokens, bool checkpointi
 // A rank's activations under its model parallelism: tensor parallel (Korthikanti et al. 2022,
 // section 4.2), with sequence parallelism 1/T of them, without, the blocks' inputs (4h per token
 // and layer) stay whole; a mixture of experts, each token's top_k expert MLPs; otherwise all.
-double tensor_parallel_activation_bytes(const ModelShape& shape, const StepSettings& settings);
+double activation_bytes_per_rank(const ModelShape& shape, const StepSettings& settings);
 
 // What FSDP holds unsharded at its peak (docs/step-emulation.md: limit_all_gathers keeps at most 2
 // all_gathers in flight; the root unit stays gathered from forward to backward): the root's and the

@@ -6,6 +6,7 @@
 
 #include "harness/errors.h"
 #include "step/memory_model.h"
+#include "collective_count.h"
 
 namespace wb::step {
 namespace {
@@ -16,13 +17,8 @@ const Model& mixtral() {
 }
 
 std::pair<int, std::uint64_t> count(const Program& p, CollOp op, Group g) {
-  std::pair<int, std::uint64_t> c{0, 0};
-  for (const Op& o : p.ops)
-    if (o.kind == OpKind::kCollective && o.collective == op && o.group == g) {
-      ++c.first;
-      c.second += o.bytes;
-    }
-  return c;
+  const testing::CollectiveCount c = testing::count_collectives(p, op, g);
+  return {c.calls, c.bytes};
 }
 
 StepSettings ep_settings(int ranks, int ep) {

@@ -8,6 +8,7 @@
 #include "step/cost_model.h"
 #include "step/memory_model.h"
 #include "step/what_if.h"
+#include "collective_count.h"
 
 namespace wb::step {
 namespace {
@@ -17,19 +18,8 @@ const Model& llama7b() {
   return m;
 }
 
-struct Count {
-  int ops = 0;
-  std::uint64_t bytes = 0;
-};
-Count count(const Program& p, CollOp op, Group g) {
-  Count c;
-  for (const Op& o : p.ops)
-    if (o.kind == OpKind::kCollective && o.collective == op && o.group == g) {
-      ++c.ops;
-      c.bytes += o.bytes;
-    }
-  return c;
-}
+using Count = testing::CollectiveCount;
+Count count(const Program& p, CollOp op, Group g) { return testing::count_collectives(p, op, g); }
 
 StepSettings tp_settings(int ranks, int tp, bool sp = false) {
   StepSettings s;
@@ -48,14 +38,14 @@ TEST(TensorParallelTest, FourActivationAllReducesPerLayerOfTokensTimesHiddenInBf
   EXPECT_EQ(p.group_sizes[static_cast<int>(Group::kShard)], 8);
   EXPECT_EQ(p.group_sizes[static_cast<int>(Group::kReplicate)], 2);
   const Count tp = count(p, CollOp::kAllReduce, Group::kShard);
-  EXPECT_EQ(tp.ops, 4 * m.shape.layers);  // attention and MLP, forward and backward
+  EXPECT_EQ(tp.calls, 4 * m.shape.layers);  // attention and MLP, forward and backward
   const std::uint64_t per_call = 4096ull * m.shape.hidden * 2;  // b s h, bf16
   EXPECT_EQ(tensor_parallel_bytes(m.shape, tp_settings(16, 8)), per_call);
   EXPECT_EQ(tp.bytes, per_call * 4 * static_cast<std::uint64_t>(m.shape.layers));
   // DDP over the 2 replicas reduces the fp32 gradients of one rank's eighth of the model.
   const Count dp = count(p, CollOp::kAllReduce, Group::kReplicate);
   EXPECT_EQ(dp.bytes, 4 * tensor_parallel_shard(m, 8).parameters());
-  EXPECT_EQ(count(p, CollOp::kAllReduce, Group::kWorld).ops, 0);
+  EXPECT_EQ(count(p, CollOp::kAllReduce, Group::kWorld).calls, 0);
   // Compute per rank: an eighth of the layers' FLOPs (the norms are whole, a rounding error).
   const double ddp_compute = compute_total_us(make_program(m, Strategy::kDdp, tp_settings(2, 1)));
   EXPECT_NEAR(compute_total_us(p) / ddp_compute, 1.0 / 8, 0.01);
@@ -65,12 +55,12 @@ TEST(TensorParallelTest, SequenceParallelismTurnsEachAllReduceIntoAGatherAndASca
   const Model& m = llama7b();
   const Program p = make_program(m, Strategy::kFsdpFull, tp_settings(8, 4, true));
   EXPECT_EQ(p.strategy, "tp4+fsdp-full");
-  EXPECT_EQ(count(p, CollOp::kAllReduce, Group::kShard).ops, 0);
-  EXPECT_EQ(count(p, CollOp::kAllGather, Group::kShard).ops, 4 * m.shape.layers);
-  EXPECT_EQ(count(p, CollOp::kReduceScatter, Group::kShard).ops, 4 * m.shape.layers);
+  EXPECT_EQ(count(p, CollOp::kAllReduce, Group::kShard).calls, 0);
+  EXPECT_EQ(count(p, CollOp::kAllGather, Group::kShard).calls, 4 * m.shape.layers);
+  EXPECT_EQ(count(p, CollOp::kReduceScatter, Group::kShard).calls, 4 * m.shape.layers);
   // FSDP's own gathers and scatters run over the 2 data-parallel ranks.
-  EXPECT_GT(count(p, CollOp::kAllGather, Group::kReplicate).ops, m.shape.layers);
-  EXPECT_GT(count(p, CollOp::kReduceScatter, Group::kReplicate).ops, m.shape.layers - 1);
+  EXPECT_GT(count(p, CollOp::kAllGather, Group::kReplicate).calls, m.shape.layers);
+  EXPECT_GT(count(p, CollOp::kReduceScatter, Group::kReplicate).calls, m.shape.layers - 1);
 }
 
 TEST(TensorParallelTest, EachBlockWaitsForThePreviousBlocksCollective) {
@@ -110,7 +100,7 @@ TEST(TensorParallelTest, MemoryPerRankIsTheShardsStatesAndPartOfTheActivations) 
   EXPECT_LT(tp8, one_gpu / 5);  // states / 8; the blocks' inputs stay whole
   EXPECT_LT(tp8_sp, tp8);
   // With sequence parallelism exactly an eighth of the activations.
-  EXPECT_NEAR(tensor_parallel_activation_bytes(m.shape, tp_settings(8, 8, true)),
+  EXPECT_NEAR(activation_bytes_per_rank(m.shape, tp_settings(8, 8, true)),
               activation_bytes(m.shape, 4096, false) / 8, 1);
 }
 
