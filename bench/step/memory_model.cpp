@@ -85,14 +85,23 @@ double activation_bytes_per_rank(const ModelShape& shape, const StepSettings& se
 
 double memory_per_rank(Strategy s, const Model& full_model, const StepSettings& full_settings) {
   if (is_mixture_of_experts(full_model)) {
-    // DDP's states for what the rank holds (the dense part and its experts), DDP's buckets for the
-    // dense part, and the activations with each token's top_k expert MLPs.
+    // The strategy's states for the dense part over every rank and for the rank's experts over
+    // their replicas (ranks / E), DDP's buckets or FSDP's gathered units of the dense part, FSDP's
+    // gathered experts of one layer, and the activations with each token's top_k expert MLPs.
     const ModelShape& shape = full_model.shape;
-    const double dense = static_cast<double>(dense_part(full_model).parameters());
-    const double experts = static_cast<double>(shape.layers) * (shape.experts / full_settings.expert_parallel) *
-                           static_cast<double>(expert_parameters(shape));
-    return model_state_bytes(Strategy::kDdp, dense + experts, full_settings.ranks, full_settings.shard_group) +
-           (full_settings.gradient_as_bucket_view ? 0 : 4 * dense) + activation_bytes_per_rank(shape, full_settings);
+    const Model dense_model = dense_part(full_model);
+    const double dense = static_cast<double>(dense_model.parameters());
+    const double layer_experts = (shape.experts / full_settings.expert_parallel) *
+                                 static_cast<double>(expert_parameters(shape));
+    const int replicas = full_settings.ranks / full_settings.expert_parallel;
+    const double buckets = s == Strategy::kDdp && !full_settings.gradient_as_bucket_view ? 4 * dense : 0;
+    double gathered_experts = 0;  // a layer's experts whole while they compute (and their gradient)
+    if (s == Strategy::kFsdpFull) gathered_experts = layer_experts * (full_settings.param_bytes + full_settings.grad_bytes);
+    if (s == Strategy::kFsdpGradOp) gathered_experts = layer_experts * full_settings.grad_bytes;
+    return model_state_bytes(s, dense, full_settings.ranks, full_settings.shard_group) + buckets +
+           fsdp_unsharded_bytes(s, dense_model, full_settings) +
+           model_state_bytes(s, shape.layers * layer_experts, replicas, replicas) + gathered_experts +
+           activation_bytes_per_rank(shape, full_settings);
   }
   if (full_settings.tensor_parallel > 1) {
     // One rank of a tensor-parallel group: the data-parallel strategy's states for its shard of the
@@ -135,7 +144,11 @@ std::string memory_note(const ModelShape& shape, const StepSettings& settings, b
   const std::string activations = "activations " +
                                   gb(activation_bytes_per_rank(shape, settings)) +
                                   " for " + tokens + " tokens/rank";
-  return std::string("(memory/rank: model states of mixed-precision Adam for the full model (ZeRO paper formulas)") +
+  const std::string held = settings.tensor_parallel > 1 ? "the rank's 1/" + std::to_string(settings.tensor_parallel) +
+                                                               " of the model"
+                           : shape.experts > 0 ? "the dense part and the rank's experts (states over their replicas)"
+                                               : "the full model";
+  return "(memory/rank: model states of mixed-precision Adam for " + held + " (ZeRO paper formulas)" +
          (settings.gradient_as_bucket_view ? "" : " + DDP's gradient buckets (4P)") +
          " + FSDP's gathered units (2 in flight, the root) and one unit's full gradient + " +
          (tokens_vary ? "activations for each shape's tokens/rank" : activations) +

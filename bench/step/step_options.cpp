@@ -47,8 +47,8 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
   p.value("--strategy", "LIST|all",
           "ddp, fsdp-full, fsdp-grad-op, fsdp-hybrid, zero1, zero2, zero3, zero1-paper, zero2-paper, zero3-paper "
           "(default all); tpT+STRATEGY adds Megatron tensor parallelism of T consecutive ranks (tp8+ddp, "
-          "tp4+fsdp-full; one T per run); epE+ddp expert parallelism of a mixture of experts (--model "
-          "mixtral-8x7b)",
+          "tp4+fsdp-full; one T per run); epE+STRATEGY expert parallelism of a mixture of experts (--model "
+          "mixtral-8x7b; ep8+ddp, ep8+fsdp-full, ep8+zero2)",
           into("strategy"));
   p.value("--sequence-parallel", "0|1",
           "with tpT+...: Megatron's sequence parallelism, each all_reduce an all_gather + reduce_scatter (default 0)",

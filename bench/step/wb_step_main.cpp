@@ -201,7 +201,7 @@ class StepRun {
                 model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, settings.ranks,
                 nodes_, options_.wiring.empty() ? "" : (", wiring " + options_.wiring).c_str(),
                 options_.scale, settings.tokens, settings.tflops);
-    std::printf("%-13s %10s %10s %10s %8s %12s %8s %12s %12s\n", "strategy", "step ms", "compute ms", "exposed ms",
+    std::printf("%-17s %10s %10s %10s %8s %12s %8s %12s %12s\n", "strategy", "step ms", "compute ms", "exposed ms",
                 "exposed%", "predicted ms", "error%", "MB (S)/step", "memory/rank");
     std::vector<StrategyOutcome> ranking;
     for (std::size_t i = 0; i < programs_.size(); ++i) {
@@ -209,7 +209,7 @@ class StepRun {
       if (o.step_us <= 0) continue;  // filtered out
       double bytes = 0;
       for (const auto& [kind, b] : bytes_by_kind(programs_[i])) bytes += static_cast<double>(b);
-      std::printf("%-13s %10.2f %10.2f %10.2f %8.1f %12.2f %+8.1f %12.1f %9.3g GB\n", plan_name(o.strategy, settings).c_str(),
+      std::printf("%-17s %10.2f %10.2f %10.2f %8.1f %12.2f %+8.1f %12.1f %9.3g GB\n", plan_name(o.strategy, settings).c_str(),
                   o.step_us / 1e3, o.compute_us / 1e3, o.exposed_us / 1e3, 100 * o.exposed_us / o.step_us,
                   o.predicted.step_us / 1e3, 100 * (o.predicted.step_us - o.step_us) / o.step_us, bytes / 1e6,
                   o.memory_bytes / 1e9);
@@ -219,7 +219,7 @@ class StepRun {
     for (std::size_t i = 0; i < programs_.size(); ++i) {
       const Outcome& o = outcomes_[i];
       if (o.step_us <= 0) continue;
-      std::printf("  %-13s", plan_name(o.strategy, settings).c_str());
+      std::printf("  %-17s", plan_name(o.strategy, settings).c_str());
       for (const auto& [kind, bytes] : bytes_by_kind(programs_[i]))
         std::printf("  %s %.1f MB %.2f/%.2f ms", kind.c_str(), static_cast<double>(bytes) / 1e6, o.measured_by_kind.at(kind) / 1e3,
                     o.predicted_by_kind.at(kind) / 1e3);

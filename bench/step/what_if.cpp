@@ -84,13 +84,13 @@ void print_scaling(const std::vector<WhatIfOutcome>& outcomes, const std::vector
                    std::size_t per_shape) {
   std::printf("\nscaling (tokens/s, and the efficiency against %dx%d scaled by the GPU count):\n", shapes[0].nodes,
               shapes[0].gpus_per_node);
-  std::printf("%-13s", "strategy");
+  std::printf("%-17s", "strategy");
   for (const ClusterShape& s : shapes)
     std::printf(" %19s", (std::to_string(s.nodes) + "x" + std::to_string(s.gpus_per_node)).c_str());
   std::printf("\n");
   for (std::size_t i = 0; i < per_shape; ++i) {
     const WhatIfOutcome& first = outcomes[i];
-    std::printf("%-13s", first.plan.c_str());
+    std::printf("%-17s", first.plan.c_str());
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       const WhatIfOutcome& o = outcomes[k * per_shape + i];
       const double ideal = first.tokens_per_second() * o.shape.ranks() / first.shape.ranks();
@@ -117,12 +117,12 @@ void print_algorithms(const Model& model, const std::vector<Strategy>& strategie
         predict_clusters(model, strategies, base, request.shapes, request.links, shard_group, request.global_tokens, policy));
   std::printf("\nstep ms by algorithm (fixed: a collective without it runs ring; nccl: ring or tree, the faster per "
               "call; best: the fastest of all):\n");
-  std::printf("%-13s %-9s", "strategy", "shape");
+  std::printf("%-17s %-9s", "strategy", "shape");
   for (const AlgorithmPolicy& policy : request.policies) std::printf(" %18s", policy.name().c_str());
   std::printf("  what %s chose\n", policies[best].name().c_str());
   for (std::size_t i = 0; i < per_policy[0].size(); ++i) {
     const WhatIfOutcome& first = per_policy[0][i];
-    std::printf("%-13s %-9s", first.plan.c_str(), shape_name(first.shape).c_str());
+    std::printf("%-17s %-9s", first.plan.c_str(), shape_name(first.shape).c_str());
     for (std::size_t k = 0; k < request.policies.size(); ++k)
       std::printf(" %18.2f", per_policy[k][i].timeline.step_us / 1e3);
     std::printf("  %s\n", describe_algorithm_use(per_policy[best][i].algorithms).c_str());
@@ -174,13 +174,13 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
   for (const ClusterShape& shape : request.shapes) {
     std::printf("\n%d nodes x %d GPUs (%g tokens/rank)\n", shape.nodes, shape.gpus_per_node,
                 request.global_tokens ? *request.global_tokens / shape.ranks() : base.tokens);
-    std::printf("%-13s %12s %10s %10s %8s %12s %14s\n", "strategy", "step ms", "compute ms", "exposed ms", "exposed%",
+    std::printf("%-17s %12s %10s %10s %8s %12s %14s\n", "strategy", "step ms", "compute ms", "exposed ms", "exposed%",
                 "memory/rank", "tokens/s");
     std::vector<StrategyOutcome> ranking;
     for (const WhatIfOutcome& o : outcomes) {
       if (!same_shape(o.shape, shape)) continue;
       const Timeline& t = o.timeline;
-      std::printf("%-13s %12.2f %10.2f %10.2f %8.1f %9.3g GB %14.4g\n", o.plan.c_str(), t.step_us / 1e3,
+      std::printf("%-17s %12.2f %10.2f %10.2f %8.1f %9.3g GB %14.4g\n", o.plan.c_str(), t.step_us / 1e3,
                   t.compute_us / 1e3, t.exposed_us() / 1e3, 100 * t.exposed_us() / t.step_us, o.memory_bytes / 1e9,
                   o.tokens_per_second());
       ranking.push_back({o.strategy, t.step_us, o.memory_bytes});

@@ -87,11 +87,94 @@ TEST(ExpertParallelTest, TheExpertsComputeTopKMlpsPerTokenAndWaitForTheirTokens)
 }
 
 TEST(ExpertParallelTest, WhatIsNotModelledIsRefused) {
-  EXPECT_THROW(make_program(mixtral(), Strategy::kFsdpFull, ep_settings(8, 8)), UsageError);
+  EXPECT_THROW(make_program(mixtral(), Strategy::kFsdpHybrid, ep_settings(8, 8)), UsageError);
+  EXPECT_THROW(make_program(mixtral(), Strategy::kZero3, ep_settings(8, 8)), UsageError);
   EXPECT_THROW(make_program(mixtral(), Strategy::kDdp, ep_settings(12, 3)), UsageError);  // 3 does not divide 8
   StepSettings dense = ep_settings(8, 8);
   EXPECT_THROW(make_program(load_model("llama2-7b", WB_SOURCE_SUITES_DIR "/models"), Strategy::kDdp, dense),
                UsageError);
+}
+
+// The dense part's collectives are those of the strategy alone on the dense model, over every rank.
+void expect_dense_part_as_alone(const Program& with_experts, Strategy s, int ranks) {
+  StepSettings alone = ep_settings(ranks, 1);
+  const Program dense = make_program(dense_part(mixtral()), s, alone);
+  for (CollOp op : {CollOp::kAllReduce, CollOp::kAllGather, CollOp::kReduceScatter}) {
+    const auto expected = count(dense, op, Group::kWorld);
+    EXPECT_EQ(count(with_experts, op, Group::kWorld), expected) << describe(op).name;
+  }
+}
+
+TEST(ExpertParallelTest, FullShardGathersALayersExpertsBeforeBothPassesAndReduceScattersTheirGradients) {
+  const Model& m = mixtral();
+  const Program p = make_program(m, Strategy::kFsdpFull, ep_settings(16, 8));
+  EXPECT_EQ(p.strategy, "ep8+fsdp-full");
+  const std::uint64_t expert = expert_parameters(m.shape);  // one per rank, over 2 replicas
+  EXPECT_EQ(count(p, CollOp::kAllToAll, Group::kShard).first, 4 * 32);
+  EXPECT_EQ(count(p, CollOp::kAllGather, Group::kReplicate), std::make_pair(2 * 32, 2 * 32 * padded(expert, 2) * 4));
+  EXPECT_EQ(count(p, CollOp::kReduceScatter, Group::kReplicate), std::make_pair(32, 32 * padded(expert, 2) * 4));
+  EXPECT_EQ(count(p, CollOp::kAllReduce, Group::kReplicate).first, 0);
+  expect_dense_part_as_alone(p, Strategy::kFsdpFull, 16);
+  // Each layer's experts compute after their tokens arrive and their parameters are gathered.
+  int gathered_computes = 0;
+  for (const Op& op : p.ops)
+    if (op.kind == OpKind::kCompute && op.label.ends_with(" experts")) {
+      bool waits_for_gather = false;
+      for (int a : op.after) waits_for_gather |= p.ops[static_cast<std::size_t>(a)].collective == CollOp::kAllGather;
+      gathered_computes += waits_for_gather ? 1 : 0;
+    }
+  EXPECT_EQ(gathered_computes, 2 * 32);
+}
+
+TEST(ExpertParallelTest, ShardGradOpGathersTheExpertsForForwardOnly) {
+  const Program p = make_program(mixtral(), Strategy::kFsdpGradOp, ep_settings(16, 8));
+  EXPECT_EQ(count(p, CollOp::kAllGather, Group::kReplicate).first, 32);
+  EXPECT_EQ(count(p, CollOp::kReduceScatter, Group::kReplicate).first, 32);
+  expect_dense_part_as_alone(p, Strategy::kFsdpGradOp, 16);
+}
+
+TEST(ExpertParallelTest, ZeroReducesTheExpertsAndGathersThemBackAfterTheOptimizer) {
+  const Model& m = mixtral();
+  const std::uint64_t layer_experts = padded(expert_parameters(m.shape), 2);
+  for (Strategy s : {Strategy::kZero1, Strategy::kZero2}) {
+    const Program p = make_program(m, s, ep_settings(16, 8));
+    EXPECT_EQ(count(p, CollOp::kAllReduce, Group::kReplicate), std::make_pair(32, 32 * layer_experts * 4));
+    EXPECT_EQ(count(p, CollOp::kAllGather, Group::kReplicate), std::make_pair(1, 32 * layer_experts * 4));
+    expect_dense_part_as_alone(p, s, 16);
+    // Stage 2 reduces each layer as its experts finish backward; stage 1 once backward is over.
+    int after_attention = 0;
+    for (const Op& op : p.ops)
+      if (op.kind == OpKind::kCollective && op.group == Group::kReplicate && op.collective == CollOp::kAllReduce)
+        after_attention += p.ops[static_cast<std::size_t>(op.after.at(0))].label.ends_with(" attention") ? 1 : 0;
+    EXPECT_EQ(after_attention, s == Strategy::kZero1 ? 32 : 0) << strategy_name(s);
+    // The gather follows the optimizer, which waited for every reduction.
+    const Op& gather = p.ops.back();
+    ASSERT_EQ(gather.collective, CollOp::kAllGather);
+    EXPECT_EQ(p.ops[static_cast<std::size_t>(gather.after.at(0))].label, "optimizer");
+  }
+  // ZeRO as the paper has it reduce_scatters instead.
+  const Program paper = make_program(m, Strategy::kZero2Paper, ep_settings(16, 8));
+  EXPECT_EQ(count(paper, CollOp::kReduceScatter, Group::kReplicate).first, 32);
+}
+
+TEST(ExpertParallelTest, WithoutReplicasTheExpertsNeedNoExchange) {
+  const Program p = make_program(mixtral(), Strategy::kFsdpFull, ep_settings(8, 8));
+  EXPECT_EQ(count(p, CollOp::kAllGather, Group::kReplicate).first, 0);
+  EXPECT_EQ(count(p, CollOp::kReduceScatter, Group::kReplicate).first, 0);
+}
+
+TEST(ExpertParallelTest, ShardedStrategiesShardTheExpertsStatesOverTheirReplicas) {
+  const Model& m = mixtral();
+  const double expert = static_cast<double>(expert_parameters(m.shape));
+  // 32 ranks, ep8: each rank's one expert per layer has 4 replicas. FULL_SHARD keeps 16 bytes per
+  // parameter over them, plus one layer's expert gathered whole with its gradient (4 + 4 bytes).
+  StepSettings s = ep_settings(32, 8);
+  const double full = memory_per_rank(Strategy::kFsdpFull, m, s);
+  StepSettings dense_only = ep_settings(32, 1);
+  const Model dense = dense_part(m);
+  const double dense_full = memory_per_rank(Strategy::kFsdpFull, dense, dense_only) -
+                            activation_bytes_per_rank(dense.shape, dense_only);
+  EXPECT_NEAR(full - dense_full - activation_bytes_per_rank(m.shape, s), 16.0 * 32 * expert / 4 + 8 * expert, 1e3);
 }
 
 TEST(ExpertParallelTest, MemoryHoldsTheRanksExpertsOnly) {
