@@ -71,7 +71,8 @@ ExtraItems path_settings_extra(const char* const* envp) {
     const std::string_view entry(*envp);
     const std::string_view name = entry.substr(0, entry.find('='));
     const bool chosen = std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames) ||
-                        (name.starts_with("MPIR_CVAR_") && name.ends_with("_ALGORITHM"));
+                        (name.starts_with("MPIR_CVAR_") && name.ends_with("_ALGORITHM")) ||
+                        name.starts_with("MPIR_CVAR_CH4_PROGRESS_THROTTLE");  // how ranks wait: the pace of small messages
     if (chosen && name.size() + 1 < entry.size()) extra.set(name, entry.substr(name.size() + 1));
   }
   return extra;

@@ -77,9 +77,10 @@ TEST(RunMetadata, VersionAndRevisionAreKnown) {
 TEST(RunMetadata, PathSettingsNameTheWiringARowMeasured) {
   const char* env[] = {"NCCL_ALGO=Ring", "NCCL_DEBUG=INFO", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring",
                        "MPIR_CVAR_ASYNC_PROGRESS=1", "NCCL_P2P_DISABLE=1", "HOME=/root", "UCX_RNDV_THRESH=inf",
-                       "UCX_LOG_LEVEL=warn", nullptr};
+                       "UCX_LOG_LEVEL=warn", "MPIR_CVAR_CH4_PROGRESS_THROTTLE=1", nullptr};
   EXPECT_EQ(wb::path_settings_extra(env).text(),
-            "NCCL_ALGO=Ring;MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring;NCCL_P2P_DISABLE=1;UCX_RNDV_THRESH=inf");
+            "NCCL_ALGO=Ring;MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring;NCCL_P2P_DISABLE=1;UCX_RNDV_THRESH=inf;"
+            "MPIR_CVAR_CH4_PROGRESS_THROTTLE=1");
   const char* none[] = {"NCCL_DEBUG=INFO", nullptr};
   EXPECT_TRUE(wb::path_settings_extra(none).empty());
 }

@@ -1,9 +1,11 @@
 """Collective algorithms on eight namespace nodes (ctest label: vcluster; root): all_reduce under
-MPICH's ring and recursive doubling at 8 B and 64 MiB (suites/algorithms.yaml). The cost model,
-its link fitted on ring alone, predicts recursive doubling from its own formula: the faster
-algorithm at each end is the one measured faster (3-4x apart at 8 B, 2x at 64 MiB). The error
-bound here is a sanity bound (50%), not the target: on two cores the errors measured were -20 to
--29% at 8 B and -12 to -17% at 64 MiB (bench/MEASUREMENTS.md says why and holds the 20% target)."""
+MPICH's ring and recursive doubling at 8 B and 64 MiB, alternated (suites/algorithms.yaml). The cost
+model, its link fitted on ring alone, predicts recursive doubling from its own formula: the faster
+algorithm at each end is the one measured faster (4x apart at 8 B, 2x at 64 MiB), and the errors
+stay inside a bound this machine keeps every run (30%). The 20% target is held in
+bench/MEASUREMENTS.md over repeated runs: at 8 B -4 to -11% with MPICH's progress throttle; at 64
+MiB -7 to -22%, recursive doubling's time depending on whether exchange partners share one of the
+two cores (said there), which is the scheduler's and not the model's."""
 import csv
 import os
 import subprocess
@@ -19,7 +21,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster n
 def test_ring_fits_and_the_faster_algorithm_at_each_end_is_the_predicted_one(tmp_path):
     run_dir = tmp_path / "run"
     run = subprocess.run([str(BIN / "wirebench"), "run", "algorithms", "--run-dir", str(run_dir)],
-                         capture_output=True, text=True, timeout=900)
+                         capture_output=True, text=True, timeout=840)
     assert run.returncode == 0, run.stdout + run.stderr
     model = subprocess.run([str(BIN / "wirebench"), "model", "--results", str(run_dir), "--fitted", "ring",
                             "--csv", str(tmp_path / "model.csv")], capture_output=True, text=True, timeout=60)
@@ -34,7 +36,7 @@ def test_ring_fits_and_the_faster_algorithm_at_each_end_is_the_predicted_one(tmp
         measured = {a: float(by[(size, a)]["measured_us"]) for a in ("ring", "recursive_doubling")}
         predicted = {a: float(by[(size, a)]["predicted_us"]) for a in ("ring", "recursive_doubling")}
         assert min(measured, key=measured.get) == min(predicted, key=predicted.get), (size, model.stdout)
-        assert abs(float(by[(size, "recursive_doubling")]["error_pct"])) <= 50, model.stdout
+        assert abs(float(by[(size, "recursive_doubling")]["error_pct"])) <= 30, model.stdout
     # 3 messages against 14 at 8 B; 3 n against 1.75 n at 64 MiB.
     assert "faster: measured recursive_doubling, predicted recursive_doubling" in model.stdout
     assert "faster: measured ring, predicted ring" in model.stdout
