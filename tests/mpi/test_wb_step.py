@@ -65,16 +65,25 @@ def test_tensor_parallel_groups_carry_the_activations_and_the_replicas_the_gradi
 
 
 def test_expert_parallel_groups_carry_the_tokens_and_the_experts_gradients(tmp_path):
-    result = run_mpi(4, "wb-step", [*QUICK[2:], "--model", "tiny-moe", "--strategy", "ep2+ddp", "--run-dir",
-                                    str(tmp_path)], timeout=600)
+    result = run_mpi(4, "wb-step", [*QUICK[2:], "--model", "tiny-moe", "--strategy", "ep2+ddp,ep2+fsdp-full,ep2+zero2",
+                                    "--run-dir", str(tmp_path)], timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    [row] = read_results(tmp_path / "results.csv")
-    assert row["case"] == "ep2+ddp" and row["status"] == "OK", row
-    e = extra_items(row)
-    # 4 all_to_all per layer of tokens x top_k x h in bf16 on the 2-rank expert groups.
-    assert e["bytes_all_to_all_shard"] == str(4 * 4 * 4096 * 2 * 384 * 2)
-    # Each rank's 2 experts (3 x 384 x 512 each) reduced over the 2 ranks holding them, per layer.
-    assert e["bytes_all_reduce_replicate"] == str(4 * 4 * 2 * 3 * 384 * 512)
+    rows = read_results(tmp_path / "results.csv")
+    assert [r["case"] for r in rows] == ["ep2+ddp", "ep2+fsdp-full", "ep2+zero2"]
+    assert all(r["status"] == "OK" for r in rows), rows
+    by_case = {r["case"]: extra_items(r) for r in rows}
+    experts = 2 * 3 * 384 * 512  # each rank's 2 experts of 3 x 384 x 512, per layer, on 2 replicas
+    for e in by_case.values():
+        # 4 all_to_all per layer of tokens x top_k x h in bf16 on the 2-rank expert groups.
+        assert e["bytes_all_to_all_shard"] == str(4 * 4 * 4096 * 2 * 384 * 2)
+    # DDP: each layer's experts' fp32 gradients reduced over the 2 ranks holding them.
+    assert by_case["ep2+ddp"]["bytes_all_reduce_replicate"] == str(4 * 4 * experts)
+    # FULL_SHARD: a layer's experts gathered before forward and before backward, reduce_scattered after.
+    assert by_case["ep2+fsdp-full"]["bytes_all_gather_replicate"] == str(2 * 4 * 4 * experts)
+    assert by_case["ep2+fsdp-full"]["bytes_reduce_scatter_replicate"] == str(4 * 4 * experts)
+    # ZeRO-2: reduced per layer, the updated experts gathered once after the optimizer.
+    assert by_case["ep2+zero2"]["bytes_all_reduce_replicate"] == str(4 * 4 * experts)
+    assert by_case["ep2+zero2"]["bytes_all_gather_replicate"] == str(4 * 4 * experts)
     assert "all_to_all@shard" in result.stdout and "expert parallel 2" in result.stdout
 
 
