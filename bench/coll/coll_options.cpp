@@ -270,6 +270,7 @@ void apply_mpich_algorithms(const CollOptions& options) {
     const auto equals = item.find('=');
     std::string op = item.substr(0, equals);
     for (char& c : op) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (op == "REDUCE_SCATTER") op = "REDUCE_SCATTER_BLOCK";  // the call wb-coll makes; the other variable is MPI_Reduce_scatter's
     const std::string variable = "MPIR_CVAR_" + op + "_INTRA_ALGORITHM";
     setenv(variable.c_str(), item.substr(equals + 1).c_str(), 1);
   }

@@ -174,44 +174,64 @@ LinkCost link_from_fit(CollOp op, Algorithm a, int ranks, double alpha_us, doubl
   return {alpha_us / per_alpha, beta_us_per_byte / per_byte, 0};
 }
 
+namespace {
+
+// MPICH's algorithms that match a formula here, by the blocking call's name (MPICH 5's; 4.0 has no
+// blocking ring all_reduce) and the nonblocking one's (MPIR_CVAR_I<OP>_INTRA_ALGORITHM, the same in
+// 4.0 and 5), first the one that forcing the formula picks.
+struct MpichName {
+  CollOp op;
+  const char* blocking;
+  const char* nonblocking;
+  Algorithm ours;
+};
+constexpr MpichName kMpichNames[] = {
+    {CollOp::kAllReduce, "ring", "tsp_ring", Algorithm::kRing},
+    {CollOp::kAllReduce, "recursive_doubling", "sched_recursive_doubling", Algorithm::kRecursiveDoubling},
+    {CollOp::kAllReduce, "reduce_scatter_allgather", "sched_reduce_scatter_allgather", Algorithm::kRabenseifner},
+    {CollOp::kBroadcast, "binomial", "sched_binomial", Algorithm::kBinomial},
+    {CollOp::kBroadcast, "scatter_ring_allgather", "sched_scatter_ring_allgather", Algorithm::kRabenseifner},
+    {CollOp::kReduce, "binomial", "sched_binomial", Algorithm::kBinomial},
+    {CollOp::kReduce, "reduce_scatter_gather", "sched_reduce_scatter_gather", Algorithm::kRabenseifner},
+    {CollOp::kAllGather, "ring", "sched_ring", Algorithm::kRing},
+    {CollOp::kAllGather, "recursive_doubling", "sched_recursive_doubling", Algorithm::kRecursiveDoubling},
+    {CollOp::kAllGather, "brucks", "sched_brucks", Algorithm::kRecursiveDoubling},
+    {CollOp::kReduceScatter, "pairwise", "sched_pairwise", Algorithm::kRing},
+    {CollOp::kReduceScatter, "recursive_halving", "sched_recursive_halving", Algorithm::kRecursiveDoubling},
+    {CollOp::kAllToAll, "pairwise", "sched_pairwise", Algorithm::kRing},
+};
+
+// ALLREDUCE, REDUCE_SCATTER_BLOCK (wb-coll and wb-step call MPI_Reduce_scatter_block), ...
+std::string mpich_collective(CollOp op) {
+  switch (op) {
+    case CollOp::kAllReduce: return "ALLREDUCE";
+    case CollOp::kAllGather: return "ALLGATHER";
+    case CollOp::kReduceScatter: return "REDUCE_SCATTER_BLOCK";
+    case CollOp::kBroadcast: return "BCAST";
+    case CollOp::kReduce: return "REDUCE";
+    case CollOp::kAllToAll: return "ALLTOALL";
+    case CollOp::kSendRecv: break;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::optional<Algorithm> from_mpich_name(CollOp op, const std::string& name) {
-  using A = Algorithm;
-  struct Name {
-    CollOp op;
-    const char* mpich;
-    Algorithm ours;
-  };
-  static const Name kNames[] = {
-      {CollOp::kAllReduce, "ring", A::kRing},
-      {CollOp::kAllReduce, "recursive_doubling", A::kRecursiveDoubling},
-      {CollOp::kAllReduce, "reduce_scatter_allgather", A::kRabenseifner},
-      {CollOp::kBroadcast, "binomial", A::kBinomial},
-      {CollOp::kBroadcast, "scatter_ring_allgather", A::kRabenseifner},
-      {CollOp::kReduce, "binomial", A::kBinomial},
-      {CollOp::kReduce, "reduce_scatter_gather", A::kRabenseifner},
-      {CollOp::kAllGather, "ring", A::kRing},
-      {CollOp::kAllGather, "recursive_doubling", A::kRecursiveDoubling},
-      {CollOp::kAllGather, "brucks", A::kRecursiveDoubling},
-      {CollOp::kReduceScatter, "pairwise", A::kRing},
-      {CollOp::kReduceScatter, "recursive_halving", A::kRecursiveDoubling},
-      {CollOp::kAllToAll, "pairwise", A::kRing},
-  };
-  for (const Name& n : kNames)
-    if (n.op == op && name == n.mpich) return n.ours;
+  for (const MpichName& n : kMpichNames)
+    if (n.op == op && name == n.blocking) return n.ours;
   return std::nullopt;
 }
 
 std::string mpich_algorithm_variable(CollOp op) {
-  switch (op) {
-    case CollOp::kAllReduce: return "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM";
-    case CollOp::kAllGather: return "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM";
-    case CollOp::kReduceScatter: return "MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM";
-    case CollOp::kBroadcast: return "MPIR_CVAR_BCAST_INTRA_ALGORITHM";
-    case CollOp::kReduce: return "MPIR_CVAR_REDUCE_INTRA_ALGORITHM";
-    case CollOp::kAllToAll: return "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM";
-    case CollOp::kSendRecv: break;
-  }
-  return "";
+  const std::string collective = mpich_collective(op);
+  return collective.empty() ? "" : "MPIR_CVAR_" + collective + "_INTRA_ALGORITHM";
+}
+
+std::optional<MpichSetting> mpich_nonblocking_forcing(CollOp op, Algorithm a) {
+  for (const MpichName& n : kMpichNames)
+    if (n.op == op && n.ours == a) return MpichSetting{"MPIR_CVAR_I" + mpich_collective(op) + "_INTRA_ALGORITHM", n.nonblocking};
+  return std::nullopt;
 }
 
 std::optional<int> crossover_nodes(CollOp op, double bytes, const ClusterWiring& wiring, Algorithm incumbent,

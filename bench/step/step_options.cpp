@@ -5,6 +5,7 @@
 
 #include "harness/errors.h"
 #include "harness/option_parser.h"
+#include "step/forced_algorithm.h"
 
 namespace wb::step {
 namespace {
@@ -93,7 +94,9 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
   p.value("--algorithm", "NAME[,...]|best",
           "with --what-if: the collectives' algorithm: ring, tree, recursive_doubling, rabenseifner, binomial; nccl "
           "(the default: ring or tree, the faster per call, as NCCL's tuner picks); best (the fastest of all); "
-          "several, e.g. ring,tree,nccl: a table of each and the node count where tree overtakes ring",
+          "several, e.g. ring,tree,nccl: a table of each and the node count where tree overtakes ring. In a "
+          "measured run, one algorithm the library is made to run (MPICH's MPIR_CVAR_*_ALGORITHM, NCCL_ALGO), "
+          "which the calibration then measures",
           into("algorithm"));
   p.value("--global-tokens", "N",
           "with --what-if: a global batch split over the ranks (strong scaling), instead of --tokens per rank",
@@ -186,8 +189,18 @@ StepOptions parse_step_options(CommandLine& line) {
       w.global_tokens = positive_number("--global-tokens", *g);
     }
     o.what_if = w;
-  } else if (args.take("algorithm")) {
-    throw UsageError("--algorithm needs --what-if (a measured run uses the library's own choice, fitted)");
+  } else if (auto a = args.take("algorithm")) {
+    // A measured run: the library is made to run it (set before MPI_Init by force_algorithm_early).
+    const std::vector<std::string> names = split_list(*a);
+    if (names.size() != 1 || *a == "nccl" || *a == "best")
+      throw UsageError("--algorithm " + *a + ": a measured run forces one algorithm on the library (ring, "
+                       "recursive_doubling, rabenseifner, binomial on MPI; ring or tree on NCCL); several, nccl "
+                       "and best are for --what-if");
+    if (o.fits)
+      throw UsageError("--algorithm with --fits: the fits were measured under the library's own choice; leave "
+                       "--fits out and the calibration measures the forced algorithm");
+    o.forced_algorithm = parse_algorithm(names.front());
+    forced_algorithm_settings(*o.forced_algorithm, o.backend);  // throws where the backend has no such algorithm
   } else if (args.take("global-tokens")) {
     throw UsageError("--global-tokens needs --what-if (a measured run's tokens per rank are --tokens)");
   }

@@ -24,6 +24,7 @@ struct StepOptions {
   double gpu_memory_GB = 80;
   std::optional<std::string> fits;
   std::optional<WhatIfRequest> what_if;
+  std::optional<Algorithm> forced_algorithm;  // a measured run's --algorithm (step/forced_algorithm.h)
   std::string wiring;
   std::optional<std::string> link_class;
 };

@@ -23,6 +23,7 @@
 #include "harness/statistics.h"
 #include "net/link_class.h"
 #include "step/calibration.h"
+#include "step/forced_algorithm.h"
 #include "step/memory_model.h"
 #include "step/step_batch.h"
 #include "step/step_groups.h"
@@ -126,6 +127,8 @@ class StepRun {
       costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
     }
     if (control_.is_root()) print_calibration(calibration);
+    if (control_.is_root() && options_.forced_algorithm)
+      std::printf("%s\n", forced_algorithm_note(*options_.forced_algorithm, options_.backend).c_str());
 
     for (std::size_t i = 0; i < programs_.size(); ++i) {
       const Program& p = programs_[i];
@@ -249,6 +252,7 @@ class StepRun {
 }  // namespace wb::step
 
 int main(int argc, char** argv) {
+  wb::step::force_algorithm_early(argc, argv);  // before MPI_Init and NCCL read the environment
   return wb::benchmark_main<wb::step::StepRun, wb::step::StepOptions>(
       argc, argv, wb::step::step_help,
       [](wb::CommandLine& args, const wb::MpiProgram&) { return wb::step::parse_step_options(args); },

@@ -87,6 +87,33 @@ def test_expert_parallel_groups_carry_the_tokens_and_the_experts_gradients(tmp_p
     assert "all_to_all@shard" in result.stdout and "expert parallel 2" in result.stdout
 
 
+def test_a_forced_algorithm_reaches_mpich_and_is_what_the_calibration_measured(tmp_path):
+    # MPICH refuses an algorithm name it does not know at MPI_Init, so a run that completes under
+    # each of them shows every name wb-step sets is one this MPICH has.
+    nonblocking = {"ring": "tsp_ring", "recursive_doubling": "sched_recursive_doubling",
+                   "rabenseifner": "sched_reduce_scatter_allgather"}
+    for algorithm in ("ring", "recursive_doubling", "rabenseifner", "binomial"):
+        run_dir = tmp_path / algorithm
+        result = run_mpi(4, "wb-step", [*QUICK, "--strategy", "ddp", "--algorithm", algorithm, "--run-dir",
+                                        str(run_dir)], timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"algorithm: {algorithm} forced; the calibration measured it:" in result.stdout
+        [row] = read_results(run_dir / "results.csv")
+        assert row["status"] == "OK", row
+        e = extra_items(row)
+        if algorithm in nonblocking:
+            assert e["MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM"] == nonblocking[algorithm], e
+        else:  # binomial: broadcast and reduce only; all_reduce left to MPICH
+            assert "MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM" not in e and e["MPIR_CVAR_IBCAST_INTRA_ALGORITHM"] == \
+                "sched_binomial", e
+            assert "all_reduce: MPICH's own choice (it has no binomial)" in result.stdout
+    for bad, reason in (("tree", "MPICH has no algorithm that follows this formula"),
+                        ("ring,tree", "a measured run forces one algorithm"),
+                        ("best", "a measured run forces one algorithm")):
+        result = run_mpi(2, "wb-step", [*QUICK, "--algorithm", bad, "--run-dir", str(tmp_path / "bad")])
+        assert result.returncode == 3 and reason in result.stderr, (bad, result.stderr)
+
+
 def test_bad_usage_exits_3_with_the_reason(tmp_path):
     result = run_mpi(2, "wb-step", ["--strategy", "fsdp", "--run-dir", str(tmp_path)])
     assert result.returncode == 3

@@ -131,5 +131,29 @@ TEST(CollectiveAlgorithmsTest, NamesParseAndUnknownOnesAreListed) {
   }
 }
 
+TEST(CollectiveAlgorithmsTest, ForcingAnAlgorithmOnMpichNamesTheNonblockingCallsVariable) {
+  EXPECT_EQ(mpich_nonblocking_forcing(CollOp::kAllReduce, A::kRecursiveDoubling),
+            (MpichSetting{"MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "sched_recursive_doubling"}));
+  // wb-coll and wb-step call MPI_Reduce_scatter_block, which has variables of its own.
+  EXPECT_EQ(mpich_algorithm_variable(CollOp::kReduceScatter), "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM");
+  EXPECT_EQ(mpich_nonblocking_forcing(CollOp::kReduceScatter, A::kRing)->variable,
+            "MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM");
+  // Only the formulas MPICH has are forced (its tree is not NCCL's), each on the variable of the
+  // collective's nonblocking call.
+  int forced = 0;
+  for (CollOp op : {CollOp::kAllReduce, CollOp::kAllGather, CollOp::kReduceScatter, CollOp::kBroadcast,
+                    CollOp::kReduce, CollOp::kAllToAll})
+    for (Algorithm a : all_algorithms()) {
+      const auto setting = mpich_nonblocking_forcing(op, a);
+      if (!setting) continue;
+      ++forced;
+      EXPECT_EQ("MPIR_CVAR_I" + mpich_algorithm_variable(op).substr(std::string("MPIR_CVAR_").size()),
+                setting->variable);
+      EXPECT_NE(a, A::kTree);
+    }
+  EXPECT_EQ(forced, 12);  // brucks is read as recursive doubling but never forced for it
+  EXPECT_FALSE(mpich_nonblocking_forcing(CollOp::kAllReduce, A::kBinomial));
+}
+
 }  // namespace
 }  // namespace wb::step
