@@ -1,7 +1,10 @@
 #include "coll/coll_options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 
 #include "harness/errors.h"
 #include "harness/option_parser.h"
@@ -9,6 +12,22 @@
 
 namespace wb {
 namespace {
+
+// The MPICH variable that picks the algorithm of the call wb-coll makes for OP, in MPICH's spelling
+// (allreduce) or wirebench's (all_reduce); nullopt for an unknown collective. reduce_scatter is
+// MPI_Reduce_scatter_block, which has a variable of its own.
+std::optional<std::string> mpich_algorithm_variable_for(std::string op) {
+  for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::pair<const char*, const char*> kCollectives[] = {
+      {"allreduce", "ALLREDUCE"},       {"all_reduce", "ALLREDUCE"},     {"allgather", "ALLGATHER"},
+      {"all_gather", "ALLGATHER"},      {"reduce_scatter", "REDUCE_SCATTER_BLOCK"},
+      {"reduce_scatter_block", "REDUCE_SCATTER_BLOCK"},                  {"bcast", "BCAST"},
+      {"broadcast", "BCAST"},           {"reduce", "REDUCE"},            {"alltoall", "ALLTOALL"},
+      {"all_to_all", "ALLTOALL"}};
+  for (const auto& [name, mpich] : kCollectives)
+    if (op == name) return "MPIR_CVAR_" + std::string(mpich) + "_INTRA_ALGORITHM";
+  return std::nullopt;
+}
 
 constexpr const char* kFooter =
     "nccl-tests' flags keep nccl-tests' meanings and defaults (docs/tools.md maps each one). On MPI one call runs\n"
@@ -72,12 +91,18 @@ void declare_coll_options(OptionParser& p, CollOptions& o, SizeFlags& sizes, std
             else if (v == "rails") o.split = Split::kRails;
             else throw UsageError("--split: '" + v + "' is not none, intra or rails");
           });
-  p.value("--mpich-algorithm", "OP=ALG", "e.g. allreduce=ring: sets MPIR_CVAR_<OP>_INTRA_ALGORITHM (recorded)",
+  p.value("--mpich-algorithm", "OP=ALG",
+          "e.g. allreduce=ring (or all_reduce=ring): sets MPIR_CVAR_<OP>_INTRA_ALGORITHM of the blocking call (-z 1; "
+          "reduce_scatter: MPI_Reduce_scatter_block's), recorded",
           [&](const std::string& v) {
             for (const auto& item : nonempty_list(v)) {
               const auto equals = item.find('=');
               if (equals == std::string::npos || equals == 0 || equals + 1 == item.size())
                 throw UsageError("--mpich-algorithm: '" + item + "' is not OP=ALGORITHM (e.g. allreduce=ring)");
+              if (!mpich_algorithm_variable_for(item.substr(0, equals)))
+                throw UsageError("--mpich-algorithm: '" + item.substr(0, equals) +
+                                 "' is not a collective (allreduce, allgather, reduce_scatter, bcast, reduce, "
+                                 "alltoall, or wirebench's all_reduce, broadcast, ...)");
               o.mpich_algorithms.push_back(item);
             }
           });
@@ -268,11 +293,9 @@ std::string coll_help(const std::string& program) {
 void apply_mpich_algorithms(const CollOptions& options) {
   for (const auto& item : options.mpich_algorithms) {
     const auto equals = item.find('=');
-    std::string op = item.substr(0, equals);
-    for (char& c : op) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (op == "REDUCE_SCATTER") op = "REDUCE_SCATTER_BLOCK";  // the call wb-coll makes; the other variable is MPI_Reduce_scatter's
-    const std::string variable = "MPIR_CVAR_" + op + "_INTRA_ALGORITHM";
-    setenv(variable.c_str(), item.substr(equals + 1).c_str(), 1);
+    // An unknown collective is left to the full parse, which says so.
+    if (const auto variable = mpich_algorithm_variable_for(item.substr(0, equals)))
+      setenv(variable->c_str(), item.substr(equals + 1).c_str(), 1);
   }
 }
 

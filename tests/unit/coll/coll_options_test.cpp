@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "harness/errors.h"
 
 namespace wb {
@@ -107,6 +109,20 @@ TEST(CollOptions, HelpNamesEveryNcclTestsFlag) {
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 
+TEST(CollOptions, MpichAlgorithmsReachTheVariableOfTheCallWbCollMakes) {
+  // MPICH's spelling and wirebench's; reduce_scatter is MPI_Reduce_scatter_block's own variable.
+  for (const char* name : {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM",
+                           "MPIR_CVAR_BCAST_INTRA_ALGORITHM"})
+    unsetenv(name);
+  apply_mpich_algorithms(parse({"--mpich-algorithm", "all_reduce=ring,reduce_scatter=pairwise,broadcast=binomial"}));
+  EXPECT_STREQ(std::getenv("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"), "ring");
+  EXPECT_STREQ(std::getenv("MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM"), "pairwise");
+  EXPECT_STREQ(std::getenv("MPIR_CVAR_BCAST_INTRA_ALGORITHM"), "binomial");
+  for (const char* name : {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM",
+                           "MPIR_CVAR_BCAST_INTRA_ALGORITHM"})
+    unsetenv(name);
+}
+
 TEST(CollOptions, BadArgumentsSayWhy) {
   EXPECT_NE(error_of({"--collective", "scan"}).find("unknown collective 'scan'"), std::string::npos);
   EXPECT_NE(error_of({"--op", "all_reduce"}).find("--op is the reduction, as in nccl-tests: 'all_reduce' is a collective; use --collective all_reduce"), std::string::npos);
@@ -127,6 +143,7 @@ TEST(CollOptions, BadArgumentsSayWhy) {
   EXPECT_NE(error_of({"--backend", "gloo"}).find("not mpi or nccl"), std::string::npos);
   EXPECT_NE(error_of({"--split", "odd"}).find("not none, intra or rails"), std::string::npos);
   EXPECT_NE(error_of({"--mpich-algorithm", "ring"}).find("is not OP=ALGORITHM"), std::string::npos);
+  EXPECT_NE(error_of({"--mpich-algorithm", "allreduc=ring"}).find("'allreduc' is not a collective"), std::string::npos);
   EXPECT_NE(error_of({"-c", "0", "--inject-fault", "corrupt"}).find("needs the data check"), std::string::npos);
   EXPECT_NE(error_of({"--bogus"}).find("unknown option --bogus"), std::string::npos);
   EXPECT_NE(error_of({"--minbyte", "8"}).find("unknown option --minbyte (did you mean --minbytes?)"), std::string::npos);
