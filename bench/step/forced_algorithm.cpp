@@ -33,7 +33,7 @@ std::vector<ForcedSetting> forced_algorithm_settings(Algorithm a, const std::str
   }
   std::vector<ForcedSetting> settings;
   for (CollOp op : kCollectives)
-    if (const auto s = mpich_nonblocking_forcing(op, a)) settings.push_back({s->variable, s->value});
+    if (const auto s = mpich_nonblocking_forcing(op, a)) settings.push_back(*s);
   if (settings.empty())
     throw UsageError(std::string("--algorithm ") + algorithm_name(a) +
                      ": MPICH has no algorithm that follows this formula (its tree all_reduce is a k-nomial "

@@ -11,9 +11,7 @@
 
 namespace wb::step {
 
-struct ForcedSetting {
-  std::string variable, value;
-};
+using ForcedSetting = MpichSetting;  // a variable and its value, MPICH's or NCCL's
 
 // What forcing `a` sets on `backend` ("mpi": MPICH's variables for every collective that has it;
 // "nccl": NCCL_ALGO=Ring|Tree). Throws UsageError where the backend has no such algorithm, naming
