@@ -70,7 +70,7 @@ std::vector<Measured> measured_rows(const std::string& path, const std::string& 
   for (const ResultRow& row : file.rows) {
     if (row.bench != "coll" || row.case_name != case_name || row.status != RowStatus::kOk || !std::isfinite(row.time_us)) continue;
     const CollOp op = parse_collective(row.op);
-    const std::string key = step::mpich_algorithm_variable(op) + "=";
+    const std::string key = mpich_algorithm_variable(op) + "=";
     const auto at = row.extra.find(key);
     std::optional<Algorithm> algorithm;
     if (at != std::string::npos) {

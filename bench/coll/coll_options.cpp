@@ -1,10 +1,9 @@
 #include "coll/coll_options.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <optional>
-#include <utility>
+#include <string_view>
 
 #include "harness/errors.h"
 #include "harness/option_parser.h"
@@ -13,20 +12,12 @@
 namespace wb {
 namespace {
 
-// The MPICH variable that picks the algorithm of the call wb-coll makes for OP, in MPICH's spelling
-// (allreduce) or wirebench's (all_reduce); nullopt for an unknown collective. reduce_scatter is
-// MPI_Reduce_scatter_block, which has a variable of its own.
-std::optional<std::string> mpich_algorithm_variable_for(std::string op) {
-  for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static const std::pair<const char*, const char*> kCollectives[] = {
-      {"allreduce", "ALLREDUCE"},       {"all_reduce", "ALLREDUCE"},     {"allgather", "ALLGATHER"},
-      {"all_gather", "ALLGATHER"},      {"reduce_scatter", "REDUCE_SCATTER_BLOCK"},
-      {"reduce_scatter_block", "REDUCE_SCATTER_BLOCK"},                  {"bcast", "BCAST"},
-      {"broadcast", "BCAST"},           {"reduce", "REDUCE"},            {"alltoall", "ALLTOALL"},
-      {"all_to_all", "ALLTOALL"}};
-  for (const auto& [name, mpich] : kCollectives)
-    if (op == name) return "MPIR_CVAR_" + std::string(mpich) + "_INTRA_ALGORITHM";
-  return std::nullopt;
+// The MPICH variable that picks the algorithm of the call wb-coll makes for a collective named in
+// MPICH's spelling (allreduce, bcast) or wirebench's (all_reduce, broadcast); nullopt for anything else.
+std::optional<std::string> mpich_algorithm_variable_for(std::string_view name) {
+  const auto op = find_collective(name);
+  if (!op || *op == CollOp::kSendRecv) return std::nullopt;
+  return mpich_algorithm_variable(*op);
 }
 
 constexpr const char* kFooter =

@@ -1,8 +1,10 @@
 #include "coll/collective.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "harness/errors.h"
@@ -15,13 +17,13 @@ double sharded_factor(int n) { return static_cast<double>(n - 1) / n; }
 double unit_factor(int) { return 1.0; }
 
 constexpr CollectiveDescriptor kCollectives[] = {
-    {CollOp::kAllReduce, "all_reduce", true, false, false, all_reduce_factor},
-    {CollOp::kAllGather, "all_gather", false, false, true, sharded_factor},
-    {CollOp::kReduceScatter, "reduce_scatter", true, false, true, sharded_factor},
-    {CollOp::kBroadcast, "broadcast", false, true, false, unit_factor},
-    {CollOp::kReduce, "reduce", true, true, false, unit_factor},
-    {CollOp::kAllToAll, "all_to_all", false, false, true, sharded_factor},
-    {CollOp::kSendRecv, "send_recv", false, false, false, unit_factor},
+    {CollOp::kAllReduce, "all_reduce", "ALLREDUCE", true, false, false, all_reduce_factor},
+    {CollOp::kAllGather, "all_gather", "ALLGATHER", false, false, true, sharded_factor},
+    {CollOp::kReduceScatter, "reduce_scatter", "REDUCE_SCATTER_BLOCK", true, false, true, sharded_factor},
+    {CollOp::kBroadcast, "broadcast", "BCAST", false, true, false, unit_factor},
+    {CollOp::kReduce, "reduce", "REDUCE", true, true, false, unit_factor},
+    {CollOp::kAllToAll, "all_to_all", "ALLTOALL", false, false, true, sharded_factor},
+    {CollOp::kSendRecv, "send_recv", "", false, false, false, unit_factor},
 };
 
 std::uint64_t mix(int rank, std::size_t index, std::uint64_t seed) {
@@ -73,19 +75,31 @@ std::vector<CollOp> all_collectives() {
   return ops;
 }
 
+std::optional<CollOp> find_collective(std::string_view text) {
+  // Compared without underscores or case: all_reduce, allreduce, ALLREDUCE; MPICH's bcast and
+  // reduce_scatter_block too.
+  const auto compact = [](std::string_view name) {
+    std::string out;
+    for (char ch : name)
+      if (ch != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  const std::string wanted = compact(text);
+  for (const auto& d : kCollectives)
+    if (wanted == compact(d.name) || (*d.mpich && wanted == compact(d.mpich))) return d.op;
+  if (wanted == "sendrecv" || wanted == "p2p") return CollOp::kSendRecv;
+  return std::nullopt;
+}
+
 CollOp parse_collective(std::string_view text) {
-  std::string compact;
-  for (char ch : text)
-    if (ch != '_') compact += ch;
-  for (const auto& d : kCollectives) {
-    std::string name;
-    for (const char* p = d.name; *p; ++p)
-      if (*p != '_') name += *p;
-    if (compact == name) return d.op;
-  }
-  if (compact == "sendrecv" || compact == "p2p") return CollOp::kSendRecv;
+  if (const auto op = find_collective(text)) return *op;
   throw UsageError("unknown collective '" + std::string(text) +
                    "' (all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv, or all)");
+}
+
+std::string mpich_algorithm_variable(CollOp op) {
+  const char* mpich = describe(op).mpich;
+  return *mpich ? "MPIR_CVAR_" + std::string(mpich) + "_INTRA_ALGORITHM" : "";
 }
 
 CollectiveShape shape_of(CollOp op, std::uint64_t bytes, DType dtype, int ranks) {

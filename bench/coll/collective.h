@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +29,8 @@ struct CollectiveShape {
 struct CollectiveDescriptor {
   CollOp op;
   const char* name;        // all_reduce, ...: the `op` column and the name in benchmark names
+  const char* mpich;       // MPICH's name of the call wirebench makes, in its control variables
+                           // (ALLREDUCE, REDUCE_SCATTER_BLOCK: MPI_Reduce_scatter_block); "" for send_recv
   bool reduces;
   bool rooted;
   bool sharded;            // S is split over ranks (all_gather, reduce_scatter, all_to_all)
@@ -35,7 +39,11 @@ struct CollectiveDescriptor {
 
 const CollectiveDescriptor& describe(CollOp op);
 std::vector<CollOp> all_collectives();
-CollOp parse_collective(std::string_view text);  // all_reduce or allreduce, ...; throws UsageError
+std::optional<CollOp> find_collective(std::string_view text);  // all_reduce, allreduce, bcast, ...
+CollOp parse_collective(std::string_view text);                 // the same; throws UsageError
+// MPIR_CVAR_<MPICH NAME>_INTRA_ALGORITHM: the variable that picks the algorithm of the blocking call
+// wirebench makes for OP (the nonblocking one's is MPIR_CVAR_I<...>); "" for send_recv.
+std::string mpich_algorithm_variable(CollOp op);
 
 CollectiveShape shape_of(CollOp op, std::uint64_t bytes, DType dtype, int ranks);
 

@@ -201,20 +201,6 @@ constexpr MpichName kMpichNames[] = {
     {CollOp::kAllToAll, "pairwise", "sched_pairwise", Algorithm::kRing},
 };
 
-// ALLREDUCE, REDUCE_SCATTER_BLOCK (wb-coll and wb-step call MPI_Reduce_scatter_block), ...
-std::string mpich_collective(CollOp op) {
-  switch (op) {
-    case CollOp::kAllReduce: return "ALLREDUCE";
-    case CollOp::kAllGather: return "ALLGATHER";
-    case CollOp::kReduceScatter: return "REDUCE_SCATTER_BLOCK";
-    case CollOp::kBroadcast: return "BCAST";
-    case CollOp::kReduce: return "REDUCE";
-    case CollOp::kAllToAll: return "ALLTOALL";
-    case CollOp::kSendRecv: break;
-  }
-  return "";
-}
-
 }  // namespace
 
 std::optional<Algorithm> from_mpich_name(CollOp op, const std::string& name) {
@@ -223,14 +209,9 @@ std::optional<Algorithm> from_mpich_name(CollOp op, const std::string& name) {
   return std::nullopt;
 }
 
-std::string mpich_algorithm_variable(CollOp op) {
-  const std::string collective = mpich_collective(op);
-  return collective.empty() ? "" : "MPIR_CVAR_" + collective + "_INTRA_ALGORITHM";
-}
-
 std::optional<MpichSetting> mpich_nonblocking_forcing(CollOp op, Algorithm a) {
   for (const MpichName& n : kMpichNames)
-    if (n.op == op && n.ours == a) return MpichSetting{"MPIR_CVAR_I" + mpich_collective(op) + "_INTRA_ALGORITHM", n.nonblocking};
+    if (n.op == op && n.ours == a) return MpichSetting{"MPIR_CVAR_I" + std::string(describe(op).mpich) + "_INTRA_ALGORITHM", n.nonblocking};
   return std::nullopt;
 }
 

@@ -92,9 +92,6 @@ LinkCost link_from_fit(CollOp op, Algorithm a, int ranks, double alpha_us, doubl
 // ring, recursive_doubling, brucks; reduce_scatter pairwise (ring), recursive_halving; alltoall
 // pairwise. nullopt for any other (MPICH's tree, for one, is a k-nomial tree of whole messages).
 std::optional<Algorithm> from_mpich_name(CollOp op, const std::string& name);
-// The MPICH variable that picks the blocking collective's algorithm, for the call wb-coll and wb-step
-// make: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM, MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM, ...
-std::string mpich_algorithm_variable(CollOp op);
 // The setting that makes MPICH run `a` for the nonblocking collective (what wb-step's executor and
 // its calibration start): MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM=sched_recursive_doubling; nullopt
 // where MPICH has no algorithm that follows the formula. (The blocking calls' names differ between

@@ -28,7 +28,8 @@ namespace {
 // How a strategy keeps the experts over their replicas: what it gathers before the experts' passes
 // and how it reduces their gradients (the dense part's rules, docs/step-emulation.md).
 struct ExpertData {
-  bool gather_forward = false, gather_backward = false;  // all_gather the layer's experts first
+  bool gather_forward = false;         // all_gather the layer's experts before forward
+  bool gather_backward = false;        // ... and again before backward
   CollOp reduction = CollOp::kAllReduce;
   bool reduce_per_layer = true;        // as each layer's experts finish backward (else after backward)
   bool gather_after_optimizer = false; // ZeRO-1/2: the updated experts gathered back
@@ -38,12 +39,19 @@ struct ExpertData {
 ExpertData expert_data_of(Strategy s) {
   switch (s) {
     case Strategy::kDdp: return {};
-    case Strategy::kFsdpFull: return {true, true, CollOp::kReduceScatter, true, false, true};
-    case Strategy::kFsdpGradOp: return {true, false, CollOp::kReduceScatter, true, false, true};
-    case Strategy::kZero1: return {false, false, CollOp::kAllReduce, false, true, true};
-    case Strategy::kZero2: return {false, false, CollOp::kAllReduce, true, true, true};
-    case Strategy::kZero1Paper: return {false, false, CollOp::kReduceScatter, false, true, true};
-    case Strategy::kZero2Paper: return {false, false, CollOp::kReduceScatter, true, true, true};
+    case Strategy::kFsdpFull:
+      return {.gather_forward = true, .gather_backward = true, .reduction = CollOp::kReduceScatter,
+              .sharded_states = true};
+    case Strategy::kFsdpGradOp:
+      return {.gather_forward = true, .reduction = CollOp::kReduceScatter, .sharded_states = true};
+    case Strategy::kZero1:
+      return {.reduce_per_layer = false, .gather_after_optimizer = true, .sharded_states = true};
+    case Strategy::kZero2: return {.gather_after_optimizer = true, .sharded_states = true};
+    case Strategy::kZero1Paper:
+      return {.reduction = CollOp::kReduceScatter, .reduce_per_layer = false, .gather_after_optimizer = true,
+              .sharded_states = true};
+    case Strategy::kZero2Paper:
+      return {.reduction = CollOp::kReduceScatter, .gather_after_optimizer = true, .sharded_states = true};
     default:
       throw UsageError(std::string("expert parallelism with ") + strategy_name(s) +
                        " is not modelled (its shard groups or per-tensor fetches would need a third group): use "

@@ -51,6 +51,20 @@ TEST(DType, NamesAndNcclTestsAliases) {
   EXPECT_THROW(parse_collective("scan"), UsageError);
 }
 
+// MPICH's spellings name the same collectives, and each names the variable of the call wirebench
+// makes (MPI_Reduce_scatter_block's for reduce_scatter).
+TEST(Collective, MpichNamesAndVariables) {
+  EXPECT_EQ(find_collective("bcast"), CollOp::kBroadcast);
+  EXPECT_EQ(find_collective("ALLREDUCE"), CollOp::kAllReduce);
+  EXPECT_EQ(find_collective("reduce_scatter_block"), CollOp::kReduceScatter);
+  EXPECT_EQ(find_collective("scan"), std::nullopt);
+  EXPECT_EQ(mpich_algorithm_variable(CollOp::kAllReduce), "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM");
+  EXPECT_EQ(mpich_algorithm_variable(CollOp::kBroadcast), "MPIR_CVAR_BCAST_INTRA_ALGORITHM");
+  EXPECT_EQ(mpich_algorithm_variable(CollOp::kReduceScatter), "MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM");
+  EXPECT_EQ(mpich_algorithm_variable(CollOp::kAllToAll), "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM");
+  EXPECT_EQ(mpich_algorithm_variable(CollOp::kSendRecv), "");
+}
+
 TEST(Collective, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(describe(CollOp::kAllReduce).busbw_factor(4), 1.5);   // 2(n-1)/n
   EXPECT_DOUBLE_EQ(describe(CollOp::kAllGather).busbw_factor(4), 0.75);  // (n-1)/n
