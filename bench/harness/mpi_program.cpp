@@ -158,6 +158,12 @@ int MpiProgram::run(const std::function<int()>& body,
       // recording the interruption is best effort; the abort below matters more
     }
   }
+  // Alone (a what-if, a one-rank run) there is no peer to stop: finalize and exit with the code,
+  // without MPI_Abort's own lines after ours.
+  if (size_ == 1) {
+    shutdown_ = std::make_unique<ShutdownDeadline>(std::chrono::seconds(30));
+    return code;
+  }
   aborted_ = true;
   abort_job_after_message(code);
 }

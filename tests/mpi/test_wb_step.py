@@ -203,6 +203,11 @@ def test_what_if_scaling_shows_where_more_gpus_stop_helping():
                           (["--what-if", "2x8,2y8"], "'2y8' is not NODESxGPUS")]:
         bad = run_mpi(1, "wb-step", args)
         assert bad.returncode == 3 and message in bad.stderr, (args, bad.stderr)
+    # Refused once the run has started (the model is known): one rank alone ends in wirebench's
+    # words and the exit code, without MPI_Abort's lines after them.
+    refused = run_mpi(1, "wb-step", ["--what-if", "1x8", "--model", "mixtral-8x7b", "--strategy", "ep8+zero3"])
+    assert refused.returncode == 3 and "expert parallelism with zero3 is not modelled" in refused.stderr, refused.stderr
+    assert "Abort" not in refused.stdout + refused.stderr, refused.stderr
 
 
 def test_activation_checkpointing_trades_memory_for_compute():
