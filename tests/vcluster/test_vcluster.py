@@ -56,6 +56,25 @@ def test_a_degraded_node_link_shows(cluster, tmp_path):
     assert 0.80 * 0.0625 < float(row["algbw_GBps"]) < 1.05 * 0.0625, row["algbw_GBps"]
 
 
+def link_mtus():
+    """MTU of the bridge, of node 1's end on the bridge and of its end inside its namespace."""
+    def mtu(command):
+        words = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+        return int(words[words.index("mtu") + 1])
+    return (mtu(["ip", "-o", "link", "show", "wbbr0"]), mtu(["ip", "-o", "link", "show", "wbv1"]),
+            mtu(["ip", "netns", "exec", "wbnode1", "ip", "-o", "link", "show", "wbeth0"]))
+
+
+def test_links_run_jumbo_frames_unless_told_otherwise(cluster):
+    cluster("--nodes", "2")
+    assert link_mtus() == (9000, 9000, 9000)
+    assert "mtu=9000" in vcluster("status").stdout
+    cluster("--nodes", "2", "--mtu", "1500")
+    assert link_mtus() == (1500, 1500, 1500)
+    bad = vcluster("up", "--nodes", "2", "--mtu", "20000")
+    assert bad.returncode != 0 and "--mtu: 68 to 16000 bytes" in bad.stderr, bad.stderr
+
+
 def test_down_leaves_nothing_behind(cluster):
     cluster("--nodes", "3", "--ranks", "1")
     assert "wbnode2" in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
