@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <vector>
 
 #include "harness/errors.h"
 #include "harness/install_layout.h"
@@ -94,19 +95,28 @@ int run_topo_command(CommandLine& args) {
       *options.nvlink_generation != "4" && *options.nvlink_generation != "5" && *options.nvlink_generation != "ga102")
     throw UsageError("--nvlink-generation: '" + *options.nvlink_generation + "' is not 2, 3, 4, 5 or ga102");
 
+  if (png && nccl_file && !matrix_file)
+    throw UsageError("--png draws a node's wiring; an NCCL log alone describes none: add --nvidia-smi-topo FILE");
   const CeilingsDb ceilings = CeilingsDb::read(ceilings_file.value_or(suites_dir() + "/ceilings.csv"));
-  NodeReport report;
+  // A file is its own machine: with saved text this machine is not discovered (a log from another
+  // cluster must not be described with this node's wiring). No file at all: live discovery.
+  std::vector<NodeReport> nodes;
   std::optional<TopoMatrix> matrix;
   if (matrix_file) {
+    NodeReport report;
     matrix = read_nvidia_smi_topo(*matrix_file);
     report.node = topology_from_matrix(*matrix, hostname.value_or(std::filesystem::path(*matrix_file).stem().string()));
     report.node.sources.push_back("nvidia-smi topo -m (" + *matrix_file + ")");
-  } else {
+    report.links = derive_links(report.node, ceilings, options);
+    nodes.push_back(std::move(report));
+  } else if (!nccl_file) {
+    NodeReport report;
     report.node = discover_node();
     if (hostname) report.node.hostname = *hostname;
     if (report.node.matrix) matrix = report.node.matrix;
+    report.links = derive_links(report.node, ceilings, options);
+    nodes.push_back(std::move(report));
   }
-  report.links = derive_links(report.node, ceilings, options);
 
   std::optional<NcclReport> nccl;
   if (nccl_file) {
@@ -115,7 +125,6 @@ int run_topo_command(CommandLine& args) {
     nccl = std::move(n);
   }
 
-  const std::vector<NodeReport> nodes = {report};
   const nlohmann::json doc = topology_json(nodes, nccl, ceilings);
   if (as_json) std::cout << doc.dump(2) << "\n";
   else std::cout << topology_table(nodes, nccl);

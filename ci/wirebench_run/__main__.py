@@ -29,7 +29,7 @@ from wirebench_report.profiles import load_profile
 from wirebench_report.results import InputError
 
 from .paths import BIN, VCLUSTER
-from .placement import on_every_node, step_command, step_env, too_few_nodes
+from .placement import on_every_node, step_command, step_env, step_nodes, too_few_nodes
 from .remeasure import at_sizes, failing_steps
 from .run_files import error_row, failure_words, merge_node_results, row_count, write_topology
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
@@ -46,6 +46,7 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
     print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
     log = run_dir / "logs" / f"{number:02d}-{step['binary']}.log"
     env = step_env(step)
+    rerun = ["env", *[f"{k}={v}" for k, v in env.items()], *command] if env else command
     with log.open("w") as out:
         out.write("$ " + shlex.join([f"{k}={v}" for k, v in env.items()] + command) + "\n")
         out.flush()
@@ -61,14 +62,16 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
             process.wait()
             if on_every_node(step):
                 merge_node_results(run_dir)
-            error_row(run_dir, step, f"step '{step['name']}' did not finish within {timeout:.0f} s (see {log})")
+            error_row(run_dir, step, f"step '{step['name']}' did not finish within {timeout:.0f} s (see {log})",
+                      command=rerun, nodes=step_nodes(step, cluster), log=log)
             return 2
     if on_every_node(step):
         merge_node_results(run_dir)
     if code not in (0, 1):  # 1 is data errors, already in the rows
         why = failure_words(log)
         print(f"[{number}/{total}] {step['name']}: failed (exit code {code}): {why}", flush=True)
-        error_row(run_dir, step, f"step '{step['name']}' exited with code {code}: {why} (see {log})")
+        error_row(run_dir, step, f"step '{step['name']}' exited with code {code}: {why} (see {log})",
+                  command=rerun, nodes=step_nodes(step, cluster), log=log)
     return code
 
 

@@ -4,6 +4,7 @@ one-process steps on every node of a Slurm job."""
 import functools
 import os
 import shlex
+import socket
 import subprocess
 from pathlib import Path
 
@@ -76,6 +77,16 @@ def launcher(step, cluster):
         name = Path(command[0]).name
         command += ["--ntasks-per-node=1"] if name == "srun" else ["-ppn", "1"] if name == "mpiexec" else []
     return command
+
+
+def step_nodes(step, cluster):
+    """The nodes a step's ranks ran on, by name: the virtual cluster's, a Slurm job's (its node list
+    as Slurm writes it), else this host."""
+    if cluster and step.get("where") == "cluster":
+        return [f"node{i}" for i in range(int(cluster.get("nodes", 2)))]
+    if os.environ.get("SLURM_JOB_ID") and os.environ.get("SLURM_JOB_NODELIST"):
+        return [os.environ["SLURM_JOB_NODELIST"]]
+    return [socket.gethostname()]
 
 
 def too_few_nodes(step):

@@ -3,11 +3,15 @@ Slurm job), ERROR and SKIP rows for steps that failed or could not run, and the 
 on-every-node steps merged from their nodes' folders."""
 import csv
 import json
+import re
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 from .paths import BIN
 from .placement import slurm_nodes, step_ranks
+from wirebench_report.extra import encode_items
 
 COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
            "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra",
@@ -47,19 +51,45 @@ def write_topology(run_dir):
     return 1
 
 
+# The first line of a failed step's log that a library or launcher writes when it gives up, by
+# whom: MPICH, UCX, PMI (MPICH's client or slurmstepd's plugin), NCCL, CUDA, Hydra, srun, the kernel.
+FATAL_LINES = [
+    ("MPI", re.compile(r"Fatal error in |MPIR_Init_thread|MPI_ERR_|Abort\(\d+\)")),
+    ("UCX", re.compile(r"\bUCX +(ERROR|FATAL)\b|ucp_|uct_.*(error|failed)", re.I)),
+    ("PMI", re.compile(r"\bPMI[-_ 0-9x]*\b.*(error|fail|not properly|abort)|mpi/pmi[x2]?:", re.I)),
+    ("NCCL", re.compile(r"NCCL (WARN|ERROR)|ncclSystemError|ncclInternalError|ncclUnhandledCudaError")),
+    ("CUDA", re.compile(r"CUDA error|cuda[A-Z][A-Za-z]*Error|cudaError")),
+    ("srun", re.compile(r"^srun: error:|^slurmstepd: error:")),
+    ("Hydra", re.compile(r"BAD TERMINATION|EXIT CODE:|HYDU_|HYD_")),
+    ("signal", re.compile(r"Segmentation fault|Killed|core dumped|Bus error")),
+]
+
+
+def fatal_line(lines):
+    """(who, line) of the first line a library or launcher wrote on giving up, or None."""
+    for line in lines:
+        text = line.strip(" =")
+        for who, pattern in FATAL_LINES:
+            if text and pattern.search(text):
+                return who, text
+    return None
+
+
 def failure_words(log):
     """What a failed step said about its failure: the last of wirebench's own error lines (they name
-    the rank, and the peer at fault when a heartbeat says which), else the launcher's last word
-    on it (Hydra's EXIT CODE block, srun's "error:" lines), else that nothing said why."""
-    lines = log.read_text(errors="replace").splitlines()
+    the rank, and the peer at fault when a heartbeat says which), else the first fatal line a
+    library or launcher wrote (MPI, UCX, PMI, NCCL, CUDA, srun, Hydra), quoted with its author, else
+    the log's last line."""
+    lines = log.read_text(errors="replace").splitlines()[1:]  # the first is the command ("$ ...")
     ours = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
     if ours:
         return ours[-1]
-    launcher = [line.strip(" =") for line in lines
-                if line.startswith("srun: error:") or "RUNNING AT" in line or "EXIT CODE:" in line]
-    if launcher:
-        return "no rank said why; the launcher: " + " ".join(launcher[-3:])
-    return "no rank said why"
+    fatal = fatal_line(lines)
+    if fatal:
+        who, text = fatal
+        return f"no rank said why; {who} said: \"{text}\""
+    last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return f"no rank said why; the log's last line: \"{last}\"" if last else "no rank said why; the log is empty"
 
 
 def row_count(run_dir):
@@ -71,18 +101,33 @@ def row_count(run_dir):
         return max(sum(1 for _ in stream) - 1, 0)
 
 
-def error_row(run_dir, step, reason, status="ERROR"):
+def error_row(run_dir, step, reason, status="ERROR", command=None, nodes=None, log=None):
     """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
-    names it."""
+    names it: the step, its binary and ranks, the nodes it ran on (src) and, in `extra`, the command
+    line that reruns it as it ran and its log."""
     path = run_dir / "results.csv"
     new = not path.exists() or path.stat().st_size == 0
+    items = {"binary": step["binary"]}
+    if command:
+        items["rerun"] = rerun_command(command)
+    if log:
+        items["log"] = str(log)
     with path.open("a", newline="") as out:
         writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")  # as the binaries write it
         if new:
             writer.writeheader()
         writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
-                         "backend": "run", "bytes": 0, "ranks": step_ranks(step), "nodes": 1, "iters": 0,
-                         "errors": "", "status": status, "reason": reason})
+                         "backend": "run", "src": ",".join(nodes or []), "bytes": 0, "ranks": step_ranks(step),
+                         "nodes": max(len(nodes or []), 1), "iters": 0, "errors": "", "extra": encode_items(items),
+                         "status": status, "reason": reason})
+
+
+def rerun_command(command):
+    """The step's command line as a user reruns it: an srun step inside an allocation of its nodes."""
+    text = shlex.join(command)
+    if any(Path(word).name == "srun" for word in command) and slurm_nodes() > 1:
+        text = f"salloc -N {slurm_nodes()} " + text
+    return text
 
 
 def merge_node_results(run_dir):

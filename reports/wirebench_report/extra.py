@@ -60,6 +60,22 @@ def row_identity(text):
     return identity(items, {"tflops"} if items.get("tflops_measured") == "1" else ())
 
 
+def encode_items(items):
+    """The writer's side of the grammar, for the runner's own rows: `key=value;...`, every key in the
+    catalogue. A value's ';' and '%' are written %3B and %25 (a command line may hold them);
+    command_item() reads them back."""
+    for key in items:
+        if kind_of(key) is None:
+            raise ValueError(f"extra item '{key}' is not in {CATALOGUE}")
+    return ";".join(f"{k}={str(v).replace('%', '%25').replace(';', '%3B')}" for k, v in items.items() if str(v))
+
+
+def command_item(items, key):
+    """A value encode_items() wrote, as it was given (None when absent)."""
+    value = items.get(key)
+    return None if value is None else value.replace("%3B", ";").replace("%25", "%")
+
+
 def row_items(row):
     """{key: value} of a row's extra, or {} when it is damaged (the row's problem is reported once, by
     the reader)."""

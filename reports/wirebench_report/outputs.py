@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 
-from .extra import row_items
+from .extra import command_item, row_items
 from .verdicts import counts, floor_outcomes, grouped, items
 
 SUMMARY_SCHEMA_VERSION = 2
@@ -38,6 +38,10 @@ def what(v):
     """The item in words: what was judged, on which link."""
     f = v.row.fields
     bench = f["bench"]
+    if f["backend"] == "run":  # the runner's row for a step that failed or did not run (ci/wirebench_run)
+        binary = row_items(v.row).get("binary") or f"wb-{bench}"
+        where = f" on {f['src']}" if f["src"] else ""
+        return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
     if bench == "topology":
         return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {f['case']}"
     if bench == "step":
@@ -83,6 +87,12 @@ def look_closer(v):
     """A command or a place to look, per bench: how to see the fault more closely."""
     f = v.row.fields
     bench, size = f["bench"], f["bytes"]
+    if f["backend"] == "run":  # a step that failed: its own command line, and its log
+        items = row_items(v.row)
+        rerun, log = command_item(items, "rerun"), items.get("log")
+        if not rerun:
+            return f"read {log}" if log else ""
+        return f"rerun it as it ran: {rerun}" + (f"; its log: {log}" if log else "")
     if bench == "net":
         return (f"rerun the pair alone: mpiexec -n 2 wb-net --tests {NET_TESTS.get(f['case'], 'latency,bw,bibw')} "
                 f"--sizes {size} --backend {f['backend']} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "

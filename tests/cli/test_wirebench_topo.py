@@ -65,6 +65,18 @@ def test_nccl_log_names_every_channel_transport():
     assert any("goes through SHM although GPU3 and GPU4 are NV18" in m for m in nccl["misconfigurations"])
 
 
+def test_a_log_alone_describes_its_own_machine_not_this_one():
+    log = str(DATA / "nccl/pcie-8gpu-p2p-shm.log")
+    doc = json.loads(wirebench("topo", "--nccl-log", log, "--json").stdout)
+    assert doc["nodes"] == []  # this machine's live discovery is not the log's machine
+    assert [c["transport"] for c in doc["nccl"]["channels"]] == ["P2P", "SHM"]
+    table = wirebench("topo", "--nccl-log", log)
+    assert table.returncode == 0, table.stderr
+    assert "NUMA nodes:" not in table.stdout and table.stdout.startswith("NCCL log ")
+    refused = wirebench("topo", "--nccl-log", log, "--png", "x.png")
+    assert refused.returncode == 3 and "an NCCL log alone describes none" in refused.stderr
+
+
 @pytest.mark.parametrize("args,message", [
     (["--nvidia-smi-topo", str(DATA / "topo-bad/unknown-cell.txt")], "unknown-cell.txt:2: unknown cell 'NVX'"),
     (["--nvidia-smi-topo", "/no/such/file"], "/no/such/file: cannot open file"),
