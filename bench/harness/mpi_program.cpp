@@ -2,7 +2,10 @@
 
 #include <mpi.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -12,11 +15,13 @@
 #include <cstdlib>
 #include <csignal>
 #include <exception>
+#include <functional>
 #include <unistd.h>
 
 #include "comm/mpi_deadline_wait.h"
 #include "harness/crash_report.h"
 #include "harness/errors.h"
+#include "harness/rank_keeper.h"
 #include "harness/rank_presence.h"
 #include "harness/version.h"
 
@@ -27,20 +32,25 @@ namespace wb {
 // A deadline on MPI_Finalize. A finalize that hangs is a fault of the MPI library (seen with
 // Debian's MPICH 4.0.2 over UCX/TCP, openucx/ucx#8738: docs/mpi-and-slurm.md), and it is reported
 // as one: named, with exit code 2, never passed off as success. The results were written before.
-class ShutdownDeadline {
+// MPI_Init has one too (its message names the launcher and its PMI).
+class LibraryDeadline {
  public:
-  explicit ShutdownDeadline(std::chrono::seconds limit)
-      : thread_([this, limit] {
+  explicit LibraryDeadline(std::chrono::seconds limit, std::function<std::string()> message = {})
+      : thread_([this, limit, message = std::move(message)] {
           std::unique_lock lock(mutex_);
           if (!done_cv_.wait_for(lock, limit, [this] { return done_; })) {
-            std::fprintf(stderr, "error: %s: MPI_Finalize did not return within %lld s: the MPI library hung in "
-                                 "its shutdown (every result was written before) (exit code %d)\n",
-                         rank_label().c_str(), static_cast<long long>(limit.count()), kExitInfrastructure);
+            if (message) {
+              std::fprintf(stderr, "%s (exit code %d)\n", message().c_str(), kExitInfrastructure);
+            } else {
+              std::fprintf(stderr, "error: %s: MPI_Finalize did not return within %lld s: the MPI library hung in "
+                                   "its shutdown (every result was written before) (exit code %d)\n",
+                           rank_label().c_str(), static_cast<long long>(limit.count()), kExitInfrastructure);
+            }
             std::fflush(stderr);
             std::_Exit(kExitInfrastructure);
           }
         }) {}
-  ~ShutdownDeadline() {
+  ~LibraryDeadline() {
     {
       std::lock_guard lock(mutex_);
       done_ = true;
@@ -56,7 +66,71 @@ class ShutdownDeadline {
   std::thread thread_;
 };
 
+namespace {
+
+// Hydra run with -disable-auto-cleanup tells the ranks a process of the job ended with SIGUSR1
+// (pmiserv_cb.c, CMD_PROCESS_TERMINATED), whose default action ends the process silently: a
+// node-mate of a killed rank died with it, its heartbeat stopped, and the survivors named the
+// casualty, not the victim. The notice is counted instead (async-signal-safe), and the rank goes
+// on waiting until its deadline names the rank at fault.
+extern "C" void count_launcher_notice(int) { note_launcher_notice(); }
+
+void count_launcher_notices_unless_handled() {
+  struct sigaction current {};
+  if (sigaction(SIGUSR1, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;  // MPI's own
+  struct sigaction counting {};
+  counting.sa_handler = count_launcher_notice;
+  sigemptyset(&counting.sa_mask);
+  counting.sa_flags = SA_RESTART;  // a system call in MPI's progress is resumed, not failed with EINTR
+  sigaction(SIGUSR1, &counting, nullptr);
+}
+
+// Who started this process and how it meets its peers, from the launcher's environment: for the
+// message of an MPI_Init that never returns.
+std::string launcher_and_pmi() {
+  auto env = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "";
+  };
+  if (!env("SLURM_STEP_ID").empty()) {
+    std::string pmi = !env("PMIX_RANK").empty()          ? "PMIx"
+                      : !env("PMI_FD").empty()           ? "PMI-2 over the fd srun passed (PMI_FD)"
+                      : !env("SLURM_MPI_TYPE").empty()   ? "--mpi=" + env("SLURM_MPI_TYPE")
+                                                         : "no PMI variable set";
+    return "srun (Slurm step " + env("SLURM_JOB_ID") + "." + env("SLURM_STEP_ID") + ", " + pmi +
+           "); check srun's --mpi against the MPI library's PMI (docs/mpi-and-slurm.md)";
+  }
+  if (!env("PMI_PORT").empty() || !env("PMI_FD").empty())
+    return "mpiexec (Hydra, PMI at " + (env("PMI_PORT").empty() ? "fd " + env("PMI_FD") : env("PMI_PORT")) +
+           "); check that every node reaches mpiexec's host and that no firewall drops the port";
+  if (!env("PMIX_RANK").empty()) return "a PMIx launcher (PMIX_RANK set)";
+  return "no launcher this process can see (no PMI or Slurm variable): started by hand as a singleton";
+}
+
+std::string rank_before_init() {
+  for (const char* name : {"PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
+    if (const char* value = std::getenv(name); value != nullptr) return std::string("rank ") + value;
+  return "a rank";
+}
+
+// MPI_Init under a deadline (WB_INIT_TIMEOUT seconds, 120 by default): a launcher or PMI that never
+// brings the job up ends in our words, naming them, instead of a silent wait. Before MPI_Init, so
+// the options (parsed after it) cannot set it; the environment can.
+std::chrono::seconds init_limit() {
+  const char* text = std::getenv("WB_INIT_TIMEOUT");
+  if (text != nullptr) {
+    char* end = nullptr;
+    const long seconds = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && seconds > 0) return std::chrono::seconds(seconds);
+    std::fprintf(stderr, "warning: WB_INIT_TIMEOUT='%s' is not a whole number of seconds > 0; using 120\n", text);
+  }
+  return std::chrono::seconds(120);
+}
+
+}  // namespace
+
 MpiProgram::MpiProgram(int& argc, char**& argv, int thread_level) {
+  keep_rank_process_if_hydra_would_take_its_node_mates();  // first: before MPI, threads and signals
   // A write to a socket or pipe whose other end has gone (a peer or the launcher's forwarder that
   // ended first, seen at the end of a run on the virtual cluster: exit 141) fails with EPIPE
   // instead of killing the rank; every result is in results.csv by then. Before MPI_Init, so a
@@ -64,7 +138,18 @@ MpiProgram::MpiProgram(int& argc, char**& argv, int thread_level) {
   std::signal(SIGPIPE, SIG_IGN);
   const int required = thread_level < 0 ? MPI_THREAD_FUNNELED : thread_level;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, required, &provided);
+  {
+    const std::chrono::seconds limit = init_limit();
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::string who = rank_before_init() + " on " + host + " (pid " + std::to_string(getpid()) + ")";
+    LibraryDeadline init_deadline(limit, [&who, limit] {
+      return "error: " + who + ": MPI_Init did not return within " + std::to_string(limit.count()) +
+             " s (WB_INIT_TIMEOUT): the job was never brought up by its launcher: " + launcher_and_pmi();
+    });
+    MPI_Init_thread(&argc, &argv, required, &provided);
+  }
+  count_launcher_notices_unless_handled();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   if (provided < required) {
     if (rank_ == 0)
@@ -134,7 +219,7 @@ int MpiProgram::run(const std::function<int()>& body,
   try {
     const int result = body();
     on_crash({});
-    shutdown_ = std::make_unique<ShutdownDeadline>(std::chrono::seconds(30));
+    shutdown_ = std::make_unique<LibraryDeadline>(std::chrono::seconds(30));
     return result;
   } catch (const UsageError& e) {
     code = kExitUsage;
@@ -161,7 +246,7 @@ int MpiProgram::run(const std::function<int()>& body,
   // Alone (a what-if, a one-rank run) there is no peer to stop: finalize and exit with the code,
   // without MPI_Abort's own lines after ours.
   if (size_ == 1) {
-    shutdown_ = std::make_unique<ShutdownDeadline>(std::chrono::seconds(30));
+    shutdown_ = std::make_unique<LibraryDeadline>(std::chrono::seconds(30));
     return code;
   }
   aborted_ = true;

@@ -20,7 +20,7 @@
 
 namespace wb {
 
-class ShutdownDeadline;
+class LibraryDeadline;
 
 class MpiProgram {
  public:
@@ -57,7 +57,7 @@ class MpiProgram {
   bool aborted_ = false;
   // Armed when the body has returned: a hang in MPI_Finalize ends the process with exit code 2
   // and a message naming it.
-  std::unique_ptr<ShutdownDeadline> shutdown_;
+  std::unique_ptr<LibraryDeadline> shutdown_;
 };
 
 }  // namespace wb

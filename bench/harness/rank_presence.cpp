@@ -13,17 +13,18 @@ namespace wb {
 namespace {
 
 std::atomic<RankPresence*> g_presence{nullptr};
+std::atomic<int> g_launcher_notices{0};
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
-// One field per line: job, label, process space, pid, heartbeat_ms, in, last_finished.
+// One field per line: job, label, process space, pid, heartbeat_ms, in, last_finished, progress_ms.
 struct Entry {
   std::string job, label, space, in, last_finished;
   long pid = 0;
-  std::int64_t heartbeat_ms = 0;
+  std::int64_t heartbeat_ms = 0, progress_ms = 0;
 };
 
 bool read_entry(const std::string& path, Entry& e) {
@@ -32,11 +33,14 @@ bool read_entry(const std::string& path, Entry& e) {
   if (!std::getline(in, e.job) || !std::getline(in, e.label) || !std::getline(in, e.space) || !std::getline(in, pid) ||
       !std::getline(in, beat))
     return false;
+  std::string progress;
   std::getline(in, e.in);
   std::getline(in, e.last_finished);
+  std::getline(in, progress);
   try {
     e.pid = std::stol(pid);
     e.heartbeat_ms = std::stoll(beat);
+    e.progress_ms = progress.empty() ? e.heartbeat_ms : std::stoll(progress);
   } catch (const std::exception&) {
     return false;
   }
@@ -54,14 +58,34 @@ std::string process_space() {
   return id + " " + (error ? std::string("?") : ns.string());
 }
 
-// What this rank can tell about a peer's process: stopped, gone, or nothing (another machine).
-std::string process_state(const Entry& e, const std::string& my_space) {
-  if (e.space != my_space || my_space.find('?') != std::string::npos) return "";
-  if (kill(static_cast<pid_t>(e.pid), 0) != 0) return "; the process is gone (killed or exited)";
+enum class ProcessState { kUnknown, kRunning, kStopped, kGone };
+
+// What this rank can tell about a peer's process: running, stopped, gone (a zombie not yet reaped
+// is gone), or nothing (another machine or PID namespace).
+ProcessState process_state(const Entry& e, const std::string& my_space) {
+  if (e.space != my_space || my_space.find('?') != std::string::npos) return ProcessState::kUnknown;
+  if (kill(static_cast<pid_t>(e.pid), 0) != 0) return ProcessState::kGone;
   std::ifstream status("/proc/" + std::to_string(e.pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.starts_with("State:") && line.find('T') != std::string::npos) return "; the process is stopped";
-  return "";
+  for (std::string line; std::getline(status, line);) {
+    if (!line.starts_with("State:")) continue;
+    const std::size_t code = line.find_first_not_of(" \t", 6);
+    if (code == std::string::npos) break;
+    if (line[code] == 'T' || line[code] == 't') return ProcessState::kStopped;
+    if (line[code] == 'Z' || line[code] == 'X') return ProcessState::kGone;
+    return ProcessState::kRunning;
+  }
+  return ProcessState::kGone;  // no /proc entry: it went between the two looks
+}
+
+std::string seconds_text(std::int64_t ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(ms) / 1000.0);
+  return text;
+}
+
+std::string where_text(const Entry& e) {
+  return (e.in.empty() ? "" : ", in " + e.in) +
+         (e.last_finished.empty() || e.last_finished == e.in ? "" : ", after finishing " + e.last_finished);
 }
 
 }  // namespace
@@ -100,9 +124,9 @@ void RankPresence::write_locked() {
   const std::string path = path_of(rank_), aside = path + ".new";
   std::FILE* f = std::fopen(aside.c_str(), "w");
   if (f == nullptr) return;  // best effort: a presence that cannot be written says nothing
-  std::fprintf(f, "%s\n%s\n%s\n%ld\n%lld\n%s\n%s\n", job_.c_str(), label_.c_str(), space_.c_str(),
-               static_cast<long>(getpid()),
-               static_cast<long long>(now_ms()), in_.c_str(), last_finished_.c_str());
+  std::fprintf(f, "%s\n%s\n%s\n%ld\n%lld\n%s\n%s\n%lld\n", job_.c_str(), label_.c_str(), space_.c_str(),
+               static_cast<long>(getpid()), static_cast<long long>(now_ms()), in_.c_str(), last_finished_.c_str(),
+               static_cast<long long>(progress_ms_));
   std::fclose(f);
   std::rename(aside.c_str(), path.c_str());
 }
@@ -110,6 +134,7 @@ void RankPresence::write_locked() {
 void RankPresence::entering(const std::string& what) {
   std::lock_guard lock(mutex_);
   in_ = what;
+  progress_ms_ = now_ms();
   write_locked();
 }
 
@@ -117,10 +142,16 @@ void RankPresence::finished(const std::string& what) {
   std::lock_guard lock(mutex_);
   in_.clear();
   last_finished_ = what;
+  progress_ms_ = now_ms();
   write_locked();
 }
 
 std::string RankPresence::silent_peers(std::chrono::milliseconds silent_after) const {
+  std::string in;
+  {
+    std::lock_guard lock(mutex_);
+    in = in_;
+  }
   std::ostringstream out;
   const std::int64_t now = now_ms();
   for (int r = 0; r < size_; ++r) {
@@ -130,20 +161,48 @@ std::string RankPresence::silent_peers(std::chrono::milliseconds silent_after) c
     std::string clause;
     if (!known || e.job != job_) {
       if (std::filesystem::exists(dir_)) clause = "rank " + std::to_string(r) + " never reported for this job";
-    } else if (const std::string state = process_state(e, space_);
-               now - e.heartbeat_ms > silent_after.count() || state.find("gone") != std::string::npos) {
-      // silent for long, or gone already (a failure right after a peer was killed: its heartbeat
-      // is still fresh, but its process is not there)
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(now - e.heartbeat_ms) / 1000.0);
-      clause = e.label + " (pid " + std::to_string(e.pid) + ") stopped answering " + seconds + " s ago" +
-               (e.in.empty() ? "" : ", in " + e.in) +
-               (e.last_finished.empty() || e.last_finished == e.in ? "" : ", after finishing " + e.last_finished) +
-               state;
+    } else {
+      const ProcessState state = process_state(e, space_);
+      const std::int64_t silent_ms = now - e.heartbeat_ms, still_ms = now - e.progress_ms;
+      const std::string named = e.label + " (pid " + std::to_string(e.pid) + ")";
+      if (state == ProcessState::kGone)  // at once: a peer killed a moment ago still has a fresh heartbeat
+        clause = named + " stopped answering " + seconds_text(silent_ms) + " s ago" + where_text(e) +
+                 "; the process is gone (killed or exited)";
+      else if (state == ProcessState::kStopped)
+        clause = named + " stopped answering " + seconds_text(silent_ms) + " s ago" + where_text(e) +
+                 "; the process is stopped";
+      else if (silent_ms > silent_after.count())  // its heartbeat thread is silent: gone, stopped, or cut off
+        clause = named + " stopped answering " + seconds_text(silent_ms) + " s ago" + where_text(e);
+      else if (e.in != in && still_ms > silent_after.count())  // alive, but not where the others wait
+        clause = named + " is alive but has not moved on for " + seconds_text(still_ms) + " s" +
+                 (e.in.empty() ? ", between cases" : "") + where_text(e);
     }
     if (clause.empty()) continue;
     if (out.tellp() > 0) out << "; ";
     out << clause;
+  }
+  return out.str();
+}
+
+std::string RankPresence::waiting_peers(std::chrono::milliseconds silent_after) const {
+  std::string in;
+  {
+    std::lock_guard lock(mutex_);
+    in = in_;
+  }
+  std::ostringstream out;
+  const std::int64_t now = now_ms();
+  for (int r = 0; r < size_; ++r) {
+    Entry e;
+    if (r == rank_) {
+      out << (out.tellp() > 0 ? ", " : "") << label_;
+      continue;
+    }
+    if (!read_entry(path_of(r), e) || e.job != job_ || e.in.empty() || e.in != in) continue;
+    const ProcessState state = process_state(e, space_);
+    if (state == ProcessState::kGone || state == ProcessState::kStopped || now - e.heartbeat_ms > silent_after.count())
+      continue;
+    out << (out.tellp() > 0 ? ", " : "") << e.label;
   }
   return out.str();
 }
@@ -154,7 +213,13 @@ std::string silent_peers_note() {
   const RankPresence* presence = g_presence.load();
   if (presence == nullptr) return "";
   const std::string peers = presence->silent_peers();
-  return peers.empty() ? "" : " [at fault: " + peers + "]";
+  if (peers.empty()) return "";
+  const int notices = launcher_notices();
+  return " [at fault: " + peers + "; waiting because of it: " + presence->waiting_peers() +
+         (notices > 0 ? "; the launcher reported " + std::to_string(notices) + " process end(s) in the job" : "") + "]";
 }
+
+void note_launcher_notice() { g_launcher_notices.fetch_add(1, std::memory_order_relaxed); }
+int launcher_notices() { return g_launcher_notices.load(std::memory_order_relaxed); }
 
 }  // namespace wb

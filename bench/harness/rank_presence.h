@@ -1,14 +1,19 @@
 // Each rank of a job keeps a one-line file, RUN_DIR/.ranks/rank-R, up to date: its label ("rank 1
 // on node1"), pid, the job it belongs to, a heartbeat (wall-clock time, refreshed by a thread of
-// its own twice a second) and the case it is in or last finished. A killed or stopped process
-// stops its heartbeat. So when a wait times out or a call fails, the rank that noticed can name
-// the peer at fault, not only itself: "rank 1 on node1 (pid 4242) stopped answering 14.2 s ago,
-// in coll/all_reduce/.../1MiB". Needs the run directory on a filesystem every rank sees (the
-// virtual cluster's nodes share one; on a cluster, a shared run directory); where a peer's file
-// cannot be read the message says nothing about it. A clean end removes the files.
+// its own twice a second, which goes on while the main thread is blocked in MPI or NCCL), the case
+// it is in or last finished, and when it last moved on from one case to the next. A killed or
+// stopped process stops its heartbeat; a live one keeps it. So when a wait times out or a call
+// fails, the rank that noticed can tell the peer at fault (its process gone, stopped, silent, or
+// alive but not moving on) from the peers that only wait because of it (alive, in the same case):
+// "at fault: rank 1 on node1 (pid 4242) stopped answering 14.2 s ago, in coll/all_reduce/.../1MiB;
+// the process is gone; waiting: rank 0 on node0, rank 2 on node1". Needs the run directory on a
+// filesystem every rank sees (the virtual cluster's nodes share one; on a cluster, a shared run
+// directory); where a peer's file cannot be read the message says nothing about it. A clean end
+// removes the files.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -28,10 +33,14 @@ class RankPresence {
   void entering(const std::string& what);  // a case starts
   void finished(const std::string& what);  // and ends
 
-  // The peers whose heartbeat is older than `silent_after`, whose process is gone (where this rank
-  // can see it), or that never registered for this job; one clause each joined by "; ": empty
-  // when every peer is alive.
+  // The peers at fault: whose process is gone or stopped (where this rank can see it), whose
+  // heartbeat is older than `silent_after`, that are alive but have not moved on for
+  // `silent_after` outside the case this rank waits in, or that never registered for this job; one
+  // clause each joined by "; ": empty when no peer is at fault.
   std::string silent_peers(std::chrono::milliseconds silent_after = std::chrono::seconds(3)) const;
+  // The peers alive and in the case this rank is in: blocked in the same call, because of the
+  // peers at fault. Labels joined by ", ".
+  std::string waiting_peers(std::chrono::milliseconds silent_after = std::chrono::seconds(3)) const;
 
  private:
   void write_locked();
@@ -45,12 +54,19 @@ class RankPresence {
   std::condition_variable stop_;
   bool stopping_ = false;
   std::string in_, last_finished_;
+  std::int64_t progress_ms_ = 0;  // when this rank last entered or finished a case
   std::thread beat_;
 };
 
 // The process's presence while a harness runs (null otherwise), for the failure paths: a peer
-// note to add to an error message, "" when there is nothing to say.
+// note to add to an error message (" [at fault: ...; waiting: ...]"), "" when there is nothing
+// to say.
 void set_rank_presence(RankPresence* presence);
 std::string silent_peers_note();
+
+// The launcher's notices that a process of the job ended (Hydra's SIGUSR1, which the harness
+// counts instead of dying of it: mpi_program.cpp). Async-signal-safe.
+void note_launcher_notice();
+int launcher_notices();
 
 }  // namespace wb

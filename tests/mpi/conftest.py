@@ -56,22 +56,26 @@ def read_meta(run_dir: Path):
 
 
 def rank_pids(run_dir: Path, binary: str):
-    """PIDs of the processes of one run of `binary` (found by its run directory), by MPI rank."""
-    pids = {}
+    """PIDs of the processes of one run of `binary` (found by its run directory), by MPI rank. A
+    rank under Hydra beside others has a keeper, its parent with the same command line
+    (bench/harness/rank_keeper.h): the rank is the child, never the keeper."""
+    found = {}  # pid: (rank, parent pid)
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             cmdline = (proc / "cmdline").read_bytes().split(b"\0")
             environ = (proc / "environ").read_bytes().split(b"\0")
-        except OSError:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
         if not cmdline or not cmdline[0].endswith(binary.encode()) or str(run_dir).encode() not in cmdline:
             continue
         for entry in environ:
             if entry.startswith(b"PMI_RANK="):
-                pids[int(entry.split(b"=")[1])] = int(proc.name)
-    return pids
+                found[int(proc.name)] = (int(entry.split(b"=")[1]), parent)
+    keepers = {parent for _, parent in found.values()}
+    return {rank: pid for pid, (rank, _) in found.items() if pid not in keepers}
 
 
 def extra_items(row):

@@ -1,0 +1,50 @@
+#include "harness/rank_keeper.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+namespace wb {
+namespace {
+
+bool several_ranks_under_one_hydra_proxy() {
+  if (std::getenv("SLURM_STEP_ID") != nullptr) return false;  // srun's tasks: slurmstepd keeps them apart
+  if (std::getenv("PMI_FD") == nullptr && std::getenv("PMI_PORT") == nullptr) return false;
+  const char* local = std::getenv("MPI_LOCALNRANKS");
+  return local != nullptr && std::atoi(local) > 1;
+}
+
+}  // namespace
+
+void keep_rank_process_if_hydra_would_take_its_node_mates() {
+  if (!several_ranks_under_one_hydra_proxy()) return;
+  const pid_t keeper = getpid();
+  const pid_t rank = fork();
+  if (rank < 0) return;  // no keeper: the rank runs as before
+  if (rank == 0) {
+    // The rank ends with its keeper (a SIGKILL to the keeper alone must not leave it behind).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != keeper) _exit(2);  // the keeper died before the line above
+    return;
+  }
+  // The keeper. Signals for the job reach the whole process group (Hydra's killpg, a terminal's
+  // ^C, Slurm's step signals), the rank included, so the keeper forwards none: it outlives the
+  // rank only long enough to turn its end into an exit code. Hydra's SIGUSR1 (a process of the job
+  // ended) is the rank's news, not the keeper's.
+  signal(SIGUSR1, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+  int status = 0;
+  while (waitpid(rank, &status, 0) < 0) {
+    if (errno != EINTR) _exit(2);
+  }
+  if (WIFSIGNALED(status)) _exit(128 + WTERMSIG(status));  // as a shell reports it
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
+}
+
+}  // namespace wb
