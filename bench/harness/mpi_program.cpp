@@ -92,6 +92,10 @@ std::string launcher_and_pmi() {
     const char* value = std::getenv(name);
     return value != nullptr ? value : "";
   };
+  if (!env("MPI_LOCALNRANKS").empty() && (!env("PMI_PORT").empty() || !env("PMI_FD").empty()))
+    return std::string("mpiexec (Hydra") + (env("SLURM_STEP_ID").empty() ? "" : " over Slurm, proxies started by srun") +
+           ", PMI at " + (env("PMI_PORT").empty() ? "fd " + env("PMI_FD") : env("PMI_PORT")) +
+           "); check that every node reaches mpiexec's host (HYDRA_IFACE) and that no firewall drops the port";
   if (!env("SLURM_STEP_ID").empty()) {
     std::string pmi = !env("PMIX_RANK").empty()          ? "PMIx"
                       : !env("PMI_FD").empty()           ? "PMI-2 over the fd srun passed (PMI_FD)"
@@ -102,7 +106,7 @@ std::string launcher_and_pmi() {
   }
   if (!env("PMI_PORT").empty() || !env("PMI_FD").empty())
     return "mpiexec (Hydra, PMI at " + (env("PMI_PORT").empty() ? "fd " + env("PMI_FD") : env("PMI_PORT")) +
-           "); check that every node reaches mpiexec's host and that no firewall drops the port";
+           "); check that every node reaches mpiexec's host (HYDRA_IFACE) and that no firewall drops the port";
   if (!env("PMIX_RANK").empty()) return "a PMIx launcher (PMIX_RANK set)";
   return "no launcher this process can see (no PMI or Slurm variable): started by hand as a singleton";
 }

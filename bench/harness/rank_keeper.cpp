@@ -13,7 +13,8 @@ namespace wb {
 namespace {
 
 bool several_ranks_under_one_hydra_proxy() {
-  if (std::getenv("SLURM_STEP_ID") != nullptr) return false;  // srun's tasks: slurmstepd keeps them apart
+  // MPI_LOCALNRANKS is Hydra's (over ssh or over Slurm, where srun starts its proxies); srun's own
+  // tasks do not have it, and slurmstepd leaves a killed task's node-mates alone.
   if (std::getenv("PMI_FD") == nullptr && std::getenv("PMI_PORT") == nullptr) return false;
   const char* local = std::getenv("MPI_LOCALNRANKS");
   return local != nullptr && std::atoi(local) > 1;

@@ -10,7 +10,7 @@
 namespace wb {
 
 // Forks when this process is one of several ranks under one Hydra proxy (PMI_FD or PMI_PORT and
-// MPI_LOCALNRANKS > 1, outside srun): the parent becomes the keeper and never returns; the child
+// MPI_LOCALNRANKS > 1; srun's own tasks are not): the parent becomes the keeper and never returns; the child
 // returns and goes on as the rank. Elsewhere, or if fork fails, returns at once. Call first in
 // main, before MPI, CUDA or any thread.
 void keep_rank_process_if_hydra_would_take_its_node_mates();

@@ -56,6 +56,27 @@ def mpiexec_is_hydra():
     return "HYDRA" in out
 
 
+def slurm_launch():
+    """How ranks start inside a Slurm allocation: `hydra` (MPICH's mpiexec, its proxies started by
+    srun, its own PMI server) or `srun` (Slurm's PMI). WB_SLURM_LAUNCH chooses; by default hydra
+    when mpiexec is MPICH's Hydra. Why: an MPICH with PMI-1 only (PyPI's 5.0.2) under srun's pmi2
+    plugin reads its business card 4096 bytes past UCX's shorter address, and where those stale heap
+    bytes do not compress a PMI line passes the 1024 bytes slurmstepd reads: MPI_Init aborts or
+    hangs, depending on PATH (docs/mpi-and-slurm.md, "A long PATH under srun")."""
+    chosen = os.environ.get("WB_SLURM_LAUNCH", "")
+    if chosen in ("hydra", "srun"):
+        return chosen
+    return "hydra" if mpiexec_is_hydra() else "srun"
+
+
+def slurm_launcher(ranks):
+    """The launcher's words inside an allocation; a task per GPU where the job has GPUs (srun)."""
+    if slurm_launch() == "hydra":
+        return ["mpiexec", "-launcher", "slurm", "-disable-auto-cleanup", "-n", str(ranks)]
+    gpus = ["--gpus-per-task=1"] if os.environ.get("SLURM_GPUS_ON_NODE") or os.environ.get("SLURM_JOB_GPUS") else []
+    return ["srun", f"--ntasks={ranks}", "--kill-on-bad-exit=0", *gpus]
+
+
 def launcher(step, cluster):
     """The launcher's command line. A rank that dies must not take the others with it at once:
     they then time out, and the first to notice names the dead one from its heartbeat
@@ -67,8 +88,7 @@ def launcher(step, cluster):
     if template and ranks > 1:
         command = shlex.split(template.format(ranks=ranks))
     elif ranks > 1 and os.environ.get("SLURM_JOB_ID"):
-        # inside an allocation, Slurm's own launcher
-        command = ["srun", f"--ntasks={ranks}", "--kill-on-bad-exit=0"]
+        command = slurm_launcher(ranks)
     elif ranks > 1:
         command = ["mpiexec", *(["-disable-auto-cleanup"] if mpiexec_is_hydra() else []), "-n", str(ranks)]
     else:

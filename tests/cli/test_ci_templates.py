@@ -62,15 +62,26 @@ def test_dry_run_prints_the_launcher_commands():
     assert any(line.startswith(str(Path(binary) / "wb-host")) for line in lines)  # one rank: no launcher
 
 
-def test_inside_slurm_the_launcher_is_srun():
+def test_inside_slurm_the_launcher_is_hydra_over_slurm_or_srun_when_asked():
     binary = os.environ.get("WB_BIN_DIR")
     if not binary:
         pytest.skip("WB_BIN_DIR is not set (run through ctest)")
-    env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
+    env = {k: v for k, v in os.environ.items() if k not in ("WB_LAUNCHER", "WB_SLURM_LAUNCH")}
     env["SLURM_JOB_ID"] = "4242"
-    result = subprocess.run([str(Path(binary) / "wirebench"), "run", "default", "--dry-run"], capture_output=True,
-                            text=True, env=env)
-    assert any(line.startswith("srun --ntasks=2 ") and "wb-coll" in line for line in result.stdout.splitlines())
+    mpiexec = os.environ.get("WB_MPIEXEC")
+    if mpiexec:  # the MPI the tests build with: MPICH's Hydra
+        env["PATH"] = f"{Path(mpiexec).parent}:{env['PATH']}"
+    def lines(**extra):
+        result = subprocess.run([str(Path(binary) / "wirebench"), "run", "default", "--dry-run"], capture_output=True,
+                                text=True, env=dict(env, **extra))
+        assert result.returncode == 0, result.stderr
+        return result.stdout.splitlines()
+    assert any(line.startswith("mpiexec -launcher slurm -disable-auto-cleanup -n 2 ") and "wb-coll" in line
+               for line in lines())
+    assert any(line.startswith("srun --ntasks=2 --kill-on-bad-exit=0 ") and "wb-coll" in line
+               for line in lines(WB_SLURM_LAUNCH="srun"))
+    assert any(line.startswith("srun --ntasks=2 --kill-on-bad-exit=0 --gpus-per-task=1 ") and "wb-coll" in line
+               for line in lines(WB_SLURM_LAUNCH="srun", SLURM_JOB_GPUS="0,1"))
 
 
 def _dry_run_of(tmp_path, suite_text):
@@ -140,7 +151,8 @@ def test_inside_slurm_one_rank_per_gpu_means_every_task_of_the_allocation(tmp_pa
         pytest.skip("WB_BIN_DIR is not set (run through ctest)")
     (tmp_path / "mine.yaml").write_text("name: mine\nsteps:\n  - {name: steps, binary: wb-step, ranks: gpus}\n")
     env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
-    env.update(WB_SUITES_DIR=str(tmp_path), SLURM_JOB_ID="77", SLURM_NTASKS="32", SLURM_JOB_NUM_NODES="4")
+    env.update(WB_SUITES_DIR=str(tmp_path), SLURM_JOB_ID="77", SLURM_NTASKS="32", SLURM_JOB_NUM_NODES="4",
+               WB_SLURM_LAUNCH="srun")
     result = subprocess.run([str(Path(binary) / "wirebench"), "run", "mine", "--dry-run"], capture_output=True,
                             text=True, env=env)
     assert result.returncode == 0, result.stderr
@@ -204,7 +216,7 @@ def test_a_step_on_every_node_runs_one_rank_per_node_or_says_why_it_cannot(tmp_p
     base = {k: v for k, v in os.environ.items() if k not in ("WB_LAUNCHER", "SLURM_JOB_ID")}
     base["WB_SUITES_DIR"] = str(tmp_path)
     wirebench = str(Path(binary) / "wirebench")
-    inside = dict(base, SLURM_JOB_ID="9", SLURM_JOB_NUM_NODES="3", SLURM_NTASKS="24")
+    inside = dict(base, SLURM_JOB_ID="9", SLURM_JOB_NUM_NODES="3", SLURM_NTASKS="24", WB_SLURM_LAUNCH="srun")
     result = subprocess.run([wirebench, "run", "mine", "--dry-run"], capture_output=True, text=True, env=inside)
     assert result.stdout.startswith("srun --ntasks=3 --kill-on-bad-exit=0 --ntasks-per-node=1 "), result.stdout
     hydra = dict(inside, WB_LAUNCHER="mpiexec -n {ranks} -f hosts")

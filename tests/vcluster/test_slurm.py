@@ -34,6 +34,21 @@ def bin_dir():
     return Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "ci" / "bin"))
 
 
+# Where a site installs: a prefix deep in its software tree, and a PATH as long as such sites have
+# (modules, conda, pyenv). A long PATH is what broke the installed copy under srun's PMI (docs/
+# mpi-and-slurm.md, "A long PATH under srun"): the tests run with one.
+SITE_PATH_TAIL = ":".join(f"/opt/site/software/modules/package-{i}/version-1.2.{i}/bin" for i in range(12))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """`cmake --install` of the build tree into a site-like prefix, outside the repository."""
+    prefix = tmp_path_factory.mktemp("site") / "apps" / "wirebench" / "0.1.0" / "gcc-12" / "mpich-5"
+    subprocess.run(["cmake", "--install", str(bin_dir().parent), "--prefix", str(prefix)], check=True,
+                   capture_output=True, timeout=180)
+    return prefix
+
+
 @pytest.fixture(scope="module")
 def slurm():
     up = subprocess.run([str(VCLUSTER), "up", "--nodes", "3", "--slurm"], capture_output=True, text=True, timeout=120)
@@ -52,10 +67,19 @@ def daemons():
     return subprocess.run(["pgrep", "-a", "-f", "slurmctld|slurmd|munged"], capture_output=True, text=True).stdout
 
 
-def sbatch(env, tmp_path, *args, suite="acceptance", timeout=300):
-    job_env = dict(env, WB_WIREBENCH=str(bin_dir() / "wirebench"), WB_RUN_DIR=str(tmp_path / "run"), WB_SUITE=suite)
-    result = subprocess.run(["sbatch", "--wait", f"--output={tmp_path}/job.out", *args,
-                             str(ROOT / "ci" / "templates" / "slurm-acceptance.sbatch")],
+def sbatch(env, tmp_path, *args, suite="acceptance", timeout=300, prefix=None):
+    """The acceptance template through sbatch --wait, from a folder outside the repository. With
+    `prefix` as a user runs it: the installed template, the prefix's bin first on a long PATH, no
+    WB_WIREBENCH; without, this build tree's wirebench named by WB_WIREBENCH."""
+    job_env = dict(env, WB_RUN_DIR=str(tmp_path / "run"), WB_SUITE=suite)
+    if prefix:
+        job_env.pop("WB_WIREBENCH", None)
+        job_env["PATH"] = f"{prefix / 'bin'}:{env['PATH']}:{SITE_PATH_TAIL}"
+        template = prefix / "share" / "wirebench" / "ci" / "templates" / "slurm-acceptance.sbatch"
+    else:
+        job_env["WB_WIREBENCH"] = str(bin_dir() / "wirebench")
+        template = ROOT / "ci" / "templates" / "slurm-acceptance.sbatch"
+    result = subprocess.run(["sbatch", "--wait", f"--output={tmp_path}/job.out", *args, str(template)],
                             capture_output=True, text=True, env=job_env, cwd=tmp_path, timeout=timeout)
     output = (tmp_path / "job.out").read_text() if (tmp_path / "job.out").exists() else ""
     return result, output
@@ -73,7 +97,7 @@ def test_the_nodes_are_up_with_their_own_names(slurm):
 
 
 def test_the_acceptance_template_runs_across_the_nodes(slurm, tmp_path):
-    result, output = sbatch(slurm, tmp_path, "-N", "3")
+    result, output = sbatch(slurm, tmp_path, "-N", "3")  # the one test through WB_WIREBENCH and the build tree
     assert result.returncode == 0, output
     run_dir = tmp_path / "run"
     topology = json.loads((run_dir / "topology.json").read_text())
@@ -85,9 +109,9 @@ def test_the_acceptance_template_runs_across_the_nodes(slurm, tmp_path):
     assert not [r for r in measured if r["status"] == "ERROR"]  # no GPU asked for: SKIP rows, no failure
 
 
-def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, tmp_path):
+def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, installed, tmp_path):
     (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE)
-    result, output = sbatch(slurm, tmp_path, "-N", "3", suite=str(tmp_path / "cpu-acceptance.yaml"))
+    result, output = sbatch(slurm, tmp_path, "-N", "3", suite=str(tmp_path / "cpu-acceptance.yaml"), prefix=installed)
     # The three nodes' memcpy runs at once (srun starts every node's copy together, as on a real
     # cluster), but these nodes share this machine's two cores: their figures contend, and the
     # sibling rule may fairly flag one (seen once in CI: 34% below the median). Every other verdict
