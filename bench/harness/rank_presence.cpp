@@ -146,65 +146,56 @@ void RankPresence::finished(const std::string& what) {
   write_locked();
 }
 
-std::string RankPresence::silent_peers(std::chrono::milliseconds silent_after) const {
+// What one peer's file says about it, seen from a rank waiting in case `in`: at fault (with the
+// words that name it), waiting in the same case, or nothing to say.
+RankPresence::Standing RankPresence::standing_of(int rank, std::int64_t now, const std::string& in,
+                                                 std::chrono::milliseconds silent_after) const {
+  Entry e;
+  if (!read_entry(path_of(rank), e) || e.job != job_) {
+    if (!std::filesystem::exists(dir_)) return {};
+    return {Standing::kAtFault, "rank " + std::to_string(rank) + " never reported for this job"};
+  }
+  const ProcessState state = process_state(e, space_);
+  const std::int64_t silent_ms = now - e.heartbeat_ms, still_ms = now - e.progress_ms;
+  const std::string silent = e.label + " (pid " + std::to_string(e.pid) + ") stopped answering " +
+                             seconds_text(silent_ms) + " s ago" + where_text(e);
+  if (state == ProcessState::kGone)  // at once: a peer killed a moment ago still has a fresh heartbeat
+    return {Standing::kAtFault, silent + "; the process is gone (killed or exited)"};
+  if (state == ProcessState::kStopped) return {Standing::kAtFault, silent + "; the process is stopped"};
+  if (silent_ms > silent_after.count())  // its heartbeat thread is silent: gone, stopped, or cut off
+    return {Standing::kAtFault, silent};
+  if (e.in == in) return e.in.empty() ? Standing{} : Standing{Standing::kWaiting, e.label};  // with this rank
+  if (still_ms > silent_after.count())  // alive, but not where the others wait
+    return {Standing::kAtFault, e.label + " (pid " + std::to_string(e.pid) + ") is alive but has not moved on for " +
+                                    seconds_text(still_ms) + " s" + (e.in.empty() ? ", between cases" : "") +
+                                    where_text(e)};
+  return {};
+}
+
+std::string RankPresence::peers_that_are(Standing::Kind kind, std::chrono::milliseconds silent_after) const {
   std::string in;
   {
     std::lock_guard lock(mutex_);
     in = in_;
   }
-  std::ostringstream out;
   const std::int64_t now = now_ms();
+  const char* separator = kind == Standing::kAtFault ? "; " : ", ";
+  std::string out = kind == Standing::kWaiting ? label_ : "";  // this rank waits too
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
-    Entry e;
-    const bool known = read_entry(path_of(r), e);
-    std::string clause;
-    if (!known || e.job != job_) {
-      if (std::filesystem::exists(dir_)) clause = "rank " + std::to_string(r) + " never reported for this job";
-    } else {
-      const ProcessState state = process_state(e, space_);
-      const std::int64_t silent_ms = now - e.heartbeat_ms, still_ms = now - e.progress_ms;
-      const std::string named = e.label + " (pid " + std::to_string(e.pid) + ")";
-      if (state == ProcessState::kGone)  // at once: a peer killed a moment ago still has a fresh heartbeat
-        clause = named + " stopped answering " + seconds_text(silent_ms) + " s ago" + where_text(e) +
-                 "; the process is gone (killed or exited)";
-      else if (state == ProcessState::kStopped)
-        clause = named + " stopped answering " + seconds_text(silent_ms) + " s ago" + where_text(e) +
-                 "; the process is stopped";
-      else if (silent_ms > silent_after.count())  // its heartbeat thread is silent: gone, stopped, or cut off
-        clause = named + " stopped answering " + seconds_text(silent_ms) + " s ago" + where_text(e);
-      else if (e.in != in && still_ms > silent_after.count())  // alive, but not where the others wait
-        clause = named + " is alive but has not moved on for " + seconds_text(still_ms) + " s" +
-                 (e.in.empty() ? ", between cases" : "") + where_text(e);
-    }
-    if (clause.empty()) continue;
-    if (out.tellp() > 0) out << "; ";
-    out << clause;
+    const Standing standing = standing_of(r, now, in, silent_after);
+    if (standing.kind != kind) continue;
+    out += (out.empty() ? "" : separator) + standing.words;
   }
-  return out.str();
+  return out;
+}
+
+std::string RankPresence::silent_peers(std::chrono::milliseconds silent_after) const {
+  return peers_that_are(Standing::kAtFault, silent_after);
 }
 
 std::string RankPresence::waiting_peers(std::chrono::milliseconds silent_after) const {
-  std::string in;
-  {
-    std::lock_guard lock(mutex_);
-    in = in_;
-  }
-  std::ostringstream out;
-  const std::int64_t now = now_ms();
-  for (int r = 0; r < size_; ++r) {
-    Entry e;
-    if (r == rank_) {
-      out << (out.tellp() > 0 ? ", " : "") << label_;
-      continue;
-    }
-    if (!read_entry(path_of(r), e) || e.job != job_ || e.in.empty() || e.in != in) continue;
-    const ProcessState state = process_state(e, space_);
-    if (state == ProcessState::kGone || state == ProcessState::kStopped || now - e.heartbeat_ms > silent_after.count())
-      continue;
-    out << (out.tellp() > 0 ? ", " : "") << e.label;
-  }
-  return out.str();
+  return peers_that_are(Standing::kWaiting, silent_after);
 }
 
 void set_rank_presence(RankPresence* presence) { g_presence.store(presence); }

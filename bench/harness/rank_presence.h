@@ -43,6 +43,12 @@ class RankPresence {
   std::string waiting_peers(std::chrono::milliseconds silent_after = std::chrono::seconds(3)) const;
 
  private:
+  struct Standing {
+    enum Kind { kNothing, kAtFault, kWaiting } kind = kNothing;
+    std::string words;  // the clause that names a peer at fault, or a waiting peer's label
+  };
+  Standing standing_of(int rank, std::int64_t now, const std::string& in, std::chrono::milliseconds silent_after) const;
+  std::string peers_that_are(Standing::Kind kind, std::chrono::milliseconds silent_after) const;
   void write_locked();
   std::string path_of(int rank) const;
 
