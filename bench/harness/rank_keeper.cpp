@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -44,7 +46,19 @@ void keep_rank_process_if_hydra_would_take_its_node_mates() {
   while (waitpid(rank, &status, 0) < 0) {
     if (errno != EINTR) _exit(2);
   }
-  if (WIFSIGNALED(status)) _exit(128 + WTERMSIG(status));  // as a shell reports it
+  if (WIFSIGNALED(status)) {
+    // The launcher now sees an exit, and says nothing of a signal: say it here, in our words, with
+    // the rank that died (its heartbeat's pid is this pid).
+    const char* rank_env = std::getenv("PMI_RANK");
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const int code = 128 + WTERMSIG(status);  // as a shell reports it
+    std::fprintf(stderr, "error: rank %s on %s (pid %ld): killed by signal %d (%s) (exit code %d)\n",
+                 rank_env != nullptr ? rank_env : "?", host, static_cast<long>(rank), WTERMSIG(status),
+                 strsignal(WTERMSIG(status)), code);
+    std::fflush(stderr);
+    _exit(code);
+  }
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
 }
 
