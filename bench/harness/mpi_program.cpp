@@ -92,11 +92,15 @@ std::string launcher_and_pmi() {
     const char* value = std::getenv(name);
     return value != nullptr ? value : "";
   };
-  if (!env("MPI_LOCALNRANKS").empty() && (!env("PMI_PORT").empty() || !env("PMI_FD").empty()))
-    return std::string("mpiexec (Hydra") + (env("SLURM_STEP_ID").empty() ? "" : " over Slurm, proxies started by srun") +
+  // Hydra's ranks carry MPI_LOCALNRANKS (over Slurm too, where srun starts its proxies); srun's
+  // own tasks have a PMI_FD but not that.
+  const bool under_srun = !env("SLURM_STEP_ID").empty();
+  const bool has_pmi = !env("PMI_PORT").empty() || !env("PMI_FD").empty();
+  if (has_pmi && (!env("MPI_LOCALNRANKS").empty() || !under_srun))
+    return std::string("mpiexec (Hydra") + (under_srun ? " over Slurm, proxies started by srun" : "") +
            ", PMI at " + (env("PMI_PORT").empty() ? "fd " + env("PMI_FD") : env("PMI_PORT")) +
            "); check that every node reaches mpiexec's host (HYDRA_IFACE) and that no firewall drops the port";
-  if (!env("SLURM_STEP_ID").empty()) {
+  if (under_srun) {
     std::string pmi = !env("PMIX_RANK").empty()          ? "PMIx"
                       : !env("PMI_FD").empty()           ? "PMI-2 over the fd srun passed (PMI_FD)"
                       : !env("SLURM_MPI_TYPE").empty()   ? "--mpi=" + env("SLURM_MPI_TYPE")
@@ -104,9 +108,6 @@ std::string launcher_and_pmi() {
     return "srun (Slurm step " + env("SLURM_JOB_ID") + "." + env("SLURM_STEP_ID") + ", " + pmi +
            "); check srun's --mpi against the MPI library's PMI (docs/mpi-and-slurm.md)";
   }
-  if (!env("PMI_PORT").empty() || !env("PMI_FD").empty())
-    return "mpiexec (Hydra, PMI at " + (env("PMI_PORT").empty() ? "fd " + env("PMI_FD") : env("PMI_PORT")) +
-           "); check that every node reaches mpiexec's host (HYDRA_IFACE) and that no firewall drops the port";
   if (!env("PMIX_RANK").empty()) return "a PMIx launcher (PMIX_RANK set)";
   return "no launcher this process can see (no PMI or Slurm variable): started by hand as a singleton";
 }
