@@ -71,19 +71,30 @@ def _score(members):
     return {id(m): m.value for m in members}, "GB/s"
 
 
+def fleet_reference(values):
+    """(median, scaled MAD) of a fleet's figures: what a healthy member reads and how far noise goes."""
+    median = statistics.median(values)
+    return median, 1.4826 * statistics.median(abs(x - median) for x in values)
+
+
+def below_fleet(value, reference):
+    """The fleet rule: more than SLOW_MAD MADs and SLOW_RELATIVE below the fleet's median."""
+    median, mad = reference
+    return median > 0 and median - value > SLOW_MAD * mad and (median - value) / median > SLOW_RELATIVE
+
+
+def below_ceiling(fraction, healthy_fraction):
+    """What robust statistics cannot see when half the fleet is slow (4 nodes, one bad)."""
+    return fraction is not None and healthy_fraction is not None and fraction < healthy_fraction
+
+
 def slow_members(members):
     """(slow verdicts, fleet median, how the figure is read) by the fleet's robust statistics."""
     score, unit = _score(members)
-    values = list(score.values())
-    median = statistics.median(values)
-    mad = 1.4826 * statistics.median(abs(x - median) for x in values)
-    def below_fleet(m):
-        return median > 0 and median - score[id(m)] > SLOW_MAD * mad and (median - score[id(m)]) / median > SLOW_RELATIVE
-
-    def below_ceiling(m):  # what robust statistics cannot see when half the fleet is slow (4 nodes, one bad)
-        return m.fraction is not None and m.healthy_fraction is not None and m.fraction < m.healthy_fraction
-    slow = [m for m in members if below_fleet(m) or below_ceiling(m)]
-    return slow, median, unit
+    reference = fleet_reference(list(score.values()))
+    slow = [m for m in members
+            if below_fleet(score[id(m)], reference) or below_ceiling(m.fraction, m.healthy_fraction)]
+    return slow, reference[0], unit
 
 
 def _rails(members):

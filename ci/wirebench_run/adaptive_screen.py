@@ -1,0 +1,290 @@
+"""The bad node in a thousand without measuring every pair: screen, isolate, confirm.
+
+--pairs all measures every node pair, n-1 rounds (1,023 on 1,024 nodes); a fault is rarer than
+that. This schedule measures every node at once and then looks closer only where a pair was slow:
+  screen   disjoint pairs covering every node and, when nodes sit in groups (a leaf switch), every
+           pair of groups: one round, two where the group pairs outnumber a round's pairs;
+  isolate  each node of a slow pair with a node already seen healthy (from a group other than its
+           partner's), and across two groups a healthy pair on the same two groups: the node, the
+           route between the groups, or the path between the two nodes;
+  confirm  each suspect measured again, against a healthy node it has not met (node), another
+           healthy pair on the route (route), the pair itself (path), until it is decided.
+A suspect is decided by its probes (the screen's pair only raised it): a culprit is slow in
+CULPRIT_PROBES probes and fast in none; fast in its probes, it is cleared (slow once and fast twice:
+a transient); slow in CULPRIT_PROBES and fast in some, it is named intermittent. A round never holds a node twice, so each round is one `--pairs` round of
+disjoint pairs, measured at the same time as --pairs all's rounds are.
+Slow is the reporter's fleet rule (wirebench_report.culprits): against the screen's median and MAD,
+or below the healthy fraction of the ceiling. Figures are read as fractions of the ceiling when
+`healthy_fraction` is given, else as they come (a higher figure is a better pair).
+What it cannot see: a fault between two nodes only (one cable or route) is found when the screen
+pairs them; the screen covers every node and every group pair, not every node pair."""
+import random
+from dataclasses import dataclass, field
+
+from wirebench_report.culprits import below_ceiling, below_fleet, fleet_reference
+
+CULPRIT_PROBES = 2    # a culprit is slow in this many probes after the screen, and fast in none
+PATH_NODE_FAST = 3    # a path is named when each of its nodes is fast in this many probes
+FABRIC_SHARE = 0.75   # this share of the screen's pairs slow: the fabric, not a culprit
+MAX_ROUNDS = 12
+
+
+@dataclass(frozen=True)
+class Observation:
+    round: int
+    purpose: str          # screen, isolate, confirm
+    a: str
+    b: str
+    figure: float
+    slow: bool
+
+
+@dataclass
+class Suspect:
+    """What one slow screen pair may mean, with the probes that decide it. Only probes count: the
+    screen's pair raised the suspicion (its partner was not known to be healthy)."""
+    kind: str             # node, route, path
+    name: str             # node3, leaf2-leaf7, node3-node9
+    members: tuple        # the node (node), the two groups (route), the two nodes (path)
+    slow: int = 0
+    fast: int = 0
+    partners: set = field(default_factory=set)  # nodes it was measured with (node), nodes used (route)
+    evidence: list = field(default_factory=list)
+    explained_by: str = ""  # a path whose slowness a node or route culprit explains
+    fast_to_clear: int = 1  # raised for the nodes of a path about to be named: a flaky node is no path
+    flaky: bool = False     # a node slow with a healthy partner once, its slow pair slow again
+
+    def state(self):
+        if self.explained_by:
+            return "explained"
+        if self.flaky:
+            return "intermittent"
+        if self.slow == 0 and self.fast >= self.fast_to_clear or self.slow == 1 and self.fast >= self.fast_to_clear + 1:
+            return "cleared"
+        if self.slow >= CULPRIT_PROBES:
+            return "intermittent" if self.fast else "culprit"
+        return "open"
+
+
+@dataclass
+class Finding:
+    kind: str             # node, route, path, fabric, unresolved
+    name: str
+    intermittent: bool
+    evidence: list        # the observations that decided it
+
+    def __str__(self):
+        slow = sum(o.slow for o in self.evidence)
+        kind = f"{self.kind} (intermittent)" if self.intermittent else self.kind
+        return f"{kind} {self.name}: slow in {slow} of {len(self.evidence)} measurements"
+
+
+class AdaptiveScreen:
+    """The schedule as a state machine: next_round() gives the pairs to measure at once (None when
+    every suspect is decided), record() takes their figures, findings() names the culprits."""
+
+    def __init__(self, nodes, groups=None, healthy_fraction=None, max_rounds=MAX_ROUNDS, seed=1):
+        if len(nodes) < 3:
+            raise ValueError("an adaptive screen needs three nodes at least: two cannot tell a node from its path")
+        self.nodes = list(nodes)
+        self.group = dict(groups) if groups else {n: "" for n in self.nodes}
+        self.healthy_fraction = healthy_fraction
+        self.max_rounds = max_rounds
+        self.random = random.Random(seed)
+        self.observations = []
+        self.rounds = []            # (purpose, [(a, b)]) per round, as measured
+        self.healthy = set()        # nodes seen fast with a partner
+        self.suspects = {}          # name -> Suspect
+        self.reference = None       # (median, MAD) of the screen's figures
+        self.fabric = False
+        self._uncovered = self._group_pairs()
+        self._unseen = set(self.nodes)
+        self._pending = None        # the round handed out: [(a, b, purpose, suspects)]
+
+    # -- the rounds ------------------------------------------------------------------------------
+    def next_round(self):
+        if self._pending is not None:
+            raise RuntimeError("record() the round handed out before asking for the next")
+        if self.fabric or len(self.rounds) >= self.max_rounds:
+            return None
+        planned = self._screen_round() if self._uncovered or not self.rounds else self._closer_round()
+        if not planned:
+            return None
+        self._pending = planned
+        purposes = sorted({purpose for _, _, purpose, _ in planned}, key=["screen", "isolate", "confirm"].index)
+        self.rounds.append(("+".join(purposes), [(a, b) for a, b, _, _ in planned]))
+        return [(a, b) for a, b, _, _ in planned]
+
+    def record(self, figures):
+        """figures: {(a, b): figure} for every pair of the round handed out."""
+        planned, self._pending = self._pending, None
+        number = len(self.rounds)
+        if planned[0][2] == "screen":
+            screen_figures = [figures[(a, b)] for a, b, _, _ in planned]
+            earlier = [o.figure for o in self.observations if o.purpose == "screen"]
+            self.reference = fleet_reference(earlier + screen_figures)
+        for a, b, purpose, suspects in planned:
+            figure = figures[(a, b)]
+            observation = Observation(number, purpose, a, b, figure, self._slow(figure))
+            self.observations.append(observation)
+            self._unseen -= {a, b}
+            if purpose == "screen":
+                self._after_screen(observation)
+            else:
+                self._after_probe(observation, suspects)
+        if planned[0][2] == "screen" and not self._uncovered:
+            screened = [o for o in self.observations if o.purpose == "screen"]
+            slow_share = sum(o.slow for o in screened) / len(screened)
+            suspects = {n for o in screened if o.slow for n in (o.a, o.b)}
+            self.fabric = slow_share >= FABRIC_SHARE or len(suspects) > len(self.nodes) / 2
+
+    def findings(self):
+        if self.fabric:
+            return [Finding("fabric", "all", False, [o for o in self.observations if o.slow])]
+        out = []
+        for suspect in self.suspects.values():
+            state = suspect.state()
+            if state in ("culprit", "intermittent"):
+                out.append(Finding(suspect.kind, suspect.name, state == "intermittent", suspect.evidence))
+            elif state == "open":
+                out.append(Finding("unresolved", f"{suspect.kind} {suspect.name}", False, suspect.evidence))
+        return sorted(out, key=lambda f: (f.kind, f.name))
+
+    # -- slow, by the reporter's fleet rule ------------------------------------------------------
+    def _slow(self, figure):
+        if below_ceiling(figure if self.healthy_fraction is not None else None, self.healthy_fraction):
+            return True
+        return self.reference is not None and below_fleet(figure, self.reference)
+
+    # -- screen ----------------------------------------------------------------------------------
+    def _group_pairs(self):
+        groups = sorted(set(self.group.values()))
+        if len(groups) < 2:
+            return []
+        # Spread in offsets, as the circle schedule does: each group meets every other, itself too.
+        return [(groups[i], groups[(i + k) % len(groups)]) for k in range(len(groups) // 2 + 1)
+                for i in range(len(groups)) if k < (len(groups) + 1) // 2 or i < len(groups) // 2]
+
+    def _screen_round(self):
+        free = {}
+        for node in self.random.sample(self.nodes, len(self.nodes)):
+            free.setdefault(self.group[node], []).append(node)
+        pairs, still = [], []
+        for a_group, b_group in self._uncovered:
+            enough = len(free.get(a_group, [])) >= (2 if a_group == b_group else 1) and free.get(b_group)
+            if not enough:
+                still.append((a_group, b_group))
+                continue
+            pairs.append((free[a_group].pop(), free[b_group].pop()))
+        self._uncovered = still
+        rest = [n for nodes in free.values() for n in nodes]
+        self.random.shuffle(rest)
+        pairs += [(rest[i], rest[i + 1]) for i in range(0, len(rest) - 1, 2)]
+        return [(a, b, "screen", ()) for a, b in pairs]
+
+    def _after_screen(self, o):
+        if not o.slow:
+            self.healthy |= {o.a, o.b}
+            return
+        # Either node; the route between their groups; or the path between the two nodes.
+        opened = [self._suspect("node", n, (n,)) for n in (o.a, o.b)]
+        ga, gb = self.group[o.a], self.group[o.b]
+        if ga != gb:
+            opened.append(self._suspect("route", "-".join(sorted((ga, gb))), tuple(sorted((ga, gb)))))
+        opened.append(self._suspect("path", "-".join(sorted((o.a, o.b))), tuple(sorted((o.a, o.b)))))
+        for suspect in opened:
+            suspect.evidence.append(o)
+            suspect.partners |= {o.a, o.b} - set(suspect.members)
+
+    def _suspect(self, kind, name, members):
+        return self.suspects.setdefault(f"{kind} {name}", Suspect(kind, name, members))
+
+    # -- isolate and confirm ---------------------------------------------------------------------
+    def _closer_round(self):
+        self._explain_paths()
+        used, planned = set(), []
+        at_fault = {s.members[0] for s in self.suspects.values() if s.kind == "node" and s.state() != "cleared"}
+        healthy = [n for n in self.nodes if n in self.healthy and n not in at_fault]
+        self.random.shuffle(healthy)
+
+        def partner(avoid_nodes, avoid_groups=(), group=None):
+            """A healthy node not in this round yet, in `group`, else outside `avoid_groups` if one is."""
+            candidates = [n for n in healthy if n not in used and n not in avoid_nodes
+                          and (group is None or self.group[n] == group)]
+            chosen = next((n for n in candidates if self.group[n] not in avoid_groups), None)
+            return chosen if chosen is not None or group is not None else next(iter(candidates), None)
+
+        def plan(a, b, purpose, suspect):
+            used.update((a, b))
+            planned.append((a, b, purpose, (suspect,)))
+
+        for node in sorted(self._unseen):  # a node no screen pair held (an odd count)
+            mate = partner({node})
+            if mate is not None:
+                plan(node, mate, "isolate", self._suspect("node", node, (node,)))
+        for suspect in list(self.suspects.values()):
+            if suspect.state() != "open":
+                continue
+            if suspect.kind == "node":
+                node = suspect.members[0]
+                # In its own group first (no route between), else away from its earlier partners' groups.
+                mine = self.group[node]
+                mate = None if node in used else (partner(suspect.partners, group=mine) or
+                                                  partner(suspect.partners, {self.group[p] for p in suspect.partners}))
+                if mate is not None:
+                    plan(node, mate, self._purpose(suspect), suspect)
+            elif suspect.kind == "route":
+                a = partner(suspect.partners, group=suspect.members[0])
+                b = partner(suspect.partners | {a}, group=suspect.members[1]) if a is not None else None
+                if a is not None and b is not None:
+                    plan(a, b, self._purpose(suspect), suspect)
+            elif self._path_can_be_probed(suspect) and not set(suspect.members) & used:
+                plan(*suspect.members, self._purpose(suspect), suspect)
+        return planned
+
+    def _explain_paths(self):
+        """A slow pair one of whose nodes, or whose route, is a culprit is explained by it. A node slow
+        with a healthy partner even once, while its pair is slow again, is that node, intermittent:
+        a path is the culprit only when both its nodes are fine with everyone else."""
+        for suspect in self.suspects.values():
+            if suspect.kind != "path" or suspect.state() == "cleared":
+                continue
+            nodes = self._explainers(suspect)[:2]
+            worst = max(node.slow / (node.slow + node.fast or 1) for node in nodes)
+            for node in nodes:
+                if suspect.slow and node.slow and node.fast and node.slow / (node.slow + node.fast) == worst:
+                    node.flaky = True
+            for other in self._explainers(suspect):
+                if other is not None and other.state() in ("culprit", "intermittent"):
+                    suspect.explained_by = f"{other.kind} {other.name}"
+                    break
+
+    def _explainers(self, path):
+        a, b = path.members
+        ga, gb = self.group[a], self.group[b]
+        route = self.suspects.get("route " + "-".join(sorted((ga, gb)))) if ga != gb else None
+        return [self.suspects.get(f"node {a}"), self.suspects.get(f"node {b}"), route]
+
+    def _path_can_be_probed(self, path):
+        """Only once its nodes and its route are decided: until then its slowness may be theirs. A
+        path slow again is named only when each of its nodes is fast in PATH_NODE_FAST probes: a
+        flaky node passes one probe as often as not."""
+        return all(other is None or other.state() != "open" for other in self._explainers(path))
+
+    @staticmethod
+    def _purpose(suspect):
+        return "isolate" if suspect.slow + suspect.fast == 0 else "confirm"
+
+    def _after_probe(self, o, suspects):
+        if not o.slow:
+            self.healthy.update((o.a, o.b))
+        for suspect in suspects:
+            suspect.evidence.append(o)
+            suspect.partners |= {o.a, o.b} - set(suspect.members)
+            if o.slow:
+                suspect.slow += 1
+            else:
+                suspect.fast += 1
+            if suspect.kind == "path" and o.slow:
+                for node in self._explainers(suspect)[:2]:
+                    node.fast_to_clear = max(node.fast_to_clear, PATH_NODE_FAST)
