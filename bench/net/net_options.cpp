@@ -44,8 +44,15 @@ void declare_net_options(OptionParser& parser, NetOptions& options, std::string&
                "all-serial (every pair, one at a time: the figure without contention) | bisection (--matchings "
                "random perfect matchings, all pairs of one at once, and each matching's aggregate) | alltoall (every "
                "rank streaming to every other at once: a row per ordered pair, timed by when its data arrived, and "
-               "the aggregate; streaming only, --tests is not used)",
-               [&](const std::string& v) { options.pairs = parse_pair_mode(v); });
+               "the aggregate; streaming only, --tests is not used) | A-B,C-D,... (the rank pairs listed, disjoint, "
+               "as one round at once, both ways: a round of a schedule chosen outside, as the runner's adaptive "
+               "screen does)",
+               [&](const std::string& v) {
+                 options.pairs = parse_pair_mode(v);
+                 if (options.pairs == PairMode::kListed) options.listed = parse_listed_pairs(v);
+               });
+  parser.value("--round", "N", "with --pairs A-B,...: the round's number in its schedule, as its rows say it (default 1)",
+               [&](const std::string& v) { options.round_number = static_cast<std::size_t>(parse_whole_number("--round", v, 1)); });
   parser.value("--matchings", "K", "bisection: how many random matchings (default 3)", [&](const std::string& v) {
     options.matchings = static_cast<int>(parse_whole_number("--matchings", v, 1));
   });

@@ -17,7 +17,9 @@ struct NetOptions {
   std::vector<std::uint64_t> sizes;          // --sizes, default 0:4MiB
   std::string size_text;                     // --sizes as given (for the decimal-units note)
   std::vector<P2pPattern> patterns;          // --tests latency,bw,bibw
-  PairMode pairs = PairMode::kFirst;         // --pairs first|ring|all|all-serial|bisection
+  PairMode pairs = PairMode::kFirst;         // --pairs first|ring|all|all-serial|bisection|alltoall|A-B,...
+  PairRound listed;                          // --pairs A-B,C-D: the round
+  std::size_t round_number = 1;              // --round N: the listed round's number in its schedule
   int matchings = 3;                         // --matchings K (bisection)
   std::uint64_t seed = 1;                    // --seed S (bisection)
   std::optional<int> plan_nodes;             // --plan N: print the sweep's cost, measure nothing
@@ -33,7 +35,7 @@ struct NetOptions {
   bool crash = false;                        // --inject-fault crash
   HarnessOptions harness;
 
-  PairPlanRequest plan_request(int ranks) const { return {pairs, ranks, matchings, seed}; }
+  PairPlanRequest plan_request(int ranks) const { return {pairs, ranks, matchings, seed, listed}; }
 };
 
 // Throws UsageError for anything it cannot understand.

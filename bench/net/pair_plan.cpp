@@ -1,8 +1,11 @@
 #include "net/pair_plan.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 
 #include "harness/errors.h"
@@ -16,7 +19,40 @@ PairMode parse_pair_mode(std::string_view text) {
   if (text == "all-serial") return PairMode::kAllSerial;
   if (text == "bisection") return PairMode::kBisection;
   if (text == "alltoall") return PairMode::kAllToAll;
-  throw UsageError("--pairs: '" + std::string(text) + "' is not first, ring, all, all-serial, bisection or alltoall");
+  if (text == "adaptive") return PairMode::kAdaptive;
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) {
+    parse_listed_pairs(text);  // its errors are the user's
+    return PairMode::kListed;
+  }
+  throw UsageError("--pairs: '" + std::string(text) +
+                   "' is not first, ring, all, all-serial, bisection, alltoall, adaptive or a list of rank pairs (0-1,2-3)");
+}
+
+PairRound parse_listed_pairs(std::string_view text) {
+  PairRound round;
+  std::set<int> seen;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string_view item = text.substr(at, comma - at);
+    const std::size_t dash = item.find('-');
+    auto rank = [&](std::string_view digits) {
+      int value = -1;
+      const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() || value < 0)
+        throw UsageError("--pairs: '" + std::string(item) + "' is not a pair of ranks A-B (as in 0-1,2-3)");
+      return value;
+    };
+    if (dash == std::string_view::npos) rank({});
+    const int a = rank(item.substr(0, dash)), b = rank(item.substr(dash + 1));
+    if (a == b) throw UsageError("--pairs: '" + std::string(item) + "' pairs a rank with itself");
+    for (int r : {a, b})
+      if (!seen.insert(r).second)
+        throw UsageError("--pairs: rank " + std::to_string(r) + " is in two pairs; a round's pairs are disjoint");
+    round.push_back({std::min(a, b), std::max(a, b)});
+    at = comma + 1;
+  }
+  return round;
 }
 
 const char* pair_mode_name(PairMode mode) {
@@ -27,6 +63,8 @@ const char* pair_mode_name(PairMode mode) {
     case PairMode::kAllSerial: return "all-serial";
     case PairMode::kBisection: return "bisection";
     case PairMode::kAllToAll: return "alltoall";
+    case PairMode::kListed: return "listed";
+    case PairMode::kAdaptive: return "adaptive";
   }
   return "?";
 }
@@ -105,6 +143,17 @@ std::vector<PairRound> plan_rounds(const PairPlanRequest& request) {
       if (request.matchings < 1) throw UsageError("--matchings: at least 1");
       rounds = random_matchings(ranks, request.matchings, request.seed);
       break;
+    case PairMode::kListed:
+      for (const RankPair& pair : request.listed)
+        if (pair.responder >= ranks)
+          throw UsageError("--pairs: rank " + std::to_string(pair.responder) + " is not one of the " +
+                           std::to_string(ranks) + " ranks");
+      rounds.push_back(request.listed);
+      break;
+    case PairMode::kAdaptive:
+      throw UsageError("--pairs adaptive chooses each round from the last one's figures: a wirebench run step "
+                       "(`wb-net --pairs adaptive` in a suite) runs it, wb-net measuring each round as --pairs A-B,...; "
+                       "wb-net --plan N --pairs adaptive estimates it");
   }
   return rounds;
 }

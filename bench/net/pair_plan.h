@@ -9,6 +9,8 @@
 //   bisection   K random perfect matchings (a seed picks them), every pair of a matching at once
 //   alltoall    every rank streaming to every other at once (net/all_to_all_batch.h): one round
 //               holding every pair, not disjoint
+//   A-B,C-D     the pairs listed, disjoint, as one round at once (a schedule chosen outside, round
+//               by round: the runner's adaptive screen, wirebench_report/adaptive_screen.py)
 #pragma once
 
 #include <cstdint>
@@ -17,8 +19,10 @@
 
 namespace wb {
 
-enum class PairMode { kFirst, kRing, kAll, kAllSerial, kBisection, kAllToAll };
-PairMode parse_pair_mode(std::string_view text);  // throws UsageError
+// kAdaptive is planned only (--plan): its rounds depend on what earlier rounds measured, so the runner
+// chooses them and wb-net measures each as a listed round.
+enum class PairMode { kFirst, kRing, kAll, kAllSerial, kBisection, kAllToAll, kListed, kAdaptive };
+PairMode parse_pair_mode(std::string_view text);  // throws UsageError; "A-B,..." is kListed
 const char* pair_mode_name(PairMode mode);
 
 struct RankPair {
@@ -34,9 +38,13 @@ struct PairPlanRequest {
   int ranks = 2;
   int matchings = 1;        // bisection: how many random matchings
   std::uint64_t seed = 1;   // bisection: which ones
+  PairRound listed;         // listed: the round
 };
 
-// Throws UsageError when there are fewer than 2 ranks.
+// "0-1,2-3": disjoint pairs of distinct ranks, the lower rank first in each. Throws UsageError.
+PairRound parse_listed_pairs(std::string_view text);
+
+// Throws UsageError when there are fewer than 2 ranks, or a listed pair names a rank there is not.
 std::vector<PairRound> plan_rounds(const PairPlanRequest& request);
 
 // The round-robin schedule alone: rounds of disjoint pairs covering every pair of `ranks` once.

@@ -54,6 +54,20 @@ std::string thousands(std::uint64_t n) {
   return out;
 }
 
+// The adaptive screen (reports/wirebench_report/adaptive_screen.py) on one switch: a screen round of
+// n/2 pairs, every node at once; where a pair is slow, an isolate round (its nodes with healthy ones)
+// and a confirm round (once more). A slow path or a transient takes more (tests/screening holds the
+// schedule to these counts).
+constexpr std::size_t kAdaptiveHealthyRounds = 1;
+constexpr std::size_t kAdaptiveCulpritRounds = 3;
+
+// Rounds shaped as the adaptive screen's, for their cost: the screen, then rounds of a few probes.
+std::vector<PairRound> adaptive_rounds(int nodes) {
+  std::vector<PairRound> rounds = random_matchings(nodes, 1, 1);
+  for (std::size_t r = kAdaptiveHealthyRounds; r < kAdaptiveCulpritRounds; ++r) rounds.push_back({{0, 1}, {2, 3}});
+  return rounds;
+}
+
 }  // namespace
 
 double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link) {
@@ -71,14 +85,15 @@ double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window,
 }
 
 SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel& link) {
-  const auto rounds = plan_rounds({mode, shape.nodes, shape.matchings, shape.seed});
+  const auto rounds = mode == PairMode::kAdaptive ? adaptive_rounds(shape.nodes)
+                                                 : plan_rounds({mode, shape.nodes, shape.matchings, shape.seed, {}});
   SweepCost cost;
   cost.rounds = rounds.size();
   for (const auto& round : rounds) {
     cost.pairs += round.size();
     cost.largest_round = std::max(cost.largest_round, round.size());
   }
-  const bool at_once = mode == PairMode::kAll || mode == PairMode::kBisection;
+  const bool at_once = mode == PairMode::kAll || mode == PairMode::kBisection || mode == PairMode::kAdaptive;
   // A barrier, the gather (or reduction) of the batch times and the elapsed-time agreement.
   const double overhead = 3 * std::ceil(std::log2(std::max(shape.nodes, 2))) * 2 * link.latency_us * 1e-6;
   if (shape.sizes.empty()) return cost;
@@ -137,10 +152,28 @@ std::string sweep_plan_text(const SweepShape& shape, const LinkModel& link) {
                   duration_text(cost.seconds).c_str(), duration_text(cost.seconds_at_cap).c_str());
     out += line;
   }
+  const SweepCost adaptive = estimate_sweep(PairMode::kAdaptive, shape, link);
+  const double per_round = adaptive.seconds / static_cast<double>(adaptive.rounds);
+  const double per_round_at_cap = adaptive.seconds_at_cap / static_cast<double>(adaptive.rounds);
+  for (std::size_t rounds : {kAdaptiveHealthyRounds, kAdaptiveCulpritRounds}) {
+    const double share = static_cast<double>(rounds) / static_cast<double>(adaptive.rounds);
+    std::snprintf(line, sizeof line, "%-12s %8s %14s %15s %15s %15s\n",
+                  rounds == kAdaptiveHealthyRounds ? "adaptive" : "  + culprits", thousands(rounds).c_str(),
+                  thousands(adaptive.largest_round).c_str(),
+                  thousands(static_cast<std::uint64_t>(static_cast<double>(adaptive.measurements) * share)).c_str(),
+                  duration_text(per_round * static_cast<double>(rounds)).c_str(),
+                  duration_text(per_round_at_cap * static_cast<double>(rounds)).c_str());
+    out += line;
+  }
   out +=
       "# all: every pair once, in rounds of disjoint pairs at once (what an acceptance run uses); all-serial: one pair at\n"
-      "# a time, the figure without contention; bisection: random perfect matchings (--matchings, --seed). Batches are\n"
-      "# timed from the link model, not measured: the sampling rule, not the wire, sets most of the time at small sizes.\n";
+      "# a time, the figure without contention; bisection: random perfect matchings (--matchings, --seed); adaptive:\n"
+      "# every node in one round, then only the slow pairs' nodes against healthy ones (a healthy fleet: the first\n"
+      "# round only; bad nodes: two more; a slow path or a transient: a few more), run by `wirebench run` (a step of\n"
+      "# wb-net --pairs adaptive; plus a job launch per round). It sees bad nodes and routes between switches, not a\n"
+      "# fault between two nodes only.\n"
+      "# Batches are timed from the link model, not measured: the sampling rule, not the wire, sets most of the time at\n"
+      "# small sizes.\n";
   return out;
 }
 

@@ -114,7 +114,7 @@ class NetRun {
         for (bool reverse : passes(pattern))
           for (std::uint64_t bytes : options_.sizes) {
             if (bytes == 0 && pattern != P2pPattern::kPingPong) continue;  // no bandwidth in 0 bytes
-            add_case(*comm, make_buffers, backend, pattern, {r + 1, reverse ? reversed(rounds[r]) : rounds[r]}, bytes);
+            add_case(*comm, make_buffers, backend, pattern, {round_number(r), reverse ? reversed(rounds[r]) : rounds[r]}, bytes);
           }
   }
 
@@ -125,7 +125,14 @@ class NetRun {
     return {false};
   }
 
-  bool at_once() const { return options_.pairs == PairMode::kAll || options_.pairs == PairMode::kBisection; }
+  bool at_once() const {
+    return options_.pairs == PairMode::kAll || options_.pairs == PairMode::kBisection || options_.pairs == PairMode::kListed;
+  }
+
+  // From 1; a listed round carries the number its schedule gave it (--round).
+  std::size_t round_number(std::size_t index) const {
+    return options_.pairs == PairMode::kListed ? options_.round_number : index + 1;
+  }
 
   static PairRound reversed(const PairRound& round) {
     PairRound out;

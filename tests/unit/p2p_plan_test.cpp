@@ -15,7 +15,7 @@ namespace {
 
 using Rounds = std::vector<PairRound>;
 
-std::vector<PairRound> plan(PairMode mode, int ranks) { return plan_rounds({mode, ranks}); }
+std::vector<PairRound> plan(PairMode mode, int ranks) { return plan_rounds({mode, ranks, 1, 1, {}}); }
 
 TEST(PairPlan, SerialModesAreRoundsOfOnePair) {
   EXPECT_EQ(plan(PairMode::kFirst, 4), (Rounds{{{0, 1}}}));
@@ -76,8 +76,21 @@ TEST(PairPlan, BisectionMatchingsArePerfectAndFollowTheSeed) {
   EXPECT_NE(random_matchings(64, 1, 7), random_matchings(64, 1, 8));
   const auto two = random_matchings(64, 2, 7);
   EXPECT_NE(two[0], two[1]);  // K matchings, not one K times
-  EXPECT_EQ(plan_rounds({PairMode::kBisection, 8, 3, 1}).size(), 3u);
-  EXPECT_THROW(plan_rounds({PairMode::kBisection, 8, 0, 1}), UsageError);
+  EXPECT_EQ(plan_rounds({PairMode::kBisection, 8, 3, 1, {}}).size(), 3u);
+  EXPECT_THROW(plan_rounds({PairMode::kBisection, 8, 0, 1, {}}), UsageError);
+}
+
+TEST(PairPlan, ListedPairsAreOneRoundOfDisjointPairs) {
+  EXPECT_EQ(parse_pair_mode("0-1,5-2"), PairMode::kListed);
+  EXPECT_EQ(parse_listed_pairs("0-1,5-2"), (PairRound{{0, 1}, {2, 5}}));  // the lower rank first
+  EXPECT_EQ(plan_rounds({PairMode::kListed, 6, 1, 1, parse_listed_pairs("0-1,5-2")}), (Rounds{{{0, 1}, {2, 5}}}));
+  EXPECT_THROW(plan_rounds({PairMode::kListed, 4, 1, 1, parse_listed_pairs("0-1,5-2")}), UsageError);  // no rank 5
+  for (const char* bad : {"0-0", "0-1,1-2", "0-", "-1", "0-1,", "a-1", "0-1-2", "0--1", "0_1"})
+    EXPECT_THROW(parse_listed_pairs(bad), UsageError) << bad;
+  EXPECT_THROW(parse_pair_mode("0-1,1-2"), UsageError);
+  // Adaptive rounds follow earlier figures: only the runner runs it; wb-net plans it.
+  EXPECT_EQ(parse_pair_mode("adaptive"), PairMode::kAdaptive);
+  EXPECT_THROW(plan(PairMode::kAdaptive, 8), UsageError);
 }
 
 TEST(BatchShape, SmallMessagesAreBatchedLargeOnesAreNot) {
@@ -180,7 +193,15 @@ TEST(SweepEstimate, RoundsCostNMinusOneMeasurementsWhereSerialCostsAPairEach) {
   EXPECT_LT(rounds.seconds, 3069 * 0.7);
   EXPECT_GT(serial.seconds / rounds.seconds, 300);  // n/2 pairs at once, less the second stream pass
   EXPECT_GE(rounds.seconds_at_cap, rounds.seconds);
+  // The adaptive screen: one round of every node when healthy, three when a node is bad.
+  const SweepCost adaptive = estimate_sweep(PairMode::kAdaptive, shape, link);
+  EXPECT_EQ(adaptive.rounds, 3u);
+  EXPECT_EQ(adaptive.largest_round, 512u);
+  EXPECT_EQ(adaptive.measurements, 3u * 3);
+  EXPECT_LT(adaptive.seconds * 300, rounds.seconds);
   const std::string text = sweep_plan_text(shape, link);
+  EXPECT_NE(text.find("adaptive            1            512"), std::string::npos) << text;
+  EXPECT_NE(text.find("  + culprits        3            512"), std::string::npos) << text;
   EXPECT_NE(text.find("523,776"), std::string::npos) << text;
   EXPECT_NE(text.find("all-serial"), std::string::npos) << text;
 }
