@@ -29,14 +29,15 @@ from wirebench_report.profiles import load_profile
 from wirebench_report.results import InputError
 
 from .paths import BIN, VCLUSTER
-from .placement import on_every_node, step_command, step_env, step_nodes, too_few_nodes
+from .placement import on_every_node, step_command, step_env, step_nodes, step_ranks, too_few_nodes
 from .remeasure import at_sizes, failing_steps
 from .run_files import error_row, failure_words, merge_node_results, row_count, write_topology
+from .screen_step import adaptive_problem, is_adaptive, run_adaptive_step
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
                     selected_steps, with_rate)
 
 
-def run_step(number, total, step, run_dir, cluster, extra_args, started):
+def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suffix=""):
     if too_few_nodes(step):
         print(f"[{number}/{total}] {step['name']}: skipped, {too_few_nodes(step)}", flush=True)
         error_row(run_dir, step, f"step '{step['name']}' {too_few_nodes(step)}", status="SKIP")
@@ -44,7 +45,7 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
     command = step_command(step, cluster, run_dir, extra_args)
     timeout = float(step.get("timeout", 600))
     print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
-    log = run_dir / "logs" / f"{number:02d}-{step['binary']}.log"
+    log = run_dir / "logs" / f"{number:02d}-{step['binary']}{'-' + log_suffix if log_suffix else ''}.log"
     env = step_env(step)
     rerun = ["env", *[f"{k}={v}" for k, v in env.items()], *command] if env else command
     with log.open("w") as out:
@@ -73,6 +74,11 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started):
         error_row(run_dir, step, f"step '{step['name']}' exited with code {code}: {why} (see {log})",
                   command=rerun, nodes=step_nodes(step, cluster), log=log)
     return code
+
+
+def write_suite_json(run_dir, suite, path, rate):
+    (run_dir / "suite.json").write_text(json.dumps({"name": suite.get("name"), "source": str(path),
+                                                    "expectations": expectations(suite, rate)}, indent=2) + "\n")
 
 
 def main(argv):
@@ -112,11 +118,19 @@ def main(argv):
     # (rate, step) in the order they run: cluster steps on every wiring, the others once.
     plan = [(rate, with_rate(step, rate)) for index, rate in enumerate(rates)
             for step in selected_steps(suite, cluster) if step["where"] == "cluster" or index == 0]
+    for number, (_, step) in enumerate(plan, start=1):
+        problem = is_adaptive(step) and adaptive_problem(step, cluster if step["where"] == "cluster" else None)
+        if problem:
+            print(f"error: {path}: step '{step['name']}': {problem} (exit code 3)", file=sys.stderr)
+            return 3
     if args.dry_run:
         for rate, step in plan:
             if too_few_nodes(step):
                 print(f"# {step['name']}: skipped, {too_few_nodes(step)}")
                 continue
+            if is_adaptive(step):
+                print(f"# {step['name']}: an adaptive screen: each round is the command below with --pairs A-B,... "
+                      "--round N, the pairs chosen from the last round's figures")
             env = [f"{k}={v}" for k, v in step_env(step).items()]
             print(shlex.join(env + step_command(step, cluster)))
         return 0
@@ -127,6 +141,7 @@ def main(argv):
     if profile:
         (run_dir / "profile.json").write_text(json.dumps(profile.as_json(), indent=2) + "\n")
     write_topology(run_dir)
+    write_suite_json(run_dir, suite, path, rates[0])  # before the steps: an adaptive screen judges as it goes
     extra = ["--inject-fault", args.inject_fault] if args.inject_fault else []
     current = None  # the rate the virtual cluster is up at
     lines = []  # results.csv's row lines each step wrote: (first, last)
@@ -156,10 +171,14 @@ def main(argv):
             if not bring_up(rate):
                 return 2
             before = row_count(run_dir)
-            run_step(number, len(plan), step, run_dir, cluster, extra, started)
+            if is_adaptive(step):
+                def run_round(one, suffix, number=number):
+                    return run_step(number, len(plan), one, run_dir, cluster, extra, started, log_suffix=suffix)
+                ranks = int(cluster.get("nodes", 2)) if cluster and step["where"] == "cluster" else step_ranks(step)
+                run_adaptive_step(number, len(plan), step, run_dir, cluster, ranks, run_round)
+            else:
+                run_step(number, len(plan), step, run_dir, cluster, extra, started)
             lines.append((before + 2, row_count(run_dir) + 1))
-        (run_dir / "suite.json").write_text(json.dumps({"name": suite.get("name"), "source": str(path),
-                                                        "expectations": expectations(suite, rates[0])}, indent=2) + "\n")
         again = failing_steps(run_dir, plan, lines)
         for number, (rate, step, sizes) in enumerate(again, start=1):
             if not bring_up(rate):

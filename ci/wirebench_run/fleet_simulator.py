@@ -16,7 +16,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-from .adaptive_screen import AdaptiveScreen
+from wirebench_report.adaptive_screen import AdaptiveScreen
 
 HEALTHY = 0.94          # what a healthy pair reads of its ceiling (a 400 Gbit/s port's osu_bw, about)
 DIP_RANGE = (0.45, 0.85)

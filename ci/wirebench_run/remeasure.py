@@ -7,6 +7,7 @@ from wirebench_report.results import InputError, read_results
 from wirebench_report.verdicts import judge, remeasurable
 
 from .placement import too_few_nodes
+from .screen_step import is_adaptive
 
 
 def failing_steps(run_dir, plan, lines):
@@ -20,7 +21,7 @@ def failing_steps(run_dir, plan, lines):
     again = []
     for (rate, step), (first, last) in zip(plan, lines):
         sizes = sorted({int(row.text("bytes")) for row in failing if first <= row.line <= last})
-        if sizes and not too_few_nodes(step):
+        if sizes and not too_few_nodes(step) and not is_adaptive(step):  # a screen confirms its own suspects
             again.append((rate, step, sizes))
     return again
 

@@ -22,8 +22,9 @@ nodes cannot tell a node from a path: nothing is localised then."""
 import statistics
 from dataclasses import replace
 
-SLOW_MAD = 3.0
-SLOW_RELATIVE = 0.20
+from . import adaptive_screen
+from .fleet_rule import below_ceiling, below_fleet, fleet_reference
+
 NODE_SHARE = 0.5
 RAIL_SHARE = 0.5
 FABRIC_SHARE = 0.75
@@ -69,23 +70,6 @@ def _score(members):
     if all(m.fraction is not None for m in members):
         return {id(m): m.fraction for m in members}, "of the ceiling"
     return {id(m): m.value for m in members}, "GB/s"
-
-
-def fleet_reference(values):
-    """(median, scaled MAD) of a fleet's figures: what a healthy member reads and how far noise goes."""
-    median = statistics.median(values)
-    return median, 1.4826 * statistics.median(abs(x - median) for x in values)
-
-
-def below_fleet(value, reference):
-    """The fleet rule: more than SLOW_MAD MADs and SLOW_RELATIVE below the fleet's median."""
-    median, mad = reference
-    return median > 0 and median - value > SLOW_MAD * mad and (median - value) / median > SLOW_RELATIVE
-
-
-def below_ceiling(fraction, healthy_fraction):
-    """What robust statistics cannot see when half the fleet is slow (4 nodes, one bad)."""
-    return fraction is not None and healthy_fraction is not None and fraction < healthy_fraction
 
 
 def slow_members(members):
@@ -195,41 +179,74 @@ def _describe(kind, name, rows, others, unit):
         "path": f"{name.replace('-', ' and ')} are fine with every other node: the path between them (a cable, a port "
                 "or a route)",
         "fabric": "nearly every pair is slow: the fabric as a whole (its switches), or a ceiling that is wrong",
+        "route": f"the slow pairs run between {name.replace('-', ' and ')}, their nodes fine elsewhere: the route "
+                 "between the two switches (an uplink, a spine port or its cable)",
     }[kind]
     return f"{evidence}; {meaning}; the pairs it explains are not judged one by one"
 
 
 def apply(verdicts, make_verdict):
     """Adds a verdict per culprit (from make_verdict(row, verdict, reason, like)) and turns the pairs
-    each explains into DATA naming it. Returns the culprit verdicts."""
+    each explains into DATA naming it. Returns the culprit verdicts. The matrix schedules are
+    localised here; an adaptive screen's listed rounds by replaying its schedule (adaptive_screen.py)."""
     found = []
     for key, members in _candidates(verdicts).items():
         _, _, unit = slow_members(members)
         for kind, name, rows in localise(members):
-            if not rows:
-                continue
-            worst = min(rows, key=lambda m: m.fraction if unit == "of the ceiling" else m.value)
-            level = max((m.verdict for m in rows), key=lambda x: _ORDER[x])
-            if all(m.fraction is None for m in rows):
-                level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
-            level = "WARN" if _ORDER[level] < 1 else level
-            fields = dict(worst.row.fields)
-            a, _, b = name.partition("-") if kind == "path" else (name, "", "")
-            a = "all" if kind == "fabric" else a
-            fields.update(bench="fabric", src=a, dst=b, extra=f"pairs={key[5]}" if key[5] else "")
-            fields["case"] = f"{kind}:{fields['case']}"
-            row = replace(worst.row, fields=fields, origin=f"{len(rows)} rows of results.csv, the worst at line {worst.row.line}")
-            explained = {id(m) for m in rows}
-            reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
-            culprit = make_verdict(row, level, reason, worst)
-            culprit.culprit = f"{kind}:{name}"
-            for m in rows:
-                m.verdict, m.explained_by = "DATA", f"{kind} {name}"
-                m.reason = f"explained by the culprit {kind} {name}; " + m.reason
-            found.append(culprit)
+            if rows:
+                found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
+    for key, members in _listed_fleets(verdicts).items():
+        try:
+            named = adaptive_screen.replay(members)
+        except adaptive_screen.ReplayMismatch:
+            continue  # not the runner's schedule: its rows are judged one by one
+        unit = _score(members)[1]
+        for kind, name, rows in named:
+            if kind == "transient":
+                _not_reproduced(name, rows)
+            elif rows:
+                found.append(_culprit("adaptive", members, unit, kind, name, rows, make_verdict))
     _explain_aggregates(verdicts, found)
     verdicts.extend(found)
     return found
+
+
+def _listed_fleets(verdicts):
+    out = {}
+    for v in adaptive_screen.screen_members(verdicts):
+        out.setdefault(_fleet_key(v), []).append(v)
+    return out
+
+
+def _not_reproduced(pair, rows):
+    """Slow rows of an adaptive screen whose nodes and pair were fast when measured again: a transient."""
+    for m in rows:
+        if m.verdict == "FAIL":
+            m.verdict = "WARN"
+        m.reason = (f"slow once, not reproduced: the adaptive screen measured {pair.replace('-', ' and ')} again, "
+                    "each with healthy nodes and the pair itself, and found them fast; " + m.reason)
+
+
+def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
+    worst = min(rows, key=lambda m: m.fraction if unit == "of the ceiling" else m.value)
+    level = max((m.verdict for m in rows), key=lambda x: _ORDER[x])
+    if all(m.fraction is None for m in rows):
+        level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
+    level = "WARN" if _ORDER[level] < 1 else level
+    fields = dict(worst.row.fields)
+    a, _, b = name.partition("-") if kind == "path" else (name, "", "")
+    a = "all" if kind == "fabric" else a
+    fields.update(bench="fabric", src=a, dst=b, extra=f"pairs={schedule}" if schedule else "")
+    fields["case"] = f"{kind}:{fields['case']}"
+    row = replace(worst.row, fields=fields, origin=f"{len(rows)} rows of results.csv, the worst at line {worst.row.line}")
+    explained = {id(m) for m in rows}
+    reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
+    culprit = make_verdict(row, level, reason, worst)
+    culprit.culprit = f"{kind}:{name}"
+    for m in rows:
+        m.verdict, m.explained_by = "DATA", f"{kind} {name}"
+        m.reason = f"explained by the culprit {kind} {name}; " + m.reason
+    return culprit
 
 
 def _explain_aggregates(verdicts, found):

@@ -103,7 +103,7 @@ def test_google_benchmark_flags_keep_working(tmp_path):
     (["--sizes", "4q"], "unknown size unit 'q' in '4q'"),
     (["--sizes=-8"], "negative size"),
     (["--sizes"], "option --sizes needs a value"),
-    (["--pairs=most"], "'most' is not first, ring, all, all-serial, bisection or alltoall"),
+    (["--pairs=most"], "'most' is not first, ring, all, all-serial, bisection, alltoall, adaptive or a list of rank pairs (0-1,2-3)"),
     (["--no-such-flag"], "unknown option --no-such-flag"),
 ])
 def test_bad_arguments_exit_3_with_a_clear_message(tmp_path, args, message):

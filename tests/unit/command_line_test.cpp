@@ -68,7 +68,7 @@ TEST(NetOptions, BadArgumentsSayWhatIsWrong) {
   EXPECT_NE(usage_error({"--sizes"}).find("option --sizes needs a value"), std::string::npos);
   EXPECT_NE(usage_error({"--sizes", "--pairs=all"}).find("needs a value"), std::string::npos);
   EXPECT_NE(usage_error({"--tests=ping"}).find("'ping' is not latency, bw or bibw"), std::string::npos);
-  EXPECT_NE(usage_error({"--pairs=some"}).find("not first, ring, all, all-serial, bisection or alltoall"), std::string::npos);
+  EXPECT_NE(usage_error({"--pairs=some"}).find("not first, ring, all, all-serial, bisection, alltoall, adaptive or a list of rank pairs (0-1,2-3)"), std::string::npos);
   EXPECT_NE(usage_error({"--backend=gloo"}).find("'gloo'"), std::string::npos);
   EXPECT_NE(usage_error({"--link-class=wifi"}).find("'wifi'"), std::string::npos);
   EXPECT_NE(usage_error({"--timeout=0"}).find("not a positive number"), std::string::npos);

@@ -1,7 +1,9 @@
 """The fabric suite on eight namespace nodes (ctest label: vcluster; root): every node pair in seven
 rounds of four pairs at once, and three random matchings. A clean fabric passes; a node at half
 rate and a path at half rate, planted together, are named as the node and as the path, the path's two
-nodes not blamed (from the rounds alone: the matchings would name them a second time)."""
+nodes not blamed (from the rounds alone: the matchings would name them a second time). The adaptive
+screen (suite fabric-screen) names the node at half rate in three rounds of listed pairs, and a
+clean fabric in one round of every node."""
 import json
 import os
 import subprocess
@@ -14,11 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
 
 
-def run_fabric(run_dir, *args, pairs_only=False):
+def run_fabric(run_dir, *args, pairs_only=False, suite="fabric"):
     """`wirebench run fabric`; with `pairs_only` its first step alone (every node pair in rounds),
     which is all a culprit test needs: the bisection step names the same culprit a second time."""
     wirebench = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wirebench"
-    suite = "fabric"
     if pairs_only:
         doc = yaml.safe_load((ROOT / "suites" / "fabric.yaml").read_text())
         doc["steps"] = doc["steps"][:1]
@@ -79,3 +80,45 @@ def test_a_node_and_a_path_at_half_rate_are_the_two_culprits_and_no_other_node_i
     assert "FAIL fabric culprit: the path node2-node5" in result.stdout
     node3 = next(v for v in failed if v["culprit"] == "node:node3")
     assert "node2-node5" not in node3["reason"], node3["reason"]  # the path's rows are not node3's
+
+
+def screen_rounds(run_dir):
+    """{round: [(src, dst)]} of an adaptive screen's rows."""
+    out = {}
+    for r in rows(run_dir):
+        fields = r.split(",")
+        items = dict(item.partition("=")[::2] for item in fields[19].split(";"))
+        if items.get("pairs") == "listed":
+            out.setdefault(int(items["round"]), []).append((fields[4], fields[5]))
+    return out
+
+
+def test_the_adaptive_screen_names_a_node_at_half_rate_in_three_rounds(tmp_path):
+    result = run_fabric(tmp_path / "run", "--degrade", "3=100mbit", suite="fabric-screen")
+    assert result.returncode == 1, result.stdout + result.stderr
+    s = summary(tmp_path / "run")
+    assert standing(s) == ["node:node3"]
+    failed = [v for v in s["verdicts"] if v["verdict"] == "FAIL"]
+    assert [v.get("culprit") for v in failed] == ["node:node3"], failed
+    rounds = screen_rounds(tmp_path / "run")
+    # The screen: every node once, four pairs both ways at once; then node3 and its partner each with
+    # a node seen healthy; then node3 once more: node3 is on a slow pair in every round.
+    assert sorted({n.partition("/")[0] for pair in rounds[1] for n in pair}) == [f"node{i}" for i in range(8)]
+    assert len(rounds[1]) == 8
+    assert len(rounds) == 3, rounds
+    assert all(any("node3/" in src + dst for src, dst in pairs) for pairs in rounds.values())
+    assert "round 3 (confirm)" in result.stdout and "node rank3" not in result.stdout
+    assert "FAIL fabric culprit: node node3, from net stream_bw --pairs adaptive" in result.stdout
+
+
+def test_the_adaptive_screen_of_a_clean_fabric_fails_nothing(tmp_path):
+    result = run_fabric(tmp_path / "run", suite="fabric-screen")
+    assert result.returncode == 0, result.stdout + result.stderr
+    s = summary(tmp_path / "run")
+    assert culprits(s) == [] and s["counts"]["FAIL"] == 0 and s["counts"]["ERROR"] == 0, s["counts"]
+    rounds = screen_rounds(tmp_path / "run")
+    assert sorted({n.partition("/")[0] for pair in rounds[1] for n in pair}) == [f"node{i}" for i in range(8)]
+    # One round when nothing is slow; a pair slowed for a moment (two cores, eight ranks) is measured
+    # again with its nodes and itself, and is a WARN that did not reproduce, not a FAIL.
+    if len(rounds) > 1:
+        assert any(v["reason"].startswith("slow once, not reproduced") for v in s["verdicts"] if v["verdict"] == "WARN")

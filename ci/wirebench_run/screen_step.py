@@ -1,0 +1,96 @@
+"""A step of `wb-net --pairs adaptive`: the adaptive screen (wirebench_report/adaptive_screen.py),
+round by round. Each round is one run of wb-net with the round's rank pairs listed (--pairs A-B,...
+--round N) into the run directory; the runner judges its rows as the report will (the same judge,
+the same figures) and asks the schedule for the next round, until every suspect is decided. The
+report replays the schedule from the rows and names the culprits.
+One rank per node (rank r is node r's); one test at one size, so that each pair has one figure."""
+from wirebench_report.adaptive_screen import (SEED, AdaptiveScreen, ReplayMismatch, figures_for, pair_figures,
+                                              screen_members)
+from wirebench_report.ceilings import Ceilings
+from wirebench_report.extra import row_items
+from wirebench_report.results import InputError, read_results
+from wirebench_report.verdicts import judge
+
+from .run_files import row_count
+
+
+def is_adaptive(step):
+    args = [str(a) for a in step.get("args", [])]
+    return step.get("binary") == "wb-net" and "--pairs" in args[:-1] and args[args.index("--pairs") + 1] == "adaptive"
+
+
+def adaptive_problem(step, cluster):
+    """Why the suite's adaptive step cannot run as written, or None (a suite error: exit 3)."""
+    args = [str(a) for a in step.get("args", [])]
+
+    def value(option):
+        return args[args.index(option) + 1] if option in args[:-1] else None
+    if value("--tests") is None or "," in value("--tests"):
+        return "--pairs adaptive measures one test (--tests bw, or bibw): a pair has one figure a round"
+    if value("--sizes") is None or any(c in value("--sizes") for c in ",:"):
+        return "--pairs adaptive measures one size (--sizes 1M): a pair has one figure a round"
+    if cluster and int(cluster.get("ranks", 1)) != 1 or not cluster and step.get("ranks") != "nodes":
+        return "--pairs adaptive needs one rank per node (ranks: nodes; a virtual cluster with ranks: 1)"
+    return None
+
+
+def run_adaptive_step(number, total, step, run_dir, cluster, ranks, run_one):
+    """Runs the screen; `run_one(step, log_suffix)` runs one wb-net round as a step and returns its
+    exit code. Returns the step's exit code (the first round's failure, else 0)."""
+    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], seed=SEED)
+    args = [str(a) for a in step["args"]]
+    at = args.index("--pairs")
+    while (planned := schedule.next_round()) is not None:
+        round_number, purpose = len(schedule.rounds), schedule.rounds[-1][0]
+        print(f"[{number}/{total}] {step['name']}: round {round_number} ({purpose}): {len(planned)} pair(s)",
+              flush=True)
+        before = row_count(run_dir)
+        listed = ",".join(f"{a[4:]}-{b[4:]}" for a, b in planned)
+        one = dict(step, args=args[:at + 1] + [listed] + args[at + 2:] + ["--round", str(round_number)],
+                   name=f"{step['name']}, round {round_number} ({purpose})")
+        code = run_one(one, f"round{round_number}")
+        if code not in (0, 1):
+            return code  # the round's ERROR row says why
+        figures, healthy = _round_figures(run_dir, before, round_number)
+        if round_number == 1:
+            schedule.healthy_fraction = healthy  # the ceiling's, as the report reads the rows
+        try:
+            schedule.record(figures_for(planned, figures))
+        except ReplayMismatch as error:  # a pair without a row: the round did not measure what it was asked
+            print(f"[{number}/{total}] {step['name']}: round {round_number}: {error}; the screen stops", flush=True)
+            return 2
+    for finding in schedule.findings():
+        print(f"[{number}/{total}] {step['name']}: {_named(finding, run_dir)}", flush=True)
+    if not schedule.findings():
+        print(f"[{number}/{total}] {step['name']}: no culprit in {len(schedule.rounds)} round(s)", flush=True)
+    return 0
+
+
+def _round_figures(run_dir, before, round_number):
+    """The figures of the round just measured, judged as the report judges them."""
+    try:
+        results = read_results(run_dir / "results.csv")
+    except InputError:
+        return {}, None
+    verdicts = judge(results, Ceilings.load(run_dir))
+    mine = [v for v in screen_members(verdicts)
+            if v.row.line > before + 1 and row_items(v.row).get("round") == str(round_number)]
+    return pair_figures(mine)
+
+
+def _named(finding, run_dir):
+    """The finding with its ranks named by their nodes, as the rows name them (node3 for rank3)."""
+    text = str(finding)
+    try:
+        rows = read_results(run_dir / "results.csv").rows
+    except InputError:
+        return text
+    node_of = {}
+    for row in rows:
+        for end in (row.text("src"), row.text("dst")):
+            node, _, rank = end.rpartition("/")
+            if node and rank.startswith("rank"):
+                node_of[rank] = node
+    for rank in sorted(node_of, key=lambda r: -len(r)):  # rank12 before rank1
+        text = text.replace(rank, node_of[rank])
+    return text

@@ -1,0 +1,100 @@
+"""The report of an adaptive screen: rows as `wb-net --pairs A-B,... --round N` writes them, for rounds
+the schedule chose against a simulated fleet; the reporter replays the schedule from the rows and
+names the same culprit, once; a transient pair is a WARN that says it did not reproduce; rows that
+do not follow the schedule are judged one by one (ctest label: unit)."""
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "reports"))
+sys.path.insert(0, str(ROOT / "ci"))
+sys.path.insert(0, str(ROOT / "tests" / "reports"))
+
+from test_items import HEADER  # noqa: E402
+from wirebench_report.adaptive_screen import SEED, AdaptiveScreen  # noqa: E402
+from wirebench_report.ceilings import Ceilings  # noqa: E402
+from wirebench_report.results import read_results  # noqa: E402
+from wirebench_report.verdicts import judge  # noqa: E402
+from wirebench_run.fleet_simulator import Fault, Fleet  # noqa: E402
+
+CEILING = 0.025  # 200 Mbit/s
+SUITE = {"expectations": [{"link_class": "eth", "ceiling_GBps": CEILING, "reason": "200 Mbit/s shaping",
+                           "healthy_fraction": 0.8, "source": "tc shaping"}]}
+
+
+def row(src, dst, fraction, ranks, number, at_once):
+    bw = CEILING * fraction
+    t = 262144 / (bw * 1e3)
+    return (f"net,stream_bw,mpi,eth,{src},{dst},uni,send_recv,uint8,262144,{ranks},{ranks},640,{t:.7g},"
+            f"{t * 0.995:.7g},{t * 1.005:.7g},{bw:.7g},{bw:.7g},0,pairs=listed;round={number};at_once={at_once},OK,,9,1\n")
+
+
+def screened_rows(fleet, figures_of=None):
+    """The rows of the runner's rounds against `fleet`, as wb-net writes them (both directions)."""
+    ranks = fleet.nodes
+    names = [f"rank{r}" for r in range(ranks)]
+    schedule = AdaptiveScreen(names, healthy_fraction=0.8, seed=SEED)
+    rows = []
+    while (pairs := schedule.next_round()) is not None:
+        by_node = fleet.measure([(f"node{a[4:]}", f"node{b[4:]}") for a, b in pairs])
+        figures = {}
+        for a, b in pairs:
+            figure = by_node[(f"node{a[4:]}", f"node{b[4:]}")]
+            if figures_of:
+                figure = figures_of(len(schedule.rounds), a, b, figure)
+            figures[(a, b)] = figure
+            lo, hi = sorted((int(a[4:]), int(b[4:])))
+            for x, y in ((lo, hi), (hi, lo)):
+                rows.append(row(f"node{x}/rank{x}", f"node{y}/rank{y}", figure, ranks, len(schedule.rounds), len(pairs)))
+        schedule.record(figures)
+    return rows, schedule
+
+
+def judged(tmp_path, rows):
+    run = tmp_path / "run"
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "results.csv").write_text(HEADER + "".join(rows))
+    (run / "meta.json").write_text(json.dumps({"results_schema_version": 2}))
+    (run / "suite.json").write_text(json.dumps(SUITE))
+    return judge(read_results(run / "results.csv"), Ceilings.load(run))
+
+
+def test_a_bad_node_found_by_the_screen_is_one_culprit_in_the_report(tmp_path):
+    fleet = Fleet(12, 0, faults=[Fault("node", ("node5",), 0.5)], seed=2, dip_chance=0)
+    rows, schedule = screened_rows(fleet)
+    assert [f.name for f in schedule.findings()] == ["rank5"]
+    verdicts = judged(tmp_path, rows)
+    [culprit] = [v for v in verdicts if v.culprit]
+    assert culprit.culprit == "node:node5" and culprit.verdict == "FAIL"
+    assert culprit.row.text("extra") == "pairs=adaptive"
+    assert "every slow pair has node5 in it" in culprit.reason
+    # Its slow rows are explained by it, not counted one by one; nothing else fails.
+    assert all(v.explained_by == "node node5" for v in verdicts if "node5/" in v.row.text("src") + v.row.text("dst")
+               and v.fraction is not None and v.fraction < 0.8)
+    assert [v for v in verdicts if v.verdict == "FAIL" and not v.culprit] == []
+
+
+def test_a_pair_slow_once_is_a_warn_that_did_not_reproduce(tmp_path):
+    fleet = Fleet(8, 0, seed=1, dip_chance=0)
+    dipped = []
+
+    def dip_first_pair(number, a, b, figure):
+        if number == 1 and not dipped:
+            dipped.append((a, b))
+            return 0.5
+        return figure
+    rows, schedule = screened_rows(fleet, dip_first_pair)
+    assert schedule.findings() == [] and len(schedule.rounds) == 3
+    verdicts = judged(tmp_path, rows)
+    assert not [v for v in verdicts if v.culprit]
+    slow = [v for v in verdicts if v.fraction is not None and v.fraction < 0.8]
+    assert len(slow) == 2 and all(v.verdict == "WARN" and v.reason.startswith("slow once, not reproduced") for v in slow)
+
+
+def test_rows_that_do_not_follow_the_schedule_are_judged_one_by_one(tmp_path):
+    fleet = Fleet(12, 0, faults=[Fault("node", ("node5",), 0.5)], seed=2, dip_chance=0)
+    rows, _ = screened_rows(fleet)
+    verdicts = judged(tmp_path, rows[:-2])  # the last pair's rows lost: the schedule cannot be replayed
+    assert not [v for v in verdicts if v.culprit]
+    assert [v for v in verdicts if v.verdict == "FAIL"]  # the slow rows stand, each a FAIL of its own
