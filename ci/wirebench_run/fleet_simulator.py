@@ -168,10 +168,14 @@ def main(argv):
     parser.add_argument("--nodes", default="64,256,1024", help="fleet sizes, comma-separated")
     parser.add_argument("--fleets", type=int, default=100, help="fleets per size and fault set (seeds 1..N)")
     parser.add_argument("--group-size", type=int, default=32, help="nodes per leaf switch (0: one switch)")
+    parser.add_argument("--round-seconds", type=float,
+                        help="what one round takes, for the wall time column: the `adaptive` row's wall time in "
+                             "`wb-net --plan N` at the sizes and tests the screen runs, plus a job launch")
     args = parser.parse_args(argv)
     sets = [(), ("node",), ("route",), ("node", "node", "node"), ("node", "node", "route"), ("node", "route", "route"),
             ("flaky",), ("path",)]
-    print(summary_table([int(n) for n in args.nodes.split(",")], args.fleets, args.group_size, sets))
+    seconds = (lambda nodes: args.round_seconds) if args.round_seconds else None
+    print(summary_table([int(n) for n in args.nodes.split(",")], args.fleets, args.group_size, sets, seconds))
     return 0
 
 
