@@ -120,6 +120,27 @@ def test_bad_env_and_ranks_are_named(tmp_path):
     assert result.returncode == 3 and "step 1: ranks: must be" in result.stderr
 
 
+def test_an_adaptive_screen_step_says_what_it_needs_before_anything_runs(tmp_path):
+    suite = """
+name: mine
+cluster: {nodes: 8, ranks: RANKS, rate_mbit: 200}
+steps:
+  - name: screen
+    binary: wb-net
+    args: ["--pairs", "adaptive", "--tests", "TESTS", "--sizes", "SIZES"]
+"""
+    def dry(tests="bw", sizes="1M", ranks=1):
+        return _dry_run_of(tmp_path, suite.replace("TESTS", tests).replace("SIZES", sizes).replace("RANKS", str(ranks)))
+    result = dry()
+    assert result.returncode == 0, result.stderr
+    assert "# screen: an adaptive screen: each round is the command below with --pairs A-B,... --round N" in result.stdout
+    for bad, why in ((dict(tests="bw,bibw"), "measures one test"), (dict(sizes="8,1M"), "measures one size"),
+                     (dict(sizes="8:1M"), "measures one size"), (dict(ranks=2), "needs one rank per node")):
+        result = dry(**bad)
+        assert result.returncode == 3, (bad, result.stderr)
+        assert "mine.yaml: step 'screen': --pairs adaptive " + why in result.stderr, result.stderr
+
+
 def test_a_cluster_suite_runs_its_steps_on_every_rate(tmp_path):
     result = _dry_run_of(tmp_path, """
 name: mine
