@@ -33,6 +33,7 @@ from .placement import on_every_node, step_command, step_env, step_nodes, step_r
 from .remeasure import at_sizes, failing_steps
 from .run_files import error_row, failure_words, merge_node_results, row_count, write_topology
 from .screen_step import adaptive_problem, is_adaptive, run_adaptive_step
+from .switches import job_nodes, leaf_switches
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
                     selected_steps, with_rate)
 
@@ -174,8 +175,11 @@ def main(argv):
             if is_adaptive(step):
                 def run_round(one, suffix, number=number):
                     return run_step(number, len(plan), one, run_dir, cluster, extra, started, log_suffix=suffix)
-                ranks = int(cluster.get("nodes", 2)) if cluster and step["where"] == "cluster" else step_ranks(step)
-                run_adaptive_step(number, len(plan), step, run_dir, cluster, ranks, run_round)
+                on_cluster = cluster and step["where"] == "cluster"
+                ranks = int(cluster.get("nodes", 2)) if on_cluster else step_ranks(step)
+                nodes = [] if on_cluster else job_nodes()
+                run_adaptive_step(number, len(plan), step, run_dir, ranks, run_round, nodes,
+                                  leaf_switches() if nodes else {})
             else:
                 run_step(number, len(plan), step, run_dir, cluster, extra, started)
             lines.append((before + 2, row_count(run_dir) + 1))

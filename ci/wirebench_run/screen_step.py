@@ -5,10 +5,11 @@ the same figures) and asks the schedule for the next round, until every suspect 
 report replays the schedule from the rows and names the culprits.
 One rank per node (rank r is node r's); one test at one size, so that each pair has one figure."""
 from wirebench_report.adaptive_screen import (SEED, AdaptiveScreen, ReplayMismatch, figures_for, pair_figures,
-                                              screen_members)
+                                              rank_groups, screen_members)
 from wirebench_report.ceilings import Ceilings
 from wirebench_report.extra import row_items
 from wirebench_report.results import InputError, read_results
+from wirebench_report.switches import write_switches
 from wirebench_report.verdicts import judge
 
 from .run_files import row_count
@@ -34,10 +35,17 @@ def adaptive_problem(step, cluster):
     return None
 
 
-def run_adaptive_step(number, total, step, run_dir, cluster, ranks, run_one):
+def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), leaf_of=None):
     """Runs the screen; `run_one(step, log_suffix)` runs one wb-net round as a step and returns its
-    exit code. Returns the step's exit code (the first round's failure, else 0)."""
-    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], seed=SEED)
+    exit code. `nodes`: where rank r is expected (a Slurm job's nodes in order), `leaf_of` their leaf
+    switches (switches.json, which the report replays with). Returns the step's exit code."""
+    expected = {r: node for r, node in enumerate(nodes)}
+    groups = rank_groups(expected, ranks, leaf_of)
+    if groups:
+        write_switches(run_dir, {expected[r]: groups[f"rank{r}"] for r in range(ranks)}, "scontrol show topology")
+        print(f"[{number}/{total}] {step['name']}: {len(set(groups.values()))} leaf switches (Slurm's topology): "
+              "the screen pairs every two of them", flush=True)
+    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], groups, seed=SEED)
     args = [str(a) for a in step["args"]]
     at = args.index("--pairs")
     while (planned := schedule.next_round()) is not None:
@@ -51,9 +59,15 @@ def run_adaptive_step(number, total, step, run_dir, cluster, ranks, run_one):
         code = run_one(one, f"round{round_number}")
         if code not in (0, 1):
             return code  # the round's ERROR row says why
-        figures, healthy = _round_figures(run_dir, before, round_number)
+        figures, healthy, placed = _round_figures(run_dir, before, round_number)
         if round_number == 1:
             schedule.healthy_fraction = healthy  # the ceiling's, as the report reads the rows
+            wrong = {r: node for r, node in placed.items() if groups and expected.get(r) != node}
+            if wrong:
+                print(f"[{number}/{total}] {step['name']}: ranks are not on the job's nodes in Slurm's order "
+                      f"(rank {min(wrong)} on {wrong[min(wrong)]}, not {expected.get(min(wrong))}): the leaf "
+                      "switches cannot be used; the screen stops", flush=True)
+                return 2
         try:
             schedule.record(figures_for(planned, figures))
         except ReplayMismatch as error:  # a pair without a row: the round did not measure what it was asked
@@ -71,11 +85,13 @@ def _round_figures(run_dir, before, round_number):
     try:
         results = read_results(run_dir / "results.csv")
     except InputError:
-        return {}, None
+        return {}, None, {}
     verdicts = judge(results, Ceilings.load(run_dir))
     mine = [v for v in screen_members(verdicts)
             if v.row.line > before + 1 and row_items(v.row).get("round") == str(round_number)]
-    return pair_figures(mine)
+    placed = {int(end.rpartition("/rank")[2]): end.rpartition("/")[0]
+              for v in mine for end in (v.row.text("src"), v.row.text("dst"))}
+    return (*pair_figures(mine), placed)
 
 
 def _named(finding, run_dir):

@@ -338,10 +338,19 @@ def figures_for(planned, figures):
     return {pair: figures[key][0] for key, pair in wanted.items()}
 
 
-def replay(members):
+def rank_groups(node_of_rank, ranks, leaf_of):
+    """{rank name: leaf switch} when every rank's node has one, else None (one switch for all)."""
+    nodes = [node_of_rank.get(r) for r in range(ranks)]
+    if not leaf_of or not all(n in leaf_of for n in nodes):
+        return None
+    return {f"rank{r}": leaf_of[n] for r, n in enumerate(nodes)}
+
+
+def replay(members, leaf_of=None):
     """[(kind, name, rows)] for one fleet of listed rows (one test, one size): the culprits the
-    schedule named (node and path names as the rows give them), then ("transient", pair, rows) for
-    slow rows whose suspects the later rounds cleared. Raises ReplayMismatch."""
+    schedule named (node and path names as the rows give them; a route by its two switches), then
+    ("transient", pair, rows) for slow rows whose suspects the later rounds cleared. `leaf_of`:
+    {node: leaf switch} as the runner planned with. Raises ReplayMismatch."""
     from .extra import row_items
     by_round = {}
     for m in members:
@@ -349,7 +358,8 @@ def replay(members):
     node_of_rank = {_rank(m.row.text(end)): m.row.text(end).rpartition("/")[0] for m in members for end in ("src", "dst")}
     ranks = max(int(m.row.text("ranks") or 0) for m in members)
     _, healthy = pair_figures(by_round[min(by_round)])
-    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], healthy_fraction=healthy, seed=SEED)
+    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], rank_groups(node_of_rank, ranks, leaf_of),
+                              healthy_fraction=healthy, seed=SEED)
     rows_of = {}  # (round, rank pair) -> rows
     for number in sorted(by_round):
         planned = schedule.next_round()
@@ -371,7 +381,8 @@ def replay(members):
     for finding in schedule.findings():
         if finding.kind == "unresolved":
             continue
-        name = "all" if finding.kind == "fabric" else "-".join(node(n) for n in finding.name.split("-"))
+        name = ("all" if finding.kind == "fabric" else finding.name if finding.kind == "route"
+                else "-".join(node(n) for n in finding.name.split("-")))
         slow = rows(finding.evidence)
         out.append(("fabric" if finding.kind == "fabric" else finding.kind, name, slow))
         explained.update(id(m) for m in slow)

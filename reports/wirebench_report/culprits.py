@@ -185,10 +185,11 @@ def _describe(kind, name, rows, others, unit):
     return f"{evidence}; {meaning}; the pairs it explains are not judged one by one"
 
 
-def apply(verdicts, make_verdict):
+def apply(verdicts, make_verdict, leaf_of=None):
     """Adds a verdict per culprit (from make_verdict(row, verdict, reason, like)) and turns the pairs
     each explains into DATA naming it. Returns the culprit verdicts. The matrix schedules are
-    localised here; an adaptive screen's listed rounds by replaying its schedule (adaptive_screen.py)."""
+    localised here; an adaptive screen's listed rounds by replaying its schedule (adaptive_screen.py)
+    with the nodes' leaf switches (`leaf_of`, the run's switches.json)."""
     found = []
     for key, members in _candidates(verdicts).items():
         _, _, unit = slow_members(members)
@@ -197,7 +198,7 @@ def apply(verdicts, make_verdict):
                 found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
     for key, members in _listed_fleets(verdicts).items():
         try:
-            named = adaptive_screen.replay(members)
+            named = adaptive_screen.replay(members, leaf_of or {})
         except adaptive_screen.ReplayMismatch:
             continue  # not the runner's schedule: its rows are judged one by one
         unit = _score(members)[1]

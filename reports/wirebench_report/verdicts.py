@@ -28,6 +28,7 @@ import statistics
 from dataclasses import dataclass
 
 from . import culprits
+from .switches import load_switches
 from .contention import port_shares
 from .extra import row_identity, row_items
 from .results import IDENTITY, Row
@@ -115,7 +116,7 @@ def judge(results, ceilings, profile=None):
             v.reason += "; its link is degraded: " + "; ".join(degraded)
         if v.verdict in ("PASS", "WARN", "FAIL"):
             _note_confidence(v)
-    culprits.apply(verdicts, _culprit_verdict)
+    culprits.apply(verdicts, _culprit_verdict, load_switches(results.path.parent))
     return verdicts + topology_findings(ceilings)
 
 

@@ -4,6 +4,8 @@ names the same culprit, once; a transient pair is a WARN that says it did not re
 do not follow the schedule are judged one by one (ctest label: unit)."""
 import json
 import sys
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -14,7 +16,8 @@ sys.path.insert(0, str(ROOT / "tests" / "reports"))
 from test_items import HEADER  # noqa: E402
 from wirebench_report.adaptive_screen import SEED, AdaptiveScreen  # noqa: E402
 from wirebench_report.ceilings import Ceilings  # noqa: E402
-from wirebench_report.results import read_results  # noqa: E402
+from wirebench_report.results import InputError, read_results  # noqa: E402
+from wirebench_report.switches import load_switches, write_switches  # noqa: E402
 from wirebench_report.verdicts import judge  # noqa: E402
 from wirebench_run.fleet_simulator import Fault, Fleet  # noqa: E402
 
@@ -31,10 +34,12 @@ def row(src, dst, fraction, ranks, number, at_once):
 
 
 def screened_rows(fleet, figures_of=None):
-    """The rows of the runner's rounds against `fleet`, as wb-net writes them (both directions)."""
+    """The rows of the runner's rounds against `fleet`, as wb-net writes them (both directions); the
+    ranks grouped by the fleet's leaf switches, as the runner groups them from switches.json."""
     ranks = fleet.nodes
     names = [f"rank{r}" for r in range(ranks)]
-    schedule = AdaptiveScreen(names, healthy_fraction=0.8, seed=SEED)
+    groups = {f"rank{r}": fleet.group(f"node{r}") for r in range(ranks)} if fleet.groups else None
+    schedule = AdaptiveScreen(names, groups, healthy_fraction=0.8, seed=SEED)
     rows = []
     while (pairs := schedule.next_round()) is not None:
         by_node = fleet.measure([(f"node{a[4:]}", f"node{b[4:]}") for a, b in pairs])
@@ -51,9 +56,11 @@ def screened_rows(fleet, figures_of=None):
     return rows, schedule
 
 
-def judged(tmp_path, rows):
+def judged(tmp_path, rows, leaf_of=None):
     run = tmp_path / "run"
     run.mkdir(parents=True, exist_ok=True)
+    if leaf_of:
+        write_switches(run, leaf_of, "a test's fleet")
     (run / "results.csv").write_text(HEADER + "".join(rows))
     (run / "meta.json").write_text(json.dumps({"results_schema_version": 2}))
     (run / "suite.json").write_text(json.dumps(SUITE))
@@ -98,3 +105,29 @@ def test_rows_that_do_not_follow_the_schedule_are_judged_one_by_one(tmp_path):
     verdicts = judged(tmp_path, rows[:-2])  # the last pair's rows lost: the schedule cannot be replayed
     assert not [v for v in verdicts if v.culprit]
     assert [v for v in verdicts if v.verdict == "FAIL"]  # the slow rows stand, each a FAIL of its own
+
+
+def test_a_slow_route_between_two_switches_is_named_by_its_switches(tmp_path):
+    fleet = Fleet(16, 4, faults=[Fault("route", ("leaf1", "leaf3"), 0.5)], seed=5, dip_chance=0)
+    rows, schedule = screened_rows(fleet)
+    assert [(f.kind, f.name) for f in schedule.findings()] == [("route", "leaf1-leaf3")]
+    verdicts = judged(tmp_path, rows, leaf_of=fleet.groups)
+    [culprit] = [v for v in verdicts if v.culprit]
+    assert culprit.culprit == "route:leaf1-leaf3" and culprit.verdict == "FAIL"
+    assert "the route between the two switches" in culprit.reason
+    # Without the switches the runner planned with, the screen's rounds cannot be replayed.
+    (tmp_path / "run" / "switches.json").unlink()
+    assert not [v for v in judged(tmp_path, rows) if v.culprit]
+
+
+def test_switches_json_of_another_version_or_shape_is_refused_with_its_path(tmp_path):
+    assert load_switches(tmp_path) == {}
+    write_switches(tmp_path, {"node0": "s0"}, "test")
+    assert load_switches(tmp_path) == {"node0": "s0"}
+    for text, problem in (('{"switches_schema_version": 2, "leaf_of": {}}', "switches_schema_version 2"),
+                          ('{"switches_schema_version": 1, "leaf_of": ["node0"]}', "leaf_of must map"),
+                          ("{", "not valid JSON")):
+        (tmp_path / "switches.json").write_text(text)
+        with pytest.raises(InputError, match=problem) as error:
+            load_switches(tmp_path)
+        assert str(tmp_path / "switches.json") in str(error.value)
