@@ -234,8 +234,10 @@ class AdaptiveScreen:
                 if mate is not None:
                     plan(node, mate, self._purpose(suspect), suspect)
             elif suspect.kind == "route":
-                a = partner(suspect.partners, group=suspect.members[0])
-                b = partner(suspect.partners | {a}, group=suspect.members[1]) if a is not None else None
+                # Nodes the route has not seen first; on a small switch, any of its healthy nodes.
+                a = partner(suspect.partners, group=suspect.members[0]) or partner(set(), group=suspect.members[0])
+                b = None if a is None else (partner(suspect.partners | {a}, group=suspect.members[1]) or
+                                            partner({a}, group=suspect.members[1]))
                 if a is not None and b is not None:
                     plan(a, b, self._purpose(suspect), suspect)
             elif self._path_can_be_probed(suspect) and not set(suspect.members) & used:

@@ -49,7 +49,7 @@ def what(v):
     if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
         kind, _, case = f["case"].partition(":")
         part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
-                "fabric": "the fabric as a whole"}.get(kind, f["src"])
+                "route": f"the route {f['src']}", "fabric": "the fabric as a whole"}.get(kind, f["src"])
         schedule = row_items(v.row).get("pairs")
         return (f"fabric culprit: {part}, from net {case}{' --pairs ' + schedule if schedule else ''} "
                 f"({f['link_class']}) at {size_text(f['bytes'])} ({f['backend']})")
@@ -107,6 +107,10 @@ def look_closer(v):
                     f"(ibtracert, ibdiagnet); rerun the pair alone with wb-net --pairs first on those two nodes")
         if kind == "rail":
             return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
+        if kind == "route":
+            a, _, b = f["src"].partition("-")
+            return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "
+                    "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
         return "check the switches (ibdiagnet) and the ceiling the report used for these links"
     if bench == "coll":
         return (f"rerun: mpiexec -n {f['ranks']} wb-coll --collective {f['op']} -b {size} -e {size} -c 1; compare with "

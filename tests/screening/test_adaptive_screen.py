@@ -129,3 +129,12 @@ def test_score_tells_a_false_culprit_from_a_wrong_kind():
     assert [f.name for f in outcome.wrong_kind] == ["node1-node4"]
     assert [f.name for f in outcome.false] == ["node6"]
     assert outcome.missed == fleet.faults
+
+
+def test_a_route_between_two_switches_of_two_nodes_each_is_found():
+    # Every node of both switches met the route in the screen: its probe reuses them once cleared.
+    for seed in range(1, 11):
+        fleet = Fleet(6, 2, faults=[Fault("route", ("leaf0", "leaf2"), 0.5)], seed=seed, dip_chance=0)
+        schedule = screen(fleet, seed=seed)
+        assert [(f.kind, f.name) for f in schedule.findings()] == [("route", "leaf0-leaf2")], seed
+        assert len(schedule.rounds) <= 6

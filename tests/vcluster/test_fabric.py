@@ -3,7 +3,8 @@ rounds of four pairs at once, and three random matchings. A clean fabric passes;
 rate and a path at half rate, planted together, are named as the node and as the path, the path's two
 nodes not blamed (from the rounds alone: the matchings would name them a second time). The adaptive
 screen (suite fabric-screen) names the node at half rate in three rounds of listed pairs, and a
-clean fabric in one round of every node."""
+clean fabric in one round of every node; under the virtual cluster's Slurm with three leaf switches
+(topology/tree) it pairs every two switches and names a slow route between two of them."""
 import json
 import os
 import subprocess
@@ -122,3 +123,55 @@ def test_the_adaptive_screen_of_a_clean_fabric_fails_nothing(tmp_path):
     # again with its nodes and itself, and is a WARN that did not reproduce, not a FAIL.
     if len(rounds) > 1:
         assert any(v["reason"].startswith("slow once, not reproduced") for v in s["verdicts"] if v["verdict"] == "WARN")
+
+
+SCREEN_UNDER_SLURM = """name: screen-under-slurm
+description: the adaptive screen of a Slurm job's nodes, one rank each
+expectations:
+  - {link_class: eth, ceiling_GBps: 0.025, healthy_fraction: 0.8, reason: 200 Mbit/s shaping, source: ci/vcluster tbf}
+steps:
+  - name: adaptive screen
+    binary: wb-net
+    ranks: nodes
+    args: [--pairs, adaptive, --tests, bw, --sizes, 256K, --link-class, eth, --benchmark_min_time=0.2,
+           --min-samples, "3", --warmup, "1", --timeout, "30"]
+    timeout: 120
+"""
+
+
+def test_under_slurm_the_screen_pairs_every_two_switches_and_names_a_slow_route(tmp_path):
+    """Six nodes under three leaf switches in Slurm's topology (leaf0: node0-1, leaf1: node2-3,
+    leaf2: node4-5); every pair between leaf0 and leaf2 at half rate: the route, not a node."""
+    vcluster = ROOT / "ci" / "vcluster"
+    slow = [arg for a in (0, 1) for b in (4, 5) for arg in ("--degrade-path", f"{a}-{b}=100mbit")]
+    up = subprocess.run([str(vcluster), "up", "--nodes", "6", "--rate", "200mbit", "--slurm", "--switches", "3", *slow],
+                        capture_output=True, text=True, timeout=180)
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        env = dict(os.environ)
+        for line in subprocess.run([str(vcluster), "env"], capture_output=True, text=True, check=True).stdout.splitlines():
+            env.update(item.split("=", 1) for item in line.removeprefix("export ").split())
+        (tmp_path / "screen.yaml").write_text(SCREEN_UNDER_SLURM)
+        wirebench = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wirebench"
+        job = dict(env, WB_RUN_DIR=str(tmp_path / "run"), WB_SUITE=str(tmp_path / "screen.yaml"),
+                   WB_WIREBENCH=str(wirebench))
+        result = subprocess.run(["sbatch", "--wait", f"--output={tmp_path}/job.out", "-N", "6",
+                                 str(ROOT / "ci" / "templates" / "slurm-acceptance.sbatch")],
+                                capture_output=True, text=True, env=job, cwd=tmp_path, timeout=600)
+    finally:
+        subprocess.run([str(vcluster), "down"], capture_output=True, timeout=120)
+    output = (tmp_path / "job.out").read_text() if (tmp_path / "job.out").exists() else result.stderr
+    assert result.returncode == 1, output  # the route's FAIL
+    run_dir = tmp_path / "run"
+    assert json.loads((run_dir / "switches.json").read_text())["leaf_of"] == {
+        "node0": "leaf0", "node1": "leaf0", "node2": "leaf1", "node3": "leaf1", "node4": "leaf2", "node5": "leaf2"}
+    assert "3 leaf switches (Slurm's topology)" in output
+    assert "FAIL fabric culprit: the route leaf0-leaf2, from net stream_bw --pairs adaptive" in output
+    s = summary(run_dir)
+    assert standing(s) == ["route:leaf0-leaf2"], output
+    assert [v.get("culprit") for v in s["verdicts"] if v["verdict"] == "FAIL"] == ["route:leaf0-leaf2"]
+    # The screen's rounds covered every pair of switches, each switch with itself too.
+    rounds = screen_rounds(run_dir)
+    leaf = {f"node{i}": f"leaf{i // 2}" for i in range(6)}
+    screened = {frozenset((leaf[a.partition("/")[0]], leaf[b.partition("/")[0]])) for r in (1, 2) for a, b in rounds[r]}
+    assert screened == {frozenset((f"leaf{x}", f"leaf{y}")) for x in range(3) for y in range(3)}
