@@ -4,8 +4,9 @@ round by round. Each round is one run of wb-net with the round's rank pairs list
 the same figures) and asks the schedule for the next round, until every suspect is decided. The
 report replays the schedule from the rows and names the culprits.
 One rank per node (rank r is node r's); one test at one size, so that each pair has one figure."""
-from wirebench_report.adaptive_screen import (SEED, AdaptiveScreen, ReplayMismatch, figures_for, pair_figures,
-                                              rank_groups, screen_members)
+from wirebench_report.adaptive_screen import AdaptiveScreen
+from wirebench_report.endpoints import node_of, rank_of
+from wirebench_report.screen_rows import SEED, ReplayMismatch, figures_for, pair_figures, rank_groups, screen_members
 from wirebench_report.ceilings import Ceilings
 from wirebench_report.extra import row_items
 from wirebench_report.results import InputError, read_results
@@ -89,8 +90,7 @@ def _round_figures(run_dir, before, round_number):
     verdicts = judge(results, Ceilings.load(run_dir))
     mine = [v for v in screen_members(verdicts)
             if v.row.line > before + 1 and row_items(v.row).get("round") == str(round_number)]
-    placed = {int(end.rpartition("/rank")[2]): end.rpartition("/")[0]
-              for v in mine for end in (v.row.text("src"), v.row.text("dst"))}
+    placed = {rank_of(end): node_of(end) for v in mine for end in (v.row.text("src"), v.row.text("dst"))}
     return (*pair_figures(mine), placed)
 
 
@@ -101,12 +101,8 @@ def _named(finding, run_dir):
         rows = read_results(run_dir / "results.csv").rows
     except InputError:
         return text
-    node_of = {}
-    for row in rows:
-        for end in (row.text("src"), row.text("dst")):
-            node, _, rank = end.rpartition("/")
-            if node and rank.startswith("rank"):
-                node_of[rank] = node
-    for rank in sorted(node_of, key=lambda r: -len(r)):  # rank12 before rank1
-        text = text.replace(rank, node_of[rank])
+    nodes = {f"rank{rank_of(end)}": node_of(end) for row in rows for end in (row.text("src"), row.text("dst"))
+             if rank_of(end) is not None}
+    for rank in sorted(nodes, key=lambda r: -len(r)):  # rank12 before rank1
+        text = text.replace(rank, nodes[rank])
     return text

@@ -22,7 +22,8 @@ nodes cannot tell a node from a path: nothing is localised then."""
 import statistics
 from dataclasses import replace
 
-from . import adaptive_screen
+from . import screen_rows
+from .endpoints import node_of, rank_of
 from .fleet_rule import below_ceiling, below_fleet, fleet_reference
 
 NODE_SHARE = 0.5
@@ -33,16 +34,6 @@ MIN_NODES = 3
 # and ring measure too few pairs per node to tell a node from a path.
 MATRIX_MODES = ("all", "all-serial", "bisection", "alltoall")
 _ORDER = {"DATA": 0, "PASS": 0, "NOT JUDGED": 0, "WARN": 1, "FAIL": 2}
-
-
-def node_of(endpoint):
-    """'node3/rank5' -> 'node3' (a rank's node, as wb-net names it)."""
-    return endpoint.rpartition("/")[0]
-
-
-def rank_of(endpoint):
-    tail = endpoint.rpartition("/")[2]
-    return int(tail[4:]) if tail.startswith("rank") and tail[4:].isdigit() else None
 
 
 def _fleet_key(v):
@@ -188,7 +179,7 @@ def _describe(kind, name, rows, others, unit):
 def apply(verdicts, make_verdict, leaf_of=None):
     """Adds a verdict per culprit (from make_verdict(row, verdict, reason, like)) and turns the pairs
     each explains into DATA naming it. Returns the culprit verdicts. The matrix schedules are
-    localised here; an adaptive screen's listed rounds by replaying its schedule (adaptive_screen.py)
+    localised here; an adaptive screen's listed rounds by replaying its schedule (screen_rows.py)
     with the nodes' leaf switches (`leaf_of`, the run's switches.json)."""
     found = []
     for key, members in _candidates(verdicts).items():
@@ -198,8 +189,8 @@ def apply(verdicts, make_verdict, leaf_of=None):
                 found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
     for key, members in _listed_fleets(verdicts).items():
         try:
-            named = adaptive_screen.replay(members, leaf_of or {})
-        except adaptive_screen.ReplayMismatch:
+            named = screen_rows.replay(members, leaf_of or {})
+        except screen_rows.ReplayMismatch:
             continue  # not the runner's schedule: its rows are judged one by one
         unit = _score(members)[1]
         for kind, name, rows in named:
@@ -214,7 +205,7 @@ def apply(verdicts, make_verdict, leaf_of=None):
 
 def _listed_fleets(verdicts):
     out = {}
-    for v in adaptive_screen.screen_members(verdicts):
+    for v in screen_rows.screen_members(verdicts):
         out.setdefault(_fleet_key(v), []).append(v)
     return out
 

@@ -1,4 +1,4 @@
-"""The adaptive screen (ci/wirebench_run/adaptive_screen.py) against simulated fleets
+"""The adaptive screen (reports/wirebench_report/adaptive_screen.py) against simulated fleets
 (ci/wirebench_run/fleet_simulator.py): the bad nodes and routes of a thousand nodes in a few rounds,
 no false culprit in healthy fleets, every round a set of disjoint pairs (ctest label: unit)."""
 import random

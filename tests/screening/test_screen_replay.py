@@ -14,7 +14,8 @@ sys.path.insert(0, str(ROOT / "ci"))
 sys.path.insert(0, str(ROOT / "tests" / "reports"))
 
 from test_items import HEADER  # noqa: E402
-from wirebench_report.adaptive_screen import SEED, AdaptiveScreen  # noqa: E402
+from wirebench_report.adaptive_screen import AdaptiveScreen  # noqa: E402
+from wirebench_report.screen_rows import SEED  # noqa: E402
 from wirebench_report.ceilings import Ceilings  # noqa: E402
 from wirebench_report.results import InputError, read_results  # noqa: E402
 from wirebench_report.switches import load_switches, write_switches  # noqa: E402
