@@ -1,5 +1,5 @@
-"""wirebench run [SUITE] [--run-dir DIR] [--profile NAME|FILE] [--degrade NODE=RATE] [--degrade-path A-B=RATE]
-[--inject-fault corrupt]
+"""wirebench run [SUITE] [--run-dir DIR] [--profile NAME|FILE] [--degrade NODE=RATE|NODE.railR=RATE ...]
+                [--degrade-path A-B=RATE ...] [--miswire NODE.railR=railK ...] [--inject-fault corrupt|slow]
                 [--dry-run]
 
 Reads suites/SUITE.yaml (default: default), writes the node's topology.json, runs each step under
@@ -7,8 +7,9 @@ its launcher (the template in WB_LAUNCHER, e.g. "srun -n {ranks}"; else srun ins
 allocation, mpiexec outside one; the virtual cluster's for cluster steps) with a timeout per step and a progress line per step, then
 writes suite.json (the suite's expectations) and judges the run (wirebench report). A step that
 fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PASS/WARN, 1 FAIL,
-2 ERROR), 3 for a bad suite or usage. --degrade and --inject-fault are fault injection, for tests
-(--inject-fault slow applies to the first measurement only: a fault that does not reproduce).
+2 ERROR), 3 for a bad suite or usage. --degrade, --degrade-path, --miswire and --inject-fault are fault
+injection, for tests (--inject-fault slow applies to the first measurement only: a fault that does not
+reproduce).
 Before the report, every item that FAILed on its figure is measured once more, into RUN_DIR/remeasured
 (its step again, at the failing sizes only): the report calls a FAIL that does not reproduce an
 intermittent WARN, with both figures.
@@ -35,7 +36,7 @@ from .run_files import error_row, failure_words, merge_node_results, row_count, 
 from .screen_step import adaptive_problem, is_adaptive, run_adaptive_step
 from .switches import job_nodes, leaf_switches
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
-                    selected_steps, with_rate)
+                    ranks_per_node, selected_steps, with_rate)
 
 
 def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suffix=""):
@@ -88,7 +89,12 @@ def main(argv):
     parser.add_argument("suite", nargs="?", default="default")
     parser.add_argument("--run-dir", type=Path)
     parser.add_argument("--profile", help="platform profile: a name in suites/profiles or a file")
-    parser.add_argument("--degrade", help="fault injection: NODE=RATE for one node's link (cluster suites)")
+    parser.add_argument("--degrade", action="append", default=[], metavar="NODE=RATE",
+                        help="fault injection: NODE=RATE for one node's link, NODE.railR=RATE for one NIC of a "
+                             "suite with rails (cluster suites; repeatable)")
+    parser.add_argument("--miswire", action="append", default=[], metavar="NODE.railR=railK",
+                        help="fault injection: a NIC cabled to another rail's switch (cluster suites with rails; "
+                             "repeatable)")
     parser.add_argument("--degrade-path", action="append", default=[], metavar="A-B=RATE",
                         help="fault injection: the path between nodes A and B only, both ways (cluster suites; repeatable)")
     parser.add_argument("--inject-fault", choices=["corrupt", "slow"],
@@ -151,10 +157,13 @@ def main(argv):
         nonlocal current
         if cluster and rate != current:
             up = [str(VCLUSTER), "up", "--nodes", str(cluster.get("nodes", 2)), "--ranks",
-                  str(cluster.get("ranks", 1)), "--rate", f"{rate}mbit"]
-            if args.degrade:
-                node, _, degraded = args.degrade.partition("=")
-                up += ["--degrade", f"{node}={degraded}"]
+                  str(ranks_per_node(cluster)), "--rate", f"{rate}mbit"]
+            if int(cluster.get("rails", 1)) > 1:
+                up += ["--rails", str(cluster["rails"])]
+            for spec in args.degrade:
+                up += ["--degrade", spec]
+            for spec in args.miswire:
+                up += ["--miswire", spec]
             for path_spec in args.degrade_path:
                 up += ["--degrade-path", path_spec]
             result = subprocess.run(up, capture_output=True, text=True)
@@ -176,10 +185,11 @@ def main(argv):
                 def run_round(one, suffix, number=number):
                     return run_step(number, len(plan), one, run_dir, cluster, extra, started, log_suffix=suffix)
                 on_cluster = cluster and step["where"] == "cluster"
-                ranks = int(cluster.get("nodes", 2)) if on_cluster else step_ranks(step)
+                per_node = ranks_per_node(cluster) if on_cluster else 1
+                ranks = int(cluster.get("nodes", 2)) * per_node if on_cluster else step_ranks(step)
                 nodes = [] if on_cluster else job_nodes()
                 run_adaptive_step(number, len(plan), step, run_dir, ranks, run_round, nodes,
-                                  leaf_switches() if nodes else {})
+                                  leaf_switches() if nodes else {}, per_node=per_node)
             else:
                 run_step(number, len(plan), step, run_dir, cluster, extra, started)
             lines.append((before + 2, row_count(run_dir) + 1))

@@ -3,10 +3,12 @@ round by round. Each round is one run of wb-net with the round's rank pairs list
 --round N) into the run directory; the runner judges its rows as the report will (the same judge,
 the same figures) and asks the schedule for the next round, until every suspect is decided. The
 report replays the schedule from the rows and names the culprits.
-One rank per node (rank r is node r's); one test at one size, so that each pair has one figure."""
+One rank per node (rank r is node r's), or with rails one per NIC, node by node (rank r is NIC r % R
+of node r // R); one test at one size, so that each pair has one figure."""
 from wirebench_report.adaptive_screen import AdaptiveScreen
 from wirebench_report.endpoints import node_of, rank_of
-from wirebench_report.screen_rows import SEED, ReplayMismatch, figures_for, pair_figures, rank_groups, screen_members
+from wirebench_report.screen_rows import (SEED, ReplayMismatch, display_names, figures_for, pair_figures, planned_rails,
+                                          rank_groups, rank_rails, screen_members)
 from wirebench_report.ceilings import Ceilings
 from wirebench_report.extra import row_items
 from wirebench_report.results import InputError, read_results
@@ -31,22 +33,29 @@ def adaptive_problem(step, cluster):
         return "--pairs adaptive measures one test (--tests bw, or bibw): a pair has one figure a round"
     if value("--sizes") is None or any(c in value("--sizes") for c in ",:"):
         return "--pairs adaptive measures one size (--sizes 1M): a pair has one figure a round"
-    if cluster and int(cluster.get("ranks", 1)) != 1 or not cluster and step.get("ranks") != "nodes":
-        return "--pairs adaptive needs one rank per node (ranks: nodes; a virtual cluster with ranks: 1)"
+    rails = int(cluster.get("rails", 1)) if cluster else 1
+    if cluster and int(cluster.get("ranks", rails)) != rails or not cluster and step.get("ranks") != "nodes":
+        return ("--pairs adaptive needs one rank per node (ranks: nodes; a virtual cluster with ranks: 1), or one per "
+                "NIC of a virtual cluster with rails")
     return None
 
 
-def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), leaf_of=None):
+def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), leaf_of=None, per_node=1):
     """Runs the screen; `run_one(step, log_suffix)` runs one wb-net round as a step and returns its
     exit code. `nodes`: where rank r is expected (a Slurm job's nodes in order), `leaf_of` their leaf
-    switches (switches.json, which the report replays with). Returns the step's exit code."""
+    switches (switches.json, which the report replays with); `per_node`: ranks on each node, one per
+    NIC (rails). Returns the step's exit code."""
     expected = {r: node for r, node in enumerate(nodes)}
-    groups = rank_groups(expected, ranks, leaf_of)
+    rails = planned_rails(ranks, per_node)
+    groups = None if rails else rank_groups(expected, ranks, leaf_of)
+    if rails:
+        print(f"[{number}/{total}] {step['name']}: {per_node} rails, a rank per NIC: the screen pairs NICs of the "
+              "same rail", flush=True)
     if groups:
         write_switches(run_dir, {expected[r]: groups[f"rank{r}"] for r in range(ranks)}, "scontrol show topology")
         print(f"[{number}/{total}] {step['name']}: {len(set(groups.values()))} leaf switches (Slurm's topology): "
               "the screen pairs every two of them", flush=True)
-    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], groups, seed=SEED)
+    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], groups, seed=SEED, rails=rails)
     args = [str(a) for a in step["args"]]
     at = args.index("--pairs")
     while (planned := schedule.next_round()) is not None:
@@ -69,6 +78,14 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
                       f"(rank {min(wrong)} on {wrong[min(wrong)]}, not {expected.get(min(wrong))}): the leaf "
                       "switches cannot be used; the screen stops", flush=True)
                 return 2
+            if rails:
+                found = rank_rails(placed) or {}
+                if _by_node(found) != _by_node(rails) or found.keys() != rails.keys() or any(
+                        found[n][1] != rails[n][1] for n in rails):
+                    print(f"[{number}/{total}] {step['name']}: ranks are not placed node by node, {per_node} a node, "
+                          "so a rank's place on its node is not the rail planned; the screen stops", flush=True)
+                    return 2
+                schedule.rails = found  # the nodes by their names (a node whose every NIC is slow is named)
         try:
             schedule.record(figures_for(planned, figures))
         except ReplayMismatch as error:  # a pair without a row: the round did not measure what it was asked
@@ -79,6 +96,14 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
     if not schedule.findings():
         print(f"[{number}/{total}] {step['name']}: no culprit in {len(schedule.rounds)} round(s)", flush=True)
     return 0
+
+
+def _by_node(rails):
+    """The ranks of each node, as a set of sets: the placement, whatever the nodes are called."""
+    nodes = {}
+    for rank, (node, _) in rails.items():
+        nodes.setdefault(node, set()).add(rank)
+    return {frozenset(ranks) for ranks in nodes.values()}
 
 
 def _round_figures(run_dir, before, round_number):
@@ -95,14 +120,15 @@ def _round_figures(run_dir, before, round_number):
 
 
 def _named(finding, run_dir):
-    """The finding with its ranks named by their nodes, as the rows name them (node3 for rank3)."""
+    """The finding with its ranks named by their nodes, as the rows name them (node3 for rank3; with
+    rails, node3/rail1 for rank7)."""
     text = str(finding)
     try:
         rows = read_results(run_dir / "results.csv").rows
     except InputError:
         return text
-    nodes = {f"rank{rank_of(end)}": node_of(end) for row in rows for end in (row.text("src"), row.text("dst"))
-             if rank_of(end) is not None}
-    for rank in sorted(nodes, key=lambda r: -len(r)):  # rank12 before rank1
-        text = text.replace(rank, nodes[rank])
+    shown = display_names({rank_of(end): node_of(end) for row in rows for end in (row.text("src"), row.text("dst"))
+                           if rank_of(end) is not None})
+    for rank in sorted(shown, key=lambda r: -len(r)):  # rank12 before rank1
+        text = text.replace(rank, shown[rank])
     return text

@@ -48,6 +48,13 @@ def load_suite(name):
             raise SuiteError(f"{path}: step {number}: args: must be a list of words")
         if not (BIN / step["binary"]).exists():
             raise SuiteError(f"{path}: step {number}: {BIN / step['binary']} does not exist (build first)")
+    for key in ("cluster", "cluster_if_root_without_gpu"):
+        cluster = suite.get(key) or {}
+        rails = cluster.get("rails", 1)
+        if not (isinstance(rails, int) and not isinstance(rails, bool) and 1 <= rails <= 8):
+            raise SuiteError(f"{path}: {key}: rails: must be a whole number from 1 to 8 (NICs per node, one rank each)")
+        if rails > 1 and cluster.get("ranks", rails) != rails:
+            raise SuiteError(f"{path}: {key}: rails: {rails} runs one rank per NIC: ranks is {rails} (or left out)")
     rates = cluster_rates(suite.get("cluster") or suite.get("cluster_if_root_without_gpu") or {})
     if len(rates) > 1 and any(e.get("from_cluster_rate") for e in suite.get("expectations", []) or []):
         raise SuiteError(f"{path}: from_cluster_rate needs one cluster rate, not {len(rates)}")
@@ -71,6 +78,11 @@ def list_suites_and_profiles():
         except InputError as error:
             print(f"  {path.stem:<14} (unreadable: {error})")
     return 0
+
+
+def ranks_per_node(cluster):
+    """A virtual cluster's ranks on each node: its rails (one rank per NIC), else its ranks."""
+    return int(cluster.get("rails", 1)) if int(cluster.get("rails", 1)) > 1 else int(cluster.get("ranks", 1))
 
 
 def cluster_rates(cluster):

@@ -17,7 +17,13 @@ Slow is the reporter's fleet rule (fleet_rule.py, as the matrix culprits judge):
 or below the healthy fraction of the ceiling. Figures are read as fractions of the ceiling when
 `healthy_fraction` is given, else as they come (a higher figure is a better pair).
 What it cannot see: a fault between two nodes only (one cable or route) is found when the screen
-pairs them; the screen covers every node and every group pair, not every node pair."""
+pairs them; the screen covers every node and every group pair, not every node pair.
+Rails (`rails`: {member: (node, rail)}, a member per NIC of a rail-optimised fabric): the rail is the
+group, and every pair stays on its rail (the screen and every probe), as a job's traffic does; the
+members are NICs. A NIC found slow is then measured with a healthy NIC of each other rail in turn
+(WIRING_PROBES, one a round): fast with rail K's NICs while slow with its own, it is cabled to rail
+K's switch (a miswire); slow with them too, it is the NIC (its port, cable or slot). Every NIC of a
+node slow is the node."""
 import random
 from dataclasses import dataclass, field
 
@@ -27,12 +33,13 @@ CULPRIT_PROBES = 2    # a culprit is slow in this many probes after the screen, 
 PATH_NODE_FAST = 3    # a path is named when each of its nodes is fast in this many probes
 FABRIC_SHARE = 0.75   # this share of the screen's pairs slow: the fabric, not a culprit
 MAX_ROUNDS = 12
+WIRING_PROBES = 3     # rails: a slow NIC is measured with a healthy NIC of this many other rails at most
 
 
 @dataclass(frozen=True)
 class Observation:
     round: int
-    purpose: str          # screen, isolate, confirm
+    purpose: str          # screen, isolate, confirm; with rails also wiring
     a: str
     b: str
     figure: float
@@ -53,6 +60,7 @@ class Suspect:
     explained_by: str = ""  # a path whose slowness a node or route culprit explains
     fast_to_clear: int = 1  # raised for the nodes of a path about to be named: a flaky node is no path
     flaky: bool = False     # a node slow with a healthy partner once, its slow pair slow again
+    wiring: dict = field(default_factory=dict)  # rails: {other rail: Observation} of a slow NIC
 
     def state(self):
         if self.explained_by:
@@ -68,25 +76,32 @@ class Suspect:
 
 @dataclass
 class Finding:
-    kind: str             # node, route, path, fabric, unresolved
-    name: str
+    kind: str             # node, route, path, fabric, unresolved; with rails nic, miswire, node
+    name: str             # with rails: a NIC's member name (nic, miswire), a node's name (node)
     intermittent: bool
     evidence: list        # the observations that decided it
+    wired_to: str = ""    # miswire: the rail whose switch the NIC is on
 
     def __str__(self):
         slow = sum(o.slow for o in self.evidence)
         kind = f"{self.kind} (intermittent)" if self.intermittent else self.kind
-        return f"{kind} {self.name}: slow in {slow} of {len(self.evidence)} measurements"
+        text = f"{kind} {self.name}: slow in {slow} of {len(self.evidence)} measurements"
+        return text + (f", fast with rail {self.wired_to}'s NICs" if self.kind == "miswire" else "")
 
 
 class AdaptiveScreen:
     """The schedule as a state machine: next_round() gives the pairs to measure at once (None when
     every suspect is decided), record() takes their figures, findings() names the culprits."""
 
-    def __init__(self, nodes, groups=None, healthy_fraction=None, max_rounds=MAX_ROUNDS, seed=1):
+    def __init__(self, nodes, groups=None, healthy_fraction=None, max_rounds=MAX_ROUNDS, seed=1, rails=None):
         if len(nodes) < 3:
             raise ValueError("an adaptive screen needs three nodes at least: two cannot tell a node from its path")
         self.nodes = list(nodes)
+        self.rails = dict(rails) if rails else None
+        if self.rails and groups:
+            raise ValueError("rails are the groups of a rail-optimised fabric: give rails or groups, not both")
+        if self.rails:
+            groups = {n: self.rails[n][1] for n in self.nodes}
         self.group = dict(groups) if groups else {n: "" for n in self.nodes}
         self.healthy_fraction = healthy_fraction
         self.max_rounds = max_rounds
@@ -97,7 +112,7 @@ class AdaptiveScreen:
         self.suspects = {}          # name -> Suspect
         self.reference = None       # (median, MAD) of the screen's figures
         self.fabric = False
-        self._uncovered = self._group_pairs()
+        self._uncovered = [] if self.rails else self._group_pairs()
         self._unseen = set(self.nodes)
         self._pending = None        # the round handed out: [(a, b, purpose, suspects)]
 
@@ -111,7 +126,7 @@ class AdaptiveScreen:
         if not planned:
             return None
         self._pending = planned
-        purposes = sorted({purpose for _, _, purpose, _ in planned}, key=["screen", "isolate", "confirm"].index)
+        purposes = sorted({purpose for _, _, purpose, _ in planned}, key=["screen", "isolate", "confirm", "wiring"].index)
         self.rounds.append(("+".join(purposes), [(a, b) for a, b, _, _ in planned]))
         return [(a, b) for a, b, _, _ in planned]
 
@@ -130,6 +145,8 @@ class AdaptiveScreen:
             self._unseen -= {a, b}
             if purpose == "screen":
                 self._after_screen(observation)
+            elif purpose == "wiring":
+                self.suspects[f"node {a}"].wiring[self.group[b]] = observation
             else:
                 self._after_probe(observation, suspects)
         if planned[0][2] == "screen" and not self._uncovered:
@@ -145,10 +162,37 @@ class AdaptiveScreen:
         for suspect in self.suspects.values():
             state = suspect.state()
             if state in ("culprit", "intermittent"):
-                out.append(Finding(suspect.kind, suspect.name, state == "intermittent", suspect.evidence))
+                out.append(self._finding(suspect, state == "intermittent"))
             elif state == "open":
                 out.append(Finding("unresolved", f"{suspect.kind} {suspect.name}", False, suspect.evidence))
-        return sorted(out, key=lambda f: (f.kind, f.name))
+        return sorted(self._whole_nodes(out), key=lambda f: (f.kind, f.name))
+
+    def _finding(self, suspect, intermittent):
+        if not self.rails or suspect.kind != "node":
+            return Finding(suspect.kind, suspect.name, intermittent, suspect.evidence)
+        fast = sorted(rail for rail, o in suspect.wiring.items() if not o.slow)
+        wiring = list(suspect.wiring.values())
+        if fast and not intermittent:
+            return Finding("miswire", suspect.name, False, suspect.evidence + wiring, wired_to=str(fast[0]))
+        return Finding("nic", suspect.name, intermittent, suspect.evidence + wiring)
+
+    def _whole_nodes(self, findings):
+        """With rails, every NIC of a node slow (none miswired) is the node: its host, not R cables."""
+        if not self.rails:
+            return findings
+        nics = {}
+        for f in findings:
+            if f.kind == "nic" and not f.intermittent:
+                nics.setdefault(self.rails[f.name][0], []).append(f)
+        out = [f for f in findings if not (f.kind == "nic" and self.rails[f.name][0] in nics
+                                            and len(nics[self.rails[f.name][0]]) == self._nics_of(self.rails[f.name][0]))]
+        for node, slow in nics.items():
+            if len(slow) == self._nics_of(node) > 1:
+                out.append(Finding("node", node, False, [o for f in slow for o in f.evidence]))
+        return out
+
+    def _nics_of(self, node):
+        return sum(1 for n in self.nodes if self.rails[n][0] == node)
 
     # -- slow, by the reporter's fleet rule ------------------------------------------------------
     def _slow(self, figure):
@@ -177,6 +221,11 @@ class AdaptiveScreen:
                 continue
             pairs.append((free[a_group].pop(), free[b_group].pop()))
         self._uncovered = still
+        if self.rails:  # each rail's NICs with each other: a pair never leaves its rail
+            for group in sorted(free):
+                rest = free[group]
+                pairs += [(rest[i], rest[i + 1]) for i in range(0, len(rest) - 1, 2)]
+            return [(a, b, "screen", ()) for a, b in pairs]
         rest = [n for nodes in free.values() for n in nodes]
         self.random.shuffle(rest)
         pairs += [(rest[i], rest[i + 1]) for i in range(0, len(rest) - 1, 2)]
@@ -219,18 +268,21 @@ class AdaptiveScreen:
             planned.append((a, b, purpose, (suspect,)))
 
         for node in sorted(self._unseen):  # a node no screen pair held (an odd count)
-            mate = partner({node})
+            mate = partner({node}, group=self.group[node] if self.rails else None)
             if mate is not None:
                 plan(node, mate, "isolate", self._suspect("node", node, (node,)))
         for suspect in list(self.suspects.values()):
+            if self.rails and suspect.kind == "node" and suspect.state() == "culprit":
+                self._plan_wiring(suspect, healthy, used, planned)
             if suspect.state() != "open":
                 continue
             if suspect.kind == "node":
                 node = suspect.members[0]
-                # In its own group first (no route between), else away from its earlier partners' groups.
+                # In its own group first (no route between), else away from its earlier partners' groups
+                # (with rails never: a pair stays on its rail).
                 mine = self.group[node]
-                mate = None if node in used else (partner(suspect.partners, group=mine) or
-                                                  partner(suspect.partners, {self.group[p] for p in suspect.partners}))
+                mate = None if node in used else (partner(suspect.partners, group=mine) or (None if self.rails else
+                                                  partner(suspect.partners, {self.group[p] for p in suspect.partners})))
                 if mate is not None:
                     plan(node, mate, self._purpose(suspect), suspect)
             elif suspect.kind == "route":
@@ -243,6 +295,18 @@ class AdaptiveScreen:
             elif self._path_can_be_probed(suspect) and not set(suspect.members) & used:
                 plan(*suspect.members, self._purpose(suspect), suspect)
         return planned
+
+    def _plan_wiring(self, suspect, healthy, used, planned):
+        """A slow NIC with a healthy NIC of another rail it has not met (one a round), until one is
+        fast (its switch) or WIRING_PROBES rails are tried."""
+        nic = suspect.members[0]
+        if nic in used or any(not o.slow for o in suspect.wiring.values()) or len(suspect.wiring) >= WIRING_PROBES:
+            return
+        mate = next((n for n in healthy if n not in used and self.group[n] != self.group[nic]
+                     and self.group[n] not in suspect.wiring and self.rails[n][0] != self.rails[nic][0]), None)
+        if mate is not None:
+            used.update((nic, mate))
+            planned.append((nic, mate, "wiring", ()))
 
     def _explain_paths(self):
         """A slow pair one of whose nodes, or whose route, is a culprit is explained by it. A node slow

@@ -15,6 +15,9 @@ slow pairs names the culprit once.
     rail explains, while X and Y are fine with everyone else;
   - the fabric as a whole: three quarters of the node pairs are slow, or more than half the nodes
     would be blamed (the switches, or a ceiling that is wrong), named once instead.
+The adaptive screen's rows (pairs=listed) are not read as a matrix: its schedule is replayed
+(screen_rows.py), which names nodes, paths and routes between leaf switches, and with rails (a rank
+per NIC) a NIC (nic:node3/rail1) or a NIC on another rail's switch (miswire:node1/rail0@rail1).
 A node pair is slow when half or more of its rows (both directions, every rank pair across it)
 are. Each culprit is one verdict (bench `fabric`) holding the worst of its pairs' verdicts; the pairs
 it explains become DATA that names it, so a bad node is one FAIL, not one per pair. Fewer than three
@@ -23,7 +26,7 @@ import statistics
 from dataclasses import replace
 
 from . import screen_rows
-from .endpoints import node_of, rank_of
+from .endpoints import node_of, rails_of, rank_of
 from .fleet_rule import below_ceiling, below_fleet, fleet_reference
 
 NODE_SHARE = 0.5
@@ -74,14 +77,9 @@ def slow_members(members):
 
 def _rails(members):
     """{rank: rail}: a rank's place among its node's ranks, when nodes hold several ranks."""
-    ranks_by_node = {}
-    for m in members:
-        for end in (m.row.text("src"), m.row.text("dst")):
-            if rank_of(end) is not None:
-                ranks_by_node.setdefault(node_of(end), set()).add(rank_of(end))
-    if not ranks_by_node or max(len(r) for r in ranks_by_node.values()) < 2:
-        return {}
-    return {rank: index for ranks in ranks_by_node.values() for index, rank in enumerate(sorted(ranks))}
+    ranks = {rank_of(end): node_of(end) for m in members for end in (m.row.text("src"), m.row.text("dst"))
+             if rank_of(end) is not None}
+    return {rank: rail for rank, (_, rail) in rails_of(ranks).items()}
 
 
 def localise(members):
@@ -150,6 +148,10 @@ def localise(members):
     return culprits
 
 
+def _rail(name):
+    return name.replace("rail", "rail ")  # rail1 -> rail 1
+
+
 def _describe(kind, name, rows, others, unit):
     """The culprit's reason (what() in outputs.py names it): the evidence, then what it means."""
     def figure(x):
@@ -172,6 +174,11 @@ def _describe(kind, name, rows, others, unit):
         "fabric": "nearly every pair is slow: the fabric as a whole (its switches), or a ceiling that is wrong",
         "route": f"the slow pairs run between {name.replace('-', ' and ')}, their nodes fine elsewhere: the route "
                  "between the two switches (an uplink, a spine port or its cable)",
+        "nic": f"{name} is slow with the NICs of its rail and with a healthy NIC of another rail, while the other "
+               f"NICs of {node_of(name)} are fine: that NIC (its port, its cable or its PCIe slot), not the node or the rail",
+        "miswire": f"{name.partition('@')[0]} is slow with the NICs of its own rail and at full rate with "
+                   f"{_rail(name.partition('@')[2])}'s: it is cabled to {_rail(name.partition('@')[2])}'s switch, so its "
+                   "rail's traffic crosses the spine",
     }[kind]
     return f"{evidence}; {meaning}; the pairs it explains are not judged one by one"
 
@@ -226,7 +233,7 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
         level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
     level = "WARN" if _ORDER[level] < 1 else level
     fields = dict(worst.row.fields)
-    a, _, b = name.partition("-") if kind == "path" else (name, "", "")
+    a, _, b = name.partition("-") if kind == "path" else name.partition("@") if kind == "miswire" else (name, "", "")
     a = "all" if kind == "fabric" else a
     fields.update(bench="fabric", src=a, dst=b, extra=f"pairs={schedule}" if schedule else "")
     fields["case"] = f"{kind}:{fields['case']}"

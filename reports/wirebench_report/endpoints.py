@@ -10,3 +10,14 @@ def node_of(endpoint):
 def rank_of(endpoint):
     tail = endpoint.rpartition("/")[2]
     return int(tail[4:]) if tail.startswith("rank") and tail[4:].isdigit() else None
+
+
+def rails_of(node_of_rank):
+    """{rank: (node, rail)} from {rank: node}: a rank's place among its node's ranks is its rail (one
+    rank per NIC), when nodes hold several ranks; else {}."""
+    ranks_by_node = {}
+    for rank, node in node_of_rank.items():
+        ranks_by_node.setdefault(node, []).append(rank)
+    if not ranks_by_node or max(len(r) for r in ranks_by_node.values()) < 2:
+        return {}
+    return {rank: (node, index) for node, ranks in ranks_by_node.items() for index, rank in enumerate(sorted(ranks))}

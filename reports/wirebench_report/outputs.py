@@ -48,8 +48,12 @@ def what(v):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
     if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
         kind, _, case = f["case"].partition(":")
+        node, _, rail = f["src"].partition("/")
         part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
-                "route": f"the route {f['src']}", "fabric": "the fabric as a whole"}.get(kind, f["src"])
+                "route": f"the route {f['src']}", "fabric": "the fabric as a whole",
+                "nic": f"{node}'s NIC on {rail.replace('rail', 'rail ')}",
+                "miswire": f"{node}'s rail-{rail[4:]} NIC cabled to {f['dst'].replace('rail', 'rail ')}'s switch"
+                }.get(kind, f["src"])
         schedule = row_items(v.row).get("pairs")
         return (f"fabric culprit: {part}, from net {case}{' --pairs ' + schedule if schedule else ''} "
                 f"({f['link_class']}) at {size_text(f['bytes'])} ({f['backend']})")
@@ -107,6 +111,14 @@ def look_closer(v):
                     f"(ibtracert, ibdiagnet); rerun the pair alone with wb-net --pairs first on those two nodes")
         if kind == "rail":
             return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
+        if kind == "nic":
+            node, _, rail = f["src"].partition("/")
+            return (f"check {node}'s {rail.replace('rail', 'rail ')} NIC, its cable and its switch port (ethtool, ibstat, perfquery, ip -s link; "
+                    f"lspci -vv for its PCIe link); {node}'s other NICs are fine")
+        if kind == "miswire":
+            node, _, rail = f["src"].partition("/")
+            return (f"move {node}'s {rail.replace('rail', 'rail ')} cable to that rail's switch (it is on "
+                    f"{f['dst'].replace('rail', 'rail ')}'s: ibnetdiscover or lldpctl show its neighbour); rerun the screen")
         if kind == "route":
             a, _, b = f["src"].partition("-")
             return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "

@@ -1,13 +1,14 @@
 """The adaptive screen in a run's rows: the figures the runner decides each round by, and the
 report's replay of the schedule (adaptive_screen.py) from them."""
 from .adaptive_screen import AdaptiveScreen
-from .endpoints import node_of, rank_of
+from .endpoints import node_of, rails_of, rank_of
 from .extra import row_items
 
 # The runner (wirebench_run/screen_step.py) measures each round with `wb-net --pairs A-B,... --round
-# N`, one rank per node, the ranks named rank0..rankN-1, seed 1; the reporter replays the schedule
-# from the rows with the same figures and names, so both reach the same findings. A run whose rows
-# do not follow the schedule (another version, a hand-made list) is not replayed.
+# N`, one rank per node (or, with rails, one per NIC: a rank's place among its node's ranks is its
+# rail, as the matrix culprits read it), the ranks named rank0..rankN-1, seed 1; the reporter replays
+# the schedule from the rows with the same figures and names, so both reach the same findings. A run
+# whose rows do not follow the schedule (another version, a hand-made list) is not replayed.
 SEED = 1
 
 
@@ -53,19 +54,40 @@ def rank_groups(node_of_rank, ranks, leaf_of):
     return {f"rank{r}": leaf_of[n] for r, n in enumerate(nodes)}
 
 
+def rank_rails(node_of_rank):
+    """{rank name: (node, rail)} when nodes hold several ranks (a rank per NIC), else None."""
+    return {f"rank{rank}": place for rank, place in rails_of(node_of_rank).items()} or None
+
+
+def planned_rails(ranks, per_node):
+    """The rails the runner plans with before any row exists: ranks placed node by node."""
+    return rank_rails({r: f"node{r // per_node}" for r in range(ranks)}) if per_node > 1 else None
+
+
+def display_names(node_of_rank):
+    """{rank name: what a finding calls it}: its node, or with rails its NIC (node3/rail1)."""
+    rails = rank_rails(node_of_rank)
+    if rails:
+        return {name: f"{node}/rail{rail}" for name, (node, rail) in rails.items()}
+    return {f"rank{rank}": node for rank, node in node_of_rank.items()}
+
+
 def replay(members, leaf_of=None):
     """[(kind, name, rows)] for one fleet of listed rows (one test, one size): the culprits the
     schedule named (node and path names as the rows give them; a route by its two switches), then
     ("transient", pair, rows) for slow rows whose suspects the later rounds cleared. `leaf_of`:
-    {node: leaf switch} as the runner planned with. Raises ReplayMismatch."""
+    {node: leaf switch} as the runner planned with. With rails a NIC is named node3/rail1, a miswired
+    one node2/rail1@rail0 (the rail whose switch it is on). Raises ReplayMismatch."""
     by_round = {}
     for m in members:
         by_round.setdefault(int(row_items(m.row).get("round", 0)), []).append(m)
     node_of_rank = {rank_of(m.row.text(end)): node_of(m.row.text(end)) for m in members for end in ("src", "dst")}
     ranks = max(int(m.row.text("ranks") or 0) for m in members)
     _, healthy = pair_figures(by_round[min(by_round)])
-    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], rank_groups(node_of_rank, ranks, leaf_of),
-                              healthy_fraction=healthy, seed=SEED)
+    rails = rank_rails(node_of_rank)
+    schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)],
+                              None if rails else rank_groups(node_of_rank, ranks, leaf_of),
+                              healthy_fraction=healthy, seed=SEED, rails=rails)
     rows_of = {}  # (round, rank pair) -> rows
     for number in sorted(by_round):
         planned = schedule.next_round()
@@ -81,14 +103,18 @@ def replay(members, leaf_of=None):
         return [m for o in observations if o.slow
                 for m in rows_of[(o.round, tuple(sorted((int(o.a[4:]), int(o.b[4:])))))]]
 
+    shown = display_names(node_of_rank)
+
     def node(name):
-        return node_of_rank.get(int(name[4:]), name)
+        return shown.get(name, name)
     out, explained = [], set()
     for finding in schedule.findings():
         if finding.kind == "unresolved":
             continue
         name = ("all" if finding.kind == "fabric" else finding.name if finding.kind == "route"
                 else "-".join(node(n) for n in finding.name.split("-")))
+        if finding.kind == "miswire":
+            name += f"@rail{finding.wired_to}"  # the switch it is on: miswire:node2/rail1@rail0
         slow = rows(finding.evidence)
         out.append(("fabric" if finding.kind == "fabric" else finding.kind, name, slow))
         explained.update(id(m) for m in slow)

@@ -141,6 +141,28 @@ steps:
         assert "mine.yaml: step 'screen': --pairs adaptive " + why in result.stderr, result.stderr
 
 
+def test_a_suite_with_rails_screens_a_rank_per_nic_and_says_what_rails_needs(tmp_path):
+    suite = """
+name: mine
+cluster: {nodes: 4, rails: RAILS, RANKS rate_mbit: 200}
+steps:
+  - name: screen
+    binary: wb-net
+    args: ["--pairs", "adaptive", "--tests", "bw", "--sizes", "1M"]
+"""
+    def dry(rails, ranks=""):
+        return _dry_run_of(tmp_path, suite.replace("RAILS", str(rails)).replace("RANKS", ranks))
+    result = dry(2)
+    assert result.returncode == 0, result.stderr
+    assert "# screen: an adaptive screen" in result.stdout and " exec " in result.stdout
+    assert dry(2, "ranks: 2,").returncode == 0
+    for rails, ranks, why in ((2, "ranks: 3,", "rails: 2 runs one rank per NIC: ranks is 2"),
+                              (9, "", "rails: must be a whole number from 1 to 8"),
+                              ("two", "", "rails: must be a whole number from 1 to 8")):
+        result = dry(rails, ranks)
+        assert result.returncode == 3 and "mine.yaml: cluster: " + why in result.stderr, result.stderr
+
+
 def test_a_cluster_suite_runs_its_steps_on_every_rate(tmp_path):
     result = _dry_run_of(tmp_path, """
 name: mine

@@ -4,7 +4,9 @@ rate and a path at half rate, planted together, are named as the node and as the
 nodes not blamed (from the rounds alone: the matchings would name them a second time). The adaptive
 screen (suite fabric-screen) names the node at half rate in three rounds of listed pairs, and a
 clean fabric in one round of every node; under the virtual cluster's Slurm with three leaf switches
-(topology/tree) it pairs every two switches and names a slow route between two of them."""
+(topology/tree) it pairs every two switches and names a slow route between two of them; on two rails
+(suite fabric-rails, a rank per NIC) it names a slow NIC as that NIC and a NIC on the wrong rail's
+switch as miswired."""
 import json
 import os
 import subprocess
@@ -175,3 +177,25 @@ def test_under_slurm_the_screen_pairs_every_two_switches_and_names_a_slow_route(
     leaf = {f"node{i}": f"leaf{i // 2}" for i in range(6)}
     screened = {frozenset((leaf[a.partition("/")[0]], leaf[b.partition("/")[0]])) for r in (1, 2) for a, b in rounds[r]}
     assert screened == {frozenset((f"leaf{x}", f"leaf{y}")) for x in range(3) for y in range(3)}
+
+
+def test_on_rails_the_screen_names_a_slow_nic_and_a_miswired_one_not_their_nodes(tmp_path):
+    """Four nodes with two rails, a rank per NIC (ci/vcluster up --rails 2): node3's rail-1 NIC at
+    half rate, node1's rail-0 NIC cabled to rail 1's switch. The slow NIC is named as that NIC, not
+    node3; the miswire as node1's rail-0 NIC on rail 1's switch (slow with its rail, fast with rail 1)."""
+    result = run_fabric(tmp_path / "run", "--degrade", "node3.rail1=100mbit", "--miswire", "node1.rail0=rail1",
+                        suite="fabric-rails")
+    assert result.returncode == 1, result.stdout + result.stderr
+    s = summary(tmp_path / "run")
+    assert standing(s) == ["miswire:node1/rail0@rail1", "nic:node3/rail1"], result.stdout
+    assert sorted(v.get("culprit") for v in s["verdicts"] if v["verdict"] == "FAIL") == standing(s)
+    assert "FAIL fabric culprit: node3's NIC on rail 1, from net stream_bw --pairs adaptive" in result.stdout
+    assert "FAIL fabric culprit: node1's rail-0 NIC cabled to rail 1's switch" in result.stdout
+    rounds = screen_rounds(tmp_path / "run")
+    # The screen: every NIC once, each with a NIC of its own rail (rank r is NIC r % 2 of node r // 2).
+    rail = {f"node{n}/rank{2 * n + r}": r for n in range(4) for r in range(2)}
+    assert {end for pair in rounds[1] for end in pair} == set(rail) and len(rounds[1]) == 8  # 4 pairs, both ways
+    assert all(rail[a] == rail[b] for a, b in rounds[1])
+    # Each NIC's wiring probe went to the other rail once it was found slow.
+    assert any(rail[a] != rail[b] for pairs in list(rounds.values())[1:] for a, b in pairs)
+    assert len(rounds) <= 6, rounds

@@ -86,6 +86,31 @@ def test_down_leaves_nothing_behind(cluster):
     assert vcluster("down").returncode == 0  # and down is idempotent
 
 
+def test_on_rails_each_rank_has_its_nic_alone_and_down_leaves_nothing_behind(cluster):
+    """--rails 2: local rank r runs where NIC r is its only device (UCX told so), on the node's
+    hostname; the miswired NIC is shown on the switch it is on; down removes every switch and uplink."""
+    up = cluster("--nodes", "3", "--rails", "2", "--rate", "200mbit", "--degrade", "node2.rail1=100mbit",
+                 "--miswire", "node1.rail0=rail1")
+    assert "node1 rail 0: NIC wbeth0 in wbnode1, address 10.77.0.11, on rail1's switch (MISWIRED)" in up.stdout
+    assert "node2 rail 1: NIC wbeth1 in wbnode2r1, address 10.77.1.12, on rail1's switch, link 100mbit" in up.stdout
+    shown = vcluster("exec", "sh", "-c", 'echo "$PMI_RANK $(hostname) $UCX_NET_DEVICES $(ls /sys/class/net | tr "\\n" " ")"')
+    assert shown.returncode == 0, shown.stderr
+    ranks = sorted(line.split(None, 3) for line in shown.stdout.splitlines())
+    assert [r[:3] for r in ranks] == [[str(2 * n + r), f"node{n}", f"wbeth{r}"] for n in range(3) for r in range(2)]
+    assert all(sorted(r[3].split()) == ["lo", f"wbeth{int(r[0]) % 2}"] for r in ranks), ranks
+    assert vcluster("down").returncode == 0
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    assert not any(name in links for name in ("wbbr", "wbspine", "wbup", "wbdn", "wbv")), links
+    assert "wbnode" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for args, why in ((["--miswire", "node1.rail0=rail1"], "--miswire needs --rails"),
+                      (["--rails", "2", "--ranks", "3"], "--rails 2 runs one rank per NIC: --ranks is 2"),
+                      (["--rails", "2", "--slurm"], "--rails with --slurm is not built yet"),
+                      (["--rails", "2", "--degrade", "node1.rail2=1mbit"], "there is no rail 2 (--rails 2)"),
+                      (["--rails", "2", "--miswire", "node1.rail1=rail1"], "or the NIC's own rail")):
+        bad = vcluster("up", "--nodes", "3", *args)
+        assert bad.returncode != 0 and why in bad.stderr, (args, bad.stderr)
+
+
 def test_up_is_idempotent_and_cleans_up_a_failed_start(cluster):
     cluster("--nodes", "2")
     cluster("--nodes", "2")  # again: replaces, does not fail on what exists

@@ -1,0 +1,103 @@
+"""The adaptive screen on a rail-optimised fabric (reports/wirebench_report/adaptive_screen.py, rails):
+every pair stays on its rail; a slow NIC is named as that NIC, not its node; a NIC cabled to another
+rail's switch is named as miswired, with the rail it is on; every NIC of a node slow is the node; a
+healthy fabric names nothing (ctest label: unit)."""
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "reports"))
+
+from wirebench_report.adaptive_screen import AdaptiveScreen  # noqa: E402
+
+
+class RailFabric:
+    """N nodes with R NICs each, NIC r on rail r's switch; the switches meet at a spine that carries
+    half a NIC's rate (oversubscribed), as ci/vcluster up --rails builds it. A slow NIC runs at half
+    its rate; a miswired NIC sits on another rail's switch, so its own rail reaches it through the spine."""
+
+    def __init__(self, nodes, rails, slow=(), miswired=None, seed=1, noise=0.01):
+        self.names = [f"rank{n * rails + r}" for n in range(nodes) for r in range(rails)]
+        self.rails = {f"rank{n * rails + r}": (f"node{n}", r) for n in range(nodes) for r in range(rails)}
+        self.slow = set(slow)                 # member names
+        self.switch = {m: rail for m, (_, rail) in self.rails.items()}
+        self.switch.update(miswired or {})   # member -> the rail whose switch it is on
+        self.random = random.Random(seed)
+        self.noise = noise
+
+    def figure(self, a, b):
+        rate = 1.0 if self.switch[a] == self.switch[b] else 0.5  # through the spine
+        if a in self.slow or b in self.slow:
+            rate = min(rate, 0.5)
+        return rate * (1 - self.random.uniform(0, self.noise))
+
+    def run(self, schedule):
+        while (planned := schedule.next_round()) is not None:
+            ends = [n for pair in planned for n in pair]
+            assert len(ends) == len(set(ends)), f"a round holds a NIC twice: {planned}"
+            schedule.record({(a, b): self.figure(a, b) for a, b in planned})
+        return schedule
+
+
+def screen(fabric, seed=1):
+    return fabric.run(AdaptiveScreen(fabric.names, rails=fabric.rails, healthy_fraction=0.8, seed=seed))
+
+
+def test_every_pair_stays_on_its_rail_but_the_wiring_probes():
+    fabric = RailFabric(8, 4, slow={"rank13"}, seed=2)
+    schedule = screen(fabric)
+    for purpose, pairs in schedule.rounds:
+        for a, b in pairs:
+            if "wiring" not in purpose:
+                assert fabric.rails[a][1] == fabric.rails[b][1], (purpose, a, b)
+    screened = {n for purpose, pairs in schedule.rounds if purpose == "screen" for pair in pairs for n in pair}
+    assert screened == set(fabric.names)
+    assert schedule.rounds[0][0] == "screen" and len(schedule.rounds[0][1]) == 16
+
+
+def test_a_slow_nic_is_named_as_that_nic_not_its_node():
+    for seed in range(1, 21):
+        fabric = RailFabric(8, 2, slow={"rank7"}, seed=seed)  # node3's rail-1 NIC
+        schedule = screen(fabric, seed=seed)
+        assert [(f.kind, f.name) for f in schedule.findings()] == [("nic", "rank7")], (seed, schedule.rounds)
+        [finding] = schedule.findings()
+        # slow with its own rail, and with a healthy NIC of the other rail too: the NIC, not its cabling
+        assert any(o.purpose == "wiring" and o.slow for o in finding.evidence)
+
+
+def test_a_nic_on_another_rails_switch_is_named_miswired_with_that_rail():
+    for seed in range(1, 21):
+        fabric = RailFabric(8, 2, miswired={"rank5": 0}, seed=seed)  # node2's rail-1 NIC on rail 0's switch
+        schedule = screen(fabric, seed=seed)
+        [finding] = schedule.findings()
+        assert (finding.kind, finding.name, finding.wired_to) == ("miswire", "rank5", "0"), (seed, schedule.rounds)
+        assert "fast with rail 0's NICs" in str(finding)
+
+
+def test_a_slow_nic_and_a_miswire_together_on_four_rails():
+    for seed in range(1, 11):
+        fabric = RailFabric(6, 4, slow={"rank9"}, miswired={"rank18": 1}, seed=seed)
+        schedule = screen(fabric, seed=seed)
+        assert sorted((f.kind, f.name, f.wired_to) for f in schedule.findings()) == [
+            ("miswire", "rank18", "1"), ("nic", "rank9", "")], (seed, schedule.rounds)
+        assert len(schedule.rounds) <= 8
+
+
+def test_every_nic_of_a_node_slow_is_the_node():
+    fabric = RailFabric(8, 2, slow={"rank6", "rank7"}, seed=3)
+    schedule = screen(fabric, seed=3)
+    assert [(f.kind, f.name) for f in schedule.findings()] == [("node", "node3")]
+
+
+def test_a_healthy_rail_fabric_names_nothing_in_one_round():
+    for seed in range(1, 21):
+        schedule = screen(RailFabric(16, 4, seed=seed), seed=seed)
+        assert schedule.findings() == [] and len(schedule.rounds) == 1
+
+
+def test_rails_and_leaf_groups_are_one_or_the_other():
+    import pytest
+    with pytest.raises(ValueError, match="rails or groups"):
+        AdaptiveScreen(["a", "b", "c"], groups={"a": 1, "b": 1, "c": 2}, rails={"a": ("n0", 0), "b": ("n1", 0),
+                                                                              "c": ("n2", 0)})
