@@ -127,5 +127,8 @@ def expectations(suite, cluster_rate_mbit):
         if entry.pop("from_cluster_rate", False):
             entry["ceiling_GBps"] = cluster_rate_mbit / 8000.0
             entry["reason"] = f"the virtual cluster's links are shaped to {cluster_rate_mbit} Mbit/s"
+            rails = int((chosen_cluster(suite) or {}).get("rails", 1))
+            if rails > 1:  # a NIC per rail, a rank on each: pairs at once share no port
+                entry["ports_per_node"] = rails
         out.append(entry)
     return out

@@ -23,7 +23,7 @@ group, and every pair stays on its rail (the screen and every probe), as a job's
 members are NICs. A NIC found slow is then measured with a healthy NIC of each other rail in turn
 (WIRING_PROBES, one a round): fast with rail K's NICs while slow with its own, it is cabled to rail
 K's switch (a miswire); slow with them too, it is the NIC (its port, cable or slot). Every NIC of a
-node slow is the node."""
+node slow is the node; three quarters of a rail's screen pairs slow is the rail (its switch)."""
 import random
 from dataclasses import dataclass, field
 
@@ -76,7 +76,7 @@ class Suspect:
 
 @dataclass
 class Finding:
-    kind: str             # node, route, path, fabric, unresolved; with rails nic, miswire, node
+    kind: str             # node, route, path, fabric, unresolved; with rails nic, miswire, node, rail
     name: str             # with rails: a NIC's member name (nic, miswire), a node's name (node)
     intermittent: bool
     evidence: list        # the observations that decided it
@@ -112,6 +112,7 @@ class AdaptiveScreen:
         self.suspects = {}          # name -> Suspect
         self.reference = None       # (median, MAD) of the screen's figures
         self.fabric = False
+        self.slow_rails = {}        # rails: {rail: its slow screen observations}
         self._uncovered = [] if self.rails else self._group_pairs()
         self._unseen = set(self.nodes)
         self._pending = None        # the round handed out: [(a, b, purpose, suspects)]
@@ -152,8 +153,23 @@ class AdaptiveScreen:
         if planned[0][2] == "screen" and not self._uncovered:
             screened = [o for o in self.observations if o.purpose == "screen"]
             slow_share = sum(o.slow for o in screened) / len(screened)
-            suspects = {n for o in screened if o.slow for n in (o.a, o.b)}
+            self._find_slow_rails(screened)
+            suspects = {n for o in screened if o.slow for n in (o.a, o.b) if self.group[n] not in self.slow_rails}
             self.fabric = slow_share >= FABRIC_SHARE or len(suspects) > len(self.nodes) / 2
+
+    def _find_slow_rails(self, screened):
+        """With rails: a rail whose screen pairs are FABRIC_SHARE slow (two pairs at least) is the rail,
+        its switch or its cabling; its NICs' suspicions are explained by it (no healthy NIC is left on
+        it to tell them apart)."""
+        if not self.rails:
+            return
+        for rail in sorted(set(self.group.values())):
+            mine = [o for o in screened if self.group[o.a] == rail]
+            if len(mine) >= 2 and sum(o.slow for o in mine) >= FABRIC_SHARE * len(mine):
+                self.slow_rails[rail] = [o for o in mine if o.slow]
+        for suspect in self.suspects.values():
+            if all(self.group[m] in self.slow_rails for m in suspect.members if m in self.group):
+                suspect.explained_by = f"rail {self.group[suspect.members[0]]}"
 
     def findings(self):
         if self.fabric:
@@ -165,6 +181,7 @@ class AdaptiveScreen:
                 out.append(self._finding(suspect, state == "intermittent"))
             elif state == "open":
                 out.append(Finding("unresolved", f"{suspect.kind} {suspect.name}", False, suspect.evidence))
+        out += [Finding("rail", f"rail{rail}", False, evidence) for rail, evidence in self.slow_rails.items()]
         return sorted(self._whole_nodes(out), key=lambda f: (f.kind, f.name))
 
     def _finding(self, suspect, intermittent):

@@ -108,9 +108,11 @@ class Ceilings:
                        link.get("source", ""))
 
     def network_ports(self, host):
-        """How many network ports the topology saw on `host` (1 where it saw none: a suite's stated link)."""
+        """How many network ports the topology saw on `host`, or the suite states (`ports_per_node`: a
+        virtual cluster's rails); 1 where neither says."""
         ports = {link.get("a") for (a, b), link in self.links.get(host, {}).items() if b == "network"}
-        return max(len(ports), 1)
+        stated = max((int(e.get("ports_per_node", 1)) for e in self.expectations.values()), default=1)
+        return max(len(ports), stated, 1)
 
     def for_link_class(self, link_class):
         """The suite's stated ceiling of a link class (the per-pair ceiling of an aggregate), or None."""

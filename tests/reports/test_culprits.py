@@ -226,6 +226,17 @@ def test_pairs_of_one_round_that_share_a_port_are_held_against_their_share(tmp_p
         assert "its share, 1/2: node0's port carried 2 of this round's pairs at once" in v.reason
 
 
+def test_with_a_port_per_rank_pairs_of_one_round_keep_the_whole_ceiling(tmp_path, monkeypatch):
+    """The same round on nodes with a NIC per rank (a virtual cluster's rails: the suite states
+    ports_per_node): each pair has a port of its own, so each is held against the whole ceiling."""
+    rows = [re.sub(r"round=\d+", "round=1", pair_row(f"node0/rank{a}", f"node1/rank{b}", CEILING * 0.47, ranks=4))
+            for a, b in ((0, 2), (1, 3))]
+    monkeypatch.setitem(SUITE, "expectations", [dict(e, ports_per_node=2) for e in SUITE["expectations"]])
+    _, verdicts = judged(tmp_path, rows)
+    for v in verdicts:
+        assert v.verdict == "FAIL" and v.ceiling_GBps == CEILING and "port carried" not in v.reason, v.reason
+
+
 def test_a_round_and_a_bisection_matching_of_the_same_number_are_not_one_round(tmp_path):
     rows = [re.sub(r"round=\d+", "round=1", pair_row("node0/rank0", "node1/rank1", CEILING * 0.9, ranks=4)),
             re.sub(r"pairs=all;round=\d+", "pairs=bisection;round=1", pair_row("node0/rank0", "node2/rank2",

@@ -1,7 +1,7 @@
 """The adaptive screen on a rail-optimised fabric (reports/wirebench_report/adaptive_screen.py, rails):
 every pair stays on its rail; a slow NIC is named as that NIC, not its node; a NIC cabled to another
 rail's switch is named as miswired, with the rail it is on; every NIC of a node slow is the node; a
-healthy fabric names nothing (ctest label: unit)."""
+slow rail is the rail; a healthy fabric names nothing (ctest label: unit)."""
 import random
 import sys
 from pathlib import Path
@@ -17,7 +17,7 @@ class RailFabric:
     half a NIC's rate (oversubscribed), as ci/vcluster up --rails builds it. A slow NIC runs at half
     its rate; a miswired NIC sits on another rail's switch, so its own rail reaches it through the spine."""
 
-    def __init__(self, nodes, rails, slow=(), miswired=None, seed=1, noise=0.01):
+    def __init__(self, nodes, rails, slow=(), miswired=None, seed=1, noise=0.01, slow_rail=None):
         self.names = [f"rank{n * rails + r}" for n in range(nodes) for r in range(rails)]
         self.rails = {f"rank{n * rails + r}": (f"node{n}", r) for n in range(nodes) for r in range(rails)}
         self.slow = set(slow)                 # member names
@@ -25,10 +25,11 @@ class RailFabric:
         self.switch.update(miswired or {})   # member -> the rail whose switch it is on
         self.random = random.Random(seed)
         self.noise = noise
+        self.slow_rail = slow_rail            # a rail whose switch runs at half rate
 
     def figure(self, a, b):
         rate = 1.0 if self.switch[a] == self.switch[b] else 0.5  # through the spine
-        if a in self.slow or b in self.slow:
+        if a in self.slow or b in self.slow or self.slow_rail in (self.switch[a], self.switch[b]):
             rate = min(rate, 0.5)
         return rate * (1 - self.random.uniform(0, self.noise))
 
@@ -88,6 +89,13 @@ def test_every_nic_of_a_node_slow_is_the_node():
     fabric = RailFabric(8, 2, slow={"rank6", "rank7"}, seed=3)
     schedule = screen(fabric, seed=3)
     assert [(f.kind, f.name) for f in schedule.findings()] == [("node", "node3")]
+
+
+def test_a_slow_rail_is_the_rail_not_each_of_its_nics():
+    for rails, seed in ((2, 1), (4, 2), (4, 3)):
+        schedule = screen(RailFabric(8, rails, slow_rail=1, seed=seed), seed=seed)
+        assert [(f.kind, f.name) for f in schedule.findings()] == [("rail", "rail1")], (rails, schedule.rounds)
+        assert len(schedule.rounds) == 1
 
 
 def test_a_healthy_rail_fabric_names_nothing_in_one_round():
