@@ -34,7 +34,7 @@ def report(run_dir: Path, profile_name=None):
     (run_dir / "report.md").write_text(markdown(run_dir, verdicts, results.problems, profile))
     (run_dir / "junit.xml").write_text(junit(verdicts, results.problems, profile))
     (run_dir / "summary.json").write_text(summary(run_dir, verdicts, results.problems, code, profile))
-    plots = write_plots(verdicts, run_dir)
+    plots = write_plots(verdicts, run_dir, per_nic=ceilings.stated_ports() > 1)
     (run_dir / "report.html").write_text(html_page(run_dir, verdicts, results.problems, plots, profile))
     c = counts(verdicts, results.problems)
     print(f"wirebench report: {', '.join(f'{n} {name}' for name, n in c.items())} -> {run_dir}/report.md, "

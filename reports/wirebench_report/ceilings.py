@@ -111,8 +111,12 @@ class Ceilings:
         """How many network ports the topology saw on `host`, or the suite states (`ports_per_node`: a
         virtual cluster's rails); 1 where neither says."""
         ports = {link.get("a") for (a, b), link in self.links.get(host, {}).items() if b == "network"}
-        stated = max((int(e.get("ports_per_node", 1)) for e in self.expectations.values()), default=1)
-        return max(len(ports), stated, 1)
+        return max(len(ports), self.stated_ports(), 1)
+
+    def stated_ports(self):
+        """The network ports per node the suite states (`ports_per_node`: a virtual cluster's rails, a
+        NIC per rank), else 1."""
+        return max((int(e.get("ports_per_node", 1)) for e in self.expectations.values()), default=1)
 
     def for_link_class(self, link_class):
         """The suite's stated ceiling of a link class (the per-pair ceiling of an aggregate), or None."""

@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .extra import row_items  # noqa: E402
+from .endpoints import node_of, rails_of, rank_of  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
 # dozen small ones open at once, which is fine (matplotlib warns from 20).
@@ -149,8 +150,9 @@ def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     """A heatmap of the fraction of the ceiling, one colour scale for every link (0 to 105%): a cell
     is what its link reached of what it promises, so a bad link is red whatever its rate. Cells
     with a measured figure but no ceiling show the figure on grey; FAIL cells are framed and
-    labelled; a culprit (culprits.py) is framed in blue: a node's row and column, a path's two cells.
-    cells: {(src, dst): verdict}; culprits: ["node:node3", "path:node2-node5"]."""
+    labelled; a culprit (culprits.py) is framed in blue: a node's row and column, a path's two cells,
+    a NIC's row and column. cells: {(src, dst): verdict}; culprits: ["node:node3", "path:node2-node5",
+    "nic:node3/rail1"]."""
     import matplotlib.patches as patches
 
     index = {n: i for i, n in enumerate(labels)}
@@ -183,12 +185,15 @@ def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     n = len(labels)
     for culprit in culprits:
         kind, _, name = culprit.partition(":")
-        if kind == "node" and name in index:
-            k = index[name]
+        # A node's row and column (with rails, each of its NICs'); a NIC's, or a miswired NIC's.
+        framed = ([l for l in labels if l == name or l.startswith(name + "/")] if kind == "node" else
+                  [name.partition("@")[0]] if kind in ("nic", "miswire") and name.partition("@")[0] in index else [])
+        for label in framed:
+            k = index[label]
             axes.add_patch(patches.Rectangle((-0.5, k - 0.5), n, 1, fill=False, edgecolor="#1565c0", linewidth=3,
                                              gid=f"culprit:{name}"))
             axes.add_patch(patches.Rectangle((k - 0.5, -0.5), 1, n, fill=False, edgecolor="#1565c0", linewidth=3))
-        elif kind == "path":
+        if kind == "path":
             a, _, b = name.partition("-")
             if a in index and b in index:
                 for i, j in ((index[a], index[b]), (index[b], index[a])):
@@ -246,12 +251,21 @@ def numa_heatmaps(verdicts):
     return figures
 
 
-def node_heatmaps(verdicts):
+def node_heatmaps(verdicts, per_nic=False):
     """Node x node heatmaps of point-to-point bandwidth as the fraction of each link's ceiling
     (largest size of each pair's sweep), per wb-net test and link class, when the pairs span at
-    least two nodes: one bad node pair stands out, framed when it FAILs."""
+    least two nodes: one bad node pair stands out, framed when it FAILs. With a NIC per rank
+    (`per_nic`: rails; a rank's place among its node's ranks is its rail), NIC x NIC (node3/rail1): a
+    node's rails apart, as the screen judges them."""
+    ranks = {rank_of(end): node_of(end) for v in verdicts if v.row.text("bench") == "net"
+             for end in (v.row.text("src"), v.row.text("dst")) if rank_of(end) is not None}
+    rails = rails_of(ranks) if per_nic else {}
+
     def node(name):
-        return name.rpartition("/")[0] or None
+        if rank_of(name) in rails:
+            return "{}/rail{}".format(*rails[rank_of(name)])
+        return node_of(name) or None
+    unit = "NIC x NIC" if rails else "node x node"
     figures = []
     for (case, backend, link_class), cells in _matrices(verdicts, "net", node).items():
         labels = sorted({n for pair in cells for n in pair}, key=_natural)
@@ -259,14 +273,15 @@ def node_heatmaps(verdicts):
             continue
         named = [v.culprit for v in verdicts if v.culprit and v.row.text("case").partition(":")[2] == case
                  and v.row.text("backend") == backend and v.row.text("link_class") == link_class]
-        title = f"net {case} ({backend}, {link_class}): node x node, fraction of the ceiling"
+        title = f"net {case} ({backend}, {link_class}): {unit}, fraction of the ceiling"
         if named:
             title += "\nculprit: " + ", ".join(c.partition(":")[2] for c in named)
         figure = _fraction_heatmap(title, labels, cells, "heatmap:nodes", named)
         figures.append((f"nodes-{_safe(case)}-{_safe(backend)}-{_safe(link_class)}",
-                        f"net {case} over {link_class}: node x node by fraction of the ceiling; look for a red or "
+                        f"net {case} over {link_class}: {unit} by fraction of the ceiling; look for a red or "
                         "framed (FAIL) cell: its row and column name the pair"
-                        + ("; the blue frame marks the culprit the pattern names (a node's row and column, or a path)"
+                        + ("; the blue frame marks the culprit the pattern names (a node's or a NIC's row and column, "
+                           "or a path)"
                            if named else ""), figure))
     return figures
 
@@ -361,15 +376,16 @@ def step_wiring_figures(verdicts):
     return figures
 
 
-def write_plots(verdicts, out_dir: Path):
-    """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]."""
+def write_plots(verdicts, out_dir: Path, per_nic=False):
+    """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]. per_nic: the suite gave
+    each rank a NIC of its own (rails): the network heatmaps are NIC x NIC."""
     plot_dir = out_dir / "plots"
     plot_dir.mkdir(parents=True, exist_ok=True)
     for stale in plot_dir.glob("*.png"):  # a report written again shows only its own plots
         stale.unlink()
     written = []
     # The pictures that show a bad link first: heatmaps, then the sweeps, then the steps.
-    figures = (node_heatmaps(verdicts) + gpu_heatmaps(verdicts) + numa_heatmaps(verdicts) + bandwidth_figures(verdicts)
+    figures = (node_heatmaps(verdicts, per_nic) + gpu_heatmaps(verdicts) + numa_heatmaps(verdicts) + bandwidth_figures(verdicts)
                + latency_figures(verdicts) + step_breakdown_figures(verdicts) + step_wiring_figures(verdicts))
     for name, title, figure in figures:
         path = plot_dir / f"{name}.png"

@@ -121,6 +121,24 @@ def test_a_slow_rail_is_named_as_the_rail(tmp_path):
     assert "the rail (its switch or its cabling)" in culprit.reason
 
 
+def test_with_a_nic_per_rank_the_heatmap_is_nic_by_nic_and_frames_the_slow_nic(tmp_path):
+    """Rails (the suite states a port per rank): node2's rail-1 NIC slow; the heatmap keeps each node's
+    NICs apart and frames node2/rail1's row and column; without rails the same rows are node x node."""
+    rows = fleet(nodes=4, ranks_per_node=2, rate=lambda a, b, ra, rb: 0.45 if (a, ra) == (2, 1) or (b, rb) == (2, 1)
+                 else 0.96)
+    _, verdicts = judged(tmp_path, rows)
+    for v in verdicts:  # as the adaptive screen names it (screen_rows.replay)
+        v.culprit = "nic:node2/rail1" if v.culprit else v.culprit
+    [(_, caption, figure)] = node_heatmaps(verdicts, per_nic=True)
+    axes = figure.axes[0]
+    labels = [t.get_text() for t in axes.get_xticklabels()]
+    assert labels == [f"node{n}/rail{r}" for n in range(4) for r in range(2)]
+    assert "NIC x NIC" in axes.get_title() and "NIC x NIC" in caption
+    assert "culprit:node2/rail1" in [p.get_gid() for p in axes.patches]
+    [(_, _, merged)] = node_heatmaps(verdicts)
+    assert [t.get_text() for t in merged.axes[0].get_xticklabels()] == [f"node{n}" for n in range(4)]
+
+
 def test_a_slow_node_among_several_ranks_per_node_is_still_the_node(tmp_path):
     _, verdicts = judged(tmp_path, fleet(nodes=4, ranks_per_node=2,
                                          rate=lambda a, b, ra, rb: 0.45 if 2 in (a, b) else 0.96))
