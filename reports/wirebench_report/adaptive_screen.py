@@ -21,9 +21,10 @@ pairs them; the screen covers every node and every group pair, not every node pa
 Rails (`rails`: {member: (node, rail)}, a member per NIC of a rail-optimised fabric): the rail is the
 group, and every pair stays on its rail (the screen and every probe), as a job's traffic does; the
 members are NICs. A NIC found slow is then measured with a healthy NIC of each other rail in turn
-(WIRING_PROBES, one a round): fast with rail K's NICs while slow with its own, it is cabled to rail
-K's switch (a miswire); slow with them too, it is the NIC (its port, cable or slot). Every NIC of a
-node slow is the node; three quarters of a rail's screen pairs slow is the rail (its switch)."""
+(WIRING_PROBES, one rail a round, every slow NIC in the same rounds): fast with rail K's NICs while
+slow with its own, it is cabled to rail K's switch (a miswire); slow with them all, it is the NIC
+(its port, cable or slot). Every NIC of a node slow is the node; three quarters of a rail's screen
+pairs slow is the rail (its switch)."""
 import random
 from dataclasses import dataclass, field
 
@@ -33,7 +34,8 @@ CULPRIT_PROBES = 2    # a culprit is slow in this many probes after the screen, 
 PATH_NODE_FAST = 3    # a path is named when each of its nodes is fast in this many probes
 FABRIC_SHARE = 0.75   # this share of the screen's pairs slow: the fabric, not a culprit
 MAX_ROUNDS = 12
-WIRING_PROBES = 3     # rails: a slow NIC is measured with a healthy NIC of this many other rails at most
+WIRING_PROBES = 7     # rails: a slow NIC is measured with a healthy NIC of up to this many other rails,
+                      # one a round, until one is fast (8 rails: every other; a slow NIC costs them all)
 
 
 @dataclass(frozen=True)

@@ -109,3 +109,25 @@ def test_rails_and_leaf_groups_are_one_or_the_other():
     with pytest.raises(ValueError, match="rails or groups"):
         AdaptiveScreen(["a", "b", "c"], groups={"a": 1, "b": 1, "c": 2}, rails={"a": ("n0", 0), "b": ("n1", 0),
                                                                               "c": ("n2", 0)})
+
+
+# The simulator's rails (ci/wirebench_run/fleet_simulator.py): realistic noise, NIC spread and
+# transients, eight rails, faults at random places.
+sys.path.insert(0, str(ROOT / "ci"))
+from wirebench_run.fleet_simulator import Fleet, screen as simulate, trial  # noqa: E402
+
+
+def test_on_eight_rails_slow_nics_miswires_and_a_slow_rail_are_found_in_12_rounds():
+    for kinds in (("nic",), ("miswire",), ("rail",), ("nic", "nic", "miswire"), ("nic", "miswire", "rail")):
+        for seed in range(1, 21):
+            outcome = trial(128, 0, kinds, seed, rails=8)
+            assert not outcome.missed, f"{kinds} seed {seed}: missed {outcome.missed}"
+            assert not outcome.false and not outcome.wrong_kind, (
+                f"{kinds} seed {seed}: named {[str(f) for f in outcome.false + outcome.wrong_kind]}")
+            assert outcome.rounds <= 12, f"{kinds} seed {seed}: {outcome.rounds} rounds"
+
+
+def test_no_false_culprit_in_100_healthy_fleets_on_eight_rails():
+    for seed in range(1, 101):
+        schedule = simulate(Fleet(64, rails=8, seed=seed), seed=seed)
+        assert schedule.findings() == [], f"seed {seed}: {[str(f) for f in schedule.findings()]}"
