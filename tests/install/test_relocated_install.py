@@ -2,6 +2,7 @@
 moved, the source and build trees hidden (an empty tmpfs mounted over each, in a mount namespace of
 this test's own), then every front-door command run from the moved prefix. Needs root (unshare -m);
 skipped otherwise. ctest label: vcluster (the default suite starts the virtual cluster)."""
+import json
 import os
 import shutil
 import subprocess
@@ -88,5 +89,15 @@ def test_run_report_compare_and_step_from_the_moved_prefix(moved_prefix, tmp_pat
     assert codes == {"run": "0", "report": "0", "compare": "0", "step": "0"}, (codes, result.stderr, logs)
     for name in ("results.csv", "meta.json", "topology.json", "report.md", "report.html", "junit.xml"):
         assert (run / name).exists(), name
+    # As root without a GPU the default suite also measures three virtual-cluster nodes over links
+    # shaped to 1 Gbit/s (the vcluster suite's step, as users run it): ping-pong on the three node
+    # pairs and a stream each way, judged against that ceiling, nothing failed.
+    if os.geteuid() == 0 and not Path("/dev/nvidia0").exists():
+        verdicts = json.loads((run / "summary.json").read_text())["verdicts"]
+        across = [v for v in verdicts if v["fraction"] is not None and v["bench"] == "net"]
+        assert len(across) == 9 and all("/node" in v["key"] for v in across), across
+        assert all(v["ceiling_GBps"] == pytest.approx(0.125) for v in across), across
+        assert all(v["verdict"] in ("PASS", "WARN", "SKIP", "NOT JUDGED", "DATA") for v in verdicts), verdicts
+        assert "point-to-point across the virtual cluster: wb-net" in logs["run"]
     assert "recommendation:" in logs["step"]
     assert (tmp_path / "compare" / "compare.md").exists()
