@@ -199,16 +199,13 @@ class AdaptiveScreen:
         """With rails, every NIC of a node slow (none miswired) is the node: its host, not R cables."""
         if not self.rails:
             return findings
-        nics = {}
+        slow_nics = {}
         for f in findings:
             if f.kind == "nic" and not f.intermittent:
-                nics.setdefault(self.rails[f.name][0], []).append(f)
-        out = [f for f in findings if not (f.kind == "nic" and self.rails[f.name][0] in nics
-                                            and len(nics[self.rails[f.name][0]]) == self._nics_of(self.rails[f.name][0]))]
-        for node, slow in nics.items():
-            if len(slow) == self._nics_of(node) > 1:
-                out.append(Finding("node", node, False, [o for f in slow for o in f.evidence]))
-        return out
+                slow_nics.setdefault(self.rails[f.name][0], []).append(f)
+        whole = {node: slow for node, slow in slow_nics.items() if len(slow) == self._nics_of(node) > 1}
+        out = [f for f in findings if not any(f in slow for slow in whole.values())]
+        return out + [Finding("node", node, False, [o for f in slow for o in f.evidence]) for node, slow in whole.items()]
 
     def _nics_of(self, node):
         return sum(1 for n in self.nodes if self.rails[n][0] == node)

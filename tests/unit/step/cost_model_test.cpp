@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "harness/errors.h"
 #include "step/memory_model.h"
+#include "../test_files.h"
 
 namespace wb::step {
 namespace {
@@ -89,9 +89,8 @@ TEST(CostModelTest, PredictedStepUsesScaledBytesAndGroupSizes) {
 }
 
 TEST(CostModelTest, FitsFileIsReadAndBadLinesAreNamed) {
-  const auto dir = std::filesystem::temp_directory_path() / "wb_fits_test";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "fits.csv").string();
+  const wb::testing::TempDir dir;
+  const std::string path = dir.file("fits.csv");
   std::ofstream(path) << "bench,op,dtype,case,backend,link_class,ranks,nodes,alpha_us,beta_us_per_byte\n"
                          "coll,all_reduce,float32,out_of_place,mpi,eth,4,2,30,0.008\n"
                          "coll,all_gather,float32,out_of_place,mpi,shm,4,1,5,0.0001\n";
@@ -105,7 +104,6 @@ TEST(CostModelTest, FitsFileIsReadAndBadLinesAreNamed) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(path + ":4:"), std::string::npos) << e.what();
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(MemoryModelTest, ZeroPaperFormulas) {

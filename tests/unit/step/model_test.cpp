@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "harness/errors.h"
+#include "../test_files.h"
 
 namespace wb::step {
 namespace {
@@ -49,12 +49,11 @@ TEST(ModelTest, TiedEmbeddingsHaveNoOutputMatrix) {
 class BadModelFile : public ::testing::Test {
  protected:
   std::string write(const std::string& text) {
-    path_ = std::filesystem::temp_directory_path() / ("wb_model_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json");
-    std::ofstream(path_) << text;
-    return path_.string();
+    const std::string path = dir_.file("model.json");  // a folder per process and test: ctest runs them side by side
+    std::ofstream(path) << text;
+    return path;
   }
-  void TearDown() override { std::filesystem::remove(path_); }
-  std::filesystem::path path_;
+  wb::testing::TempDir dir_;
 };
 
 TEST_F(BadModelFile, SyntaxErrorsNameTheFileAndLine) {
