@@ -82,7 +82,8 @@ def list_suites_and_profiles():
 
 def ranks_per_node(cluster):
     """A virtual cluster's ranks on each node: its rails (one rank per NIC), else its ranks."""
-    return int(cluster.get("rails", 1)) if int(cluster.get("rails", 1)) > 1 else int(cluster.get("ranks", 1))
+    rails = int(cluster.get("rails", 1))
+    return rails if rails > 1 else int(cluster.get("ranks", 1))
 
 
 def cluster_rates(cluster):

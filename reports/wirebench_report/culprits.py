@@ -26,7 +26,7 @@ import statistics
 from dataclasses import replace
 
 from . import screen_rows
-from .endpoints import node_of, rails_of, rank_of
+from .endpoints import node_of, rails_of, rank_of, spoken_rail
 from .fleet_rule import below_ceiling, below_fleet, fleet_reference
 
 NODE_SHARE = 0.5
@@ -148,10 +148,6 @@ def localise(members):
     return culprits
 
 
-def _rail(name):
-    return name.replace("rail", "rail ")  # rail1 -> rail 1
-
-
 def _describe(kind, name, rows, others, unit):
     """The culprit's reason (what() in outputs.py names it): the evidence, then what it means."""
     def figure(x):
@@ -166,6 +162,7 @@ def _describe(kind, name, rows, others, unit):
     if rest:
         evidence += (f", while the other row reaches {figure(rest[0])}" if len(rest) == 1 else
                      f", while the other {len(rest)} rows reach {figure(statistics.median(rest))} (median)")
+    nic, _, switch = name.partition("@")  # a miswire: node1/rail0@rail1
     meaning = {
         "node": f"every slow pair has {name} in it: the node (its NIC or its uplink), not its links",
         "rail": f"the slow pairs run between {name}'s ranks on several nodes: the rail (its switch or its cabling)",
@@ -176,9 +173,8 @@ def _describe(kind, name, rows, others, unit):
                  "between the two switches (an uplink, a spine port or its cable)",
         "nic": f"{name} is slow with the NICs of its rail and with a healthy NIC of another rail, while the other "
                f"NICs of {node_of(name)} are fine: that NIC (its port, its cable or its PCIe slot), not the node or the rail",
-        "miswire": f"{name.partition('@')[0]} is slow with the NICs of its own rail and at full rate with "
-                   f"{_rail(name.partition('@')[2])}'s: it is cabled to {_rail(name.partition('@')[2])}'s switch, so its "
-                   "rail's traffic crosses the spine",
+        "miswire": f"{nic} is slow with the NICs of its own rail and at full rate with {spoken_rail(switch)}'s: it "
+                   f"is cabled to {spoken_rail(switch)}'s switch, so its rail's traffic crosses the spine",
     }[kind]
     return f"{evidence}; {meaning}; the pairs it explains are not judged one by one"
 

@@ -12,6 +12,16 @@ def rank_of(endpoint):
     return int(tail[4:]) if tail.startswith("rank") and tail[4:].isdigit() else None
 
 
+def nic_name(node, rail):
+    """A NIC of a rail-optimised fabric as findings name it: node3/rail1."""
+    return f"{node}/rail{rail}"
+
+
+def spoken_rail(name):
+    """'rail1' -> 'rail 1', as the report's sentences say it."""
+    return name.replace("rail", "rail ")
+
+
 def rails_of(node_of_rank):
     """{rank: (node, rail)} from {rank: node}: a rank's place among its node's ranks is its rail (one
     rank per NIC), when nodes hold several ranks; else {}."""

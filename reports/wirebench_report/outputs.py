@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 
+from .endpoints import spoken_rail
 from .extra import command_item, row_items
 from .verdicts import counts, floor_outcomes, grouped, items
 
@@ -51,8 +52,8 @@ def what(v):
         node, _, rail = f["src"].partition("/")
         part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
                 "route": f"the route {f['src']}", "fabric": "the fabric as a whole",
-                "nic": f"{node}'s NIC on {rail.replace('rail', 'rail ')}",
-                "miswire": f"{node}'s rail-{rail[4:]} NIC cabled to {f['dst'].replace('rail', 'rail ')}'s switch"
+                "nic": f"{node}'s NIC on {spoken_rail(rail)}",
+                "miswire": f"{node}'s rail-{rail[4:]} NIC cabled to {spoken_rail(f['dst'])}'s switch"
                 }.get(kind, f["src"])
         schedule = row_items(v.row).get("pairs")
         return (f"fabric culprit: {part}, from net {case}{' --pairs ' + schedule if schedule else ''} "
@@ -113,12 +114,12 @@ def look_closer(v):
             return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
         if kind == "nic":
             node, _, rail = f["src"].partition("/")
-            return (f"check {node}'s {rail.replace('rail', 'rail ')} NIC, its cable and its switch port (ethtool, ibstat, perfquery, ip -s link; "
-                    f"lspci -vv for its PCIe link); {node}'s other NICs are fine")
+            return (f"check {node}'s {spoken_rail(rail)} NIC, its cable and its switch port (ethtool, ibstat, perfquery, "
+                    f"ip -s link; lspci -vv for its PCIe link); {node}'s other NICs are fine")
         if kind == "miswire":
             node, _, rail = f["src"].partition("/")
-            return (f"move {node}'s {rail.replace('rail', 'rail ')} cable to that rail's switch (it is on "
-                    f"{f['dst'].replace('rail', 'rail ')}'s: ibnetdiscover or lldpctl show its neighbour); rerun the screen")
+            return (f"move {node}'s {spoken_rail(rail)} cable to that rail's switch (it is on "
+                    f"{spoken_rail(f['dst'])}'s: ibnetdiscover or lldpctl show its neighbour); rerun the screen")
         if kind == "route":
             a, _, b = f["src"].partition("-")
             return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "

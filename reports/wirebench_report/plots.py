@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .extra import row_items  # noqa: E402
-from .endpoints import node_of, rails_of, rank_of  # noqa: E402
+from .endpoints import nic_name, node_of, rails_of, rank_of  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
 # dozen small ones open at once, which is fine (matplotlib warns from 20).
@@ -263,7 +263,7 @@ def node_heatmaps(verdicts, per_nic=False):
 
     def node(name):
         if rank_of(name) in rails:
-            return "{}/rail{}".format(*rails[rank_of(name)])
+            return nic_name(*rails[rank_of(name)])
         return node_of(name) or None
     unit = "NIC x NIC" if rails else "node x node"
     figures = []

@@ -1,7 +1,7 @@
 """The adaptive screen in a run's rows: the figures the runner decides each round by, and the
 report's replay of the schedule (adaptive_screen.py) from them."""
 from .adaptive_screen import AdaptiveScreen
-from .endpoints import node_of, rails_of, rank_of
+from .endpoints import nic_name, node_of, rails_of, rank_of
 from .extra import row_items
 
 # The runner (wirebench_run/screen_step.py) measures each round with `wb-net --pairs A-B,... --round
@@ -68,7 +68,7 @@ def display_names(node_of_rank):
     """{rank name: what a finding calls it}: its node, or with rails its NIC (node3/rail1)."""
     rails = rank_rails(node_of_rank)
     if rails:
-        return {name: f"{node}/rail{rail}" for name, (node, rail) in rails.items()}
+        return {name: nic_name(node, rail) for name, (node, rail) in rails.items()}
     return {f"rank{rank}": node for rank, node in node_of_rank.items()}
 
 
@@ -116,7 +116,7 @@ def replay(members, leaf_of=None):
         if finding.kind == "miswire":
             name += f"@rail{finding.wired_to}"  # the switch it is on: miswire:node2/rail1@rail0
         slow = rows(finding.evidence)
-        out.append(("fabric" if finding.kind == "fabric" else finding.kind, name, slow))
+        out.append((finding.kind, name, slow))
         explained.update(id(m) for m in slow)
     for o in schedule.observations:
         if o.slow:

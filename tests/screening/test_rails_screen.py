@@ -15,7 +15,10 @@ from wirebench_report.adaptive_screen import AdaptiveScreen  # noqa: E402
 class RailFabric:
     """N nodes with R NICs each, NIC r on rail r's switch; the switches meet at a spine that carries
     half a NIC's rate (oversubscribed), as ci/vcluster up --rails builds it. A slow NIC runs at half
-    its rate; a miswired NIC sits on another rail's switch, so its own rail reaches it through the spine."""
+    its rate; a miswired NIC sits on another rail's switch, so its own rail reaches it through the spine.
+    Noise only (no NIC spread, no transients), members named as the runner names ranks: the exact
+    rounds and names these tests hold; the simulator's rails (below) hold the same rules under
+    realistic noise."""
 
     def __init__(self, nodes, rails, slow=(), miswired=None, seed=1, noise=0.01, slow_rail=None):
         self.names = [f"rank{n * rails + r}" for n in range(nodes) for r in range(rails)]
