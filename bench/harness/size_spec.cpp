@@ -154,9 +154,16 @@ std::string decimal_units_note(std::string_view spec) {
     const std::string l = lower(item);
     if (l.size() > 2 && l.ends_with("b") && std::string("kmgt").find(l[l.size() - 2]) != std::string::npos &&
         std::isdigit(static_cast<unsigned char>(l.front()))) {
-      std::string digits = std::to_string(parse_size(item));
-      for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-      note += (note.empty() ? "" : ", ") + std::string(item) + " = " + digits + " B";
+      // Appended piece by piece: GCC 12 warns falsely on string::insert and "literal" + string at -O3
+      // (-Wrestrict, GCC bug 105651), and Release builds use -O3.
+      const std::string digits = std::to_string(parse_size(item));
+      if (!note.empty()) note += ", ";
+      note.append(item).append(" = ");
+      for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) note += ',';
+        note += digits[i];
+      }
+      note += " B";
     }
     start = end + 1;
   }

@@ -28,6 +28,7 @@ struct NetOptions {
   std::vector<std::string> backends;         // --backend mpi|mpi-cuda|nccl|all
   std::optional<std::string> link_class;     // --link-class for pairs across nodes
   WindowMode window = WindowMode::kOsu;      // --window osu|slots
+  std::uint64_t batch_bytes = kDefaultBatchBytes;  // --batch-bytes SIZE
   bool check = true;                         // --check 0|1
   bool corrupt_received = false;             // --inject-fault corrupt
   bool unwritten_echo = false;               // --inject-fault unwritten

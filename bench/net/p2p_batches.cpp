@@ -12,10 +12,9 @@ namespace {
 constexpr std::uint64_t kWindowBytes = 64ull << 20;
 constexpr std::size_t kMaxWindow = 64;  // osu_bw's window_size
 constexpr std::size_t kMaxRounds = 100;
-constexpr std::uint64_t kBatchBytes = 16ull << 20;  // aim for this much traffic per batch
 // Ping-pong batches hold at least 16 round trips up to 4 MiB, so that the one checked echo of a
 // batch (into a second buffer) is one round trip in 16 or more, not one in 4 (2-3% of the figure,
-// measured); beyond that they aim at kBatchBytes like the others (a 1 MiB batch over 1 Gbit/s:
+// measured); beyond that they aim at the batch's bytes like the others (a 1 MiB batch over 1 Gbit/s:
 // 0.28 s, so five samples fit the virtual cluster's time).
 constexpr std::size_t kPingPongMinRounds = 16;
 constexpr std::uint64_t kPingPongMinRoundsUpTo = 4ull << 20;
@@ -163,7 +162,7 @@ PatternNames pattern_names(P2pPattern pattern) {
   return {"?", "?", "?"};
 }
 
-BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode) {
+BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode, std::uint64_t batch_bytes) {
   const std::uint64_t message = std::max<std::uint64_t>(bytes, 1);
   BatchShape shape;
   if (pattern != P2pPattern::kPingPong) {
@@ -175,7 +174,7 @@ BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode)
   const std::uint64_t per_round = message * shape.window;
   const std::uint64_t fewest =
       pattern == P2pPattern::kPingPong && message <= kPingPongMinRoundsUpTo ? kPingPongMinRounds : 1;
-  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(kBatchBytes / per_round, fewest, kMaxRounds));
+  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(batch_bytes / per_round, fewest, kMaxRounds));
   return shape;
 }
 

@@ -41,8 +41,11 @@ struct BatchShape {
 };
 
 // Sizes each batch so that small messages are timed in groups (timer and synchronisation cost
-// vanish) and large ones do not take long (rounds aim at 16 MiB of traffic per batch).
-BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode = WindowMode::kOsu);
+// vanish) and large ones do not take long (rounds aim at `batch_bytes` of traffic per batch, 16 MiB
+// unless --batch-bytes says otherwise; a batch is at least one window or round trip).
+constexpr std::uint64_t kDefaultBatchBytes = 16ull << 20;
+BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode = WindowMode::kOsu,
+                       std::uint64_t batch_bytes = kDefaultBatchBytes);
 
 // Operations one batch of `shape` performs, and bytes one operation moves.
 std::uint64_t ops_per_batch(P2pPattern pattern, const BatchShape& shape);

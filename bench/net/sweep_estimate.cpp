@@ -70,8 +70,9 @@ std::vector<PairRound> adaptive_rounds(int nodes) {
 
 }  // namespace
 
-double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link) {
-  const BatchShape shape = batch_shape(pattern, bytes, window);
+double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link,
+                     std::uint64_t batch_bytes) {
+  const BatchShape shape = batch_shape(pattern, bytes, window, batch_bytes);
   const double alpha = link.latency_us * 1e-6;
   const double message = seconds_on_wire(static_cast<double>(bytes), link);
   const double rounds = static_cast<double>(shape.rounds);
@@ -104,7 +105,8 @@ SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel
     for (std::uint64_t bytes : shape.sizes) {
       if (bytes == 0 && pattern != P2pPattern::kPingPong) continue;
       const bool judged = bytes == smallest || bytes == largest;
-      const MeasurementTime t = measurement_time(batch_seconds(pattern, bytes, shape.window, link), overhead, shape, judged);
+      const double batch = batch_seconds(pattern, bytes, shape.window, link, shape.batch_bytes);
+      const MeasurementTime t = measurement_time(batch, overhead, shape, judged);
       const double cases = passes * static_cast<double>(cost.rounds);
       cost.measurements += static_cast<std::uint64_t>(cases);
       cost.seconds += cases * t.least;
@@ -116,8 +118,9 @@ SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel
 
 std::string sweep_plan_text(const SweepShape& shape, const LinkModel& link) {
   std::string tests, sizes;
-  for (P2pPattern p : shape.patterns) tests += (tests.empty() ? "" : ",") + std::string(pattern_names(p).test);
-  for (std::uint64_t b : shape.sizes) sizes += (sizes.empty() ? "" : ",") + format_size(b);
+  // Appended piece by piece (GCC 12's false -Wrestrict on "literal" + string at -O3: size_spec.cpp).
+  for (P2pPattern p : shape.patterns) (tests.empty() ? tests : tests += ',').append(pattern_names(p).test);
+  for (std::uint64_t b : shape.sizes) (sizes.empty() ? sizes : sizes += ',').append(format_size(b));
   const std::uint64_t n = static_cast<std::uint64_t>(shape.nodes);
   char line[512];
   std::string out;

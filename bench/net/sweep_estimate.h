@@ -27,6 +27,7 @@ struct SweepShape {
   std::vector<P2pPattern> patterns;
   std::vector<std::uint64_t> sizes;
   WindowMode window = WindowMode::kOsu;
+  std::uint64_t batch_bytes = kDefaultBatchBytes;
   SamplingRule sampling;
   int warmup_batches = 2;
   int matchings = 3;
@@ -43,7 +44,8 @@ struct SweepCost {
 };
 
 // Seconds one timed batch takes on `link` (the harness's batch shapes, net/p2p_batches.h).
-double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link);
+double batch_seconds(P2pPattern pattern, std::uint64_t bytes, WindowMode window, const LinkModel& link,
+                     std::uint64_t batch_bytes = kDefaultBatchBytes);
 
 SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel& link);
 

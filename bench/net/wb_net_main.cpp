@@ -151,7 +151,7 @@ class NetRun {
     P2pBatchConfig config;
     config.pattern = pattern;
     config.round = round.pairs;
-    config.shape = batch_shape(pattern, bytes, options_.window);
+    config.shape = batch_shape(pattern, bytes, options_.window, options_.batch_bytes);
     config.check = options_.check;
     config.corrupt_received = options_.corrupt_received;
     config.slow = options_.slow_batches;
@@ -277,6 +277,7 @@ std::optional<int> answer_plan(int argc, char** argv) {
     shape.patterns = options.patterns;
     shape.sizes = options.sizes;
     shape.window = options.window;
+    shape.batch_bytes = options.batch_bytes;
     shape.sampling = options.harness.sampling;
     shape.warmup_batches = options.harness.warmup_batches;
     shape.matchings = options.matchings;

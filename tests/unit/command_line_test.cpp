@@ -45,6 +45,8 @@ TEST(NetOptions, Defaults) {
   EXPECT_EQ(options.harness.timeout.count(), 60000);
   EXPECT_TRUE(options.check);
   EXPECT_FALSE(parse({"--check", "0"}).check);
+  EXPECT_EQ(options.batch_bytes, 16u << 20);
+  EXPECT_EQ(parse({"--batch-bytes", "4M"}).batch_bytes, 4u << 20);
 }
 
 TEST(NetOptions, BothSpellingsAndBenchmarkFlagsPassThrough) {
@@ -78,6 +80,8 @@ TEST(NetOptions, BadArgumentsSayWhatIsWrong) {
   EXPECT_NE(usage_error({"stray"}).find("unexpected argument 'stray'"), std::string::npos);
   EXPECT_NE(usage_error({"--inject-fault=melt"}).find("not corrupt"), std::string::npos);
   EXPECT_NE(usage_error({"--check=2"}).find("'2' is not 0 or 1"), std::string::npos);
+  EXPECT_NE(usage_error({"--batch-bytes=0"}).find("--batch-bytes: '0' is not a size above 0"), std::string::npos);
+  EXPECT_NE(usage_error({"--batch-bytes=4q"}).find("unknown size unit 'q'"), std::string::npos);
   EXPECT_NE(usage_error({"--check=0", "--inject-fault=corrupt"}).find("needs the data check"), std::string::npos);
 }
 

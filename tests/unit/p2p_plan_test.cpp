@@ -121,6 +121,19 @@ TEST(BatchShape, SmallMessagesAreBatchedLargeOnesAreNot) {
   EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 256u << 20).rounds, 1u);
 }
 
+TEST(BatchShape, BatchBytesSetTheRoundsButNeverLessThanOneWindow) {
+  // --batch-bytes 4M: a 64 KiB window of 64 messages (4 MiB) is the whole batch, not a quarter of it.
+  EXPECT_EQ(batch_shape(P2pPattern::kStreamBandwidth, 64u << 10).rounds, 4u);
+  EXPECT_EQ(batch_shape(P2pPattern::kStreamBandwidth, 64u << 10, WindowMode::kOsu, 4u << 20).rounds, 1u);
+  EXPECT_EQ(batch_shape(P2pPattern::kStreamBandwidth, 1u << 20, WindowMode::kOsu, 4u << 20).rounds, 1u);  // one window
+  EXPECT_EQ(batch_shape(P2pPattern::kBidirectional, 8, WindowMode::kOsu, 1u << 20).rounds, 100u);      // capped
+  // Ping-pong keeps its 16 round trips up to 4 MiB whatever the batch.
+  EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 1u << 20, WindowMode::kOsu, 1u << 20).rounds, 16u);
+  const LinkModel link{0.2, 2};  // 200 Mbit/s: 16 MiB take 0.67 s, 4 MiB a quarter of that
+  EXPECT_NEAR(batch_seconds(P2pPattern::kStreamBandwidth, 64u << 10, WindowMode::kOsu, link, 4u << 20) * 4,
+              batch_seconds(P2pPattern::kStreamBandwidth, 64u << 10, WindowMode::kOsu, link), 1e-4);
+}
+
 TEST(BatchShape, OperationsAndBytesFollowTheConventions) {
   // A round trip is two one-way operations: time per op is half the round trip.
   EXPECT_EQ(ops_per_batch(P2pPattern::kPingPong, {1, 10}), 20u);

@@ -19,7 +19,7 @@ def wirebench():
     return Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wirebench"
 
 
-def suite_at_256k(folder):
+def suite_at_256k(folder, timeout=None):
     """The vcluster suite with its largest size at 256 KiB rather than 1 MiB, for the fault tests: a
     fault's verdict is the point there, not the figure, and the runs take half the time (a slow node's
     run 45 s against 103 s). The clean tests keep the suite as users run it (at 256 KiB ping-pong
@@ -31,6 +31,8 @@ def suite_at_256k(folder):
     args = doc["steps"][0]["args"]
     assert args[args.index("--sizes") + 1] == "8,1M", args  # the suite changed: look at this test again
     args[args.index("--sizes") + 1] = "8,256K"
+    if timeout:  # the ranks' deadline (--timeout): when they give up on a rank that stopped answering
+        args[args.index("--timeout") + 1] = str(timeout)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "vcluster.yaml"
     path.write_text(yaml.safe_dump(doc))
@@ -85,7 +87,9 @@ def test_a_corrupting_link_is_a_data_error(tmp_path):
 
 def test_a_killed_rank_is_an_error_and_finished_rows_stay(tmp_path):
     run_dir = tmp_path / "run"
-    process = subprocess.Popen([str(wirebench()), "run", suite_at_256k(tmp_path / "suite"), "--run-dir", str(run_dir)],
+    # The ranks left wait for the victim up to their --timeout (30 s in the suite; 10 s is as good here)
+    suite = suite_at_256k(tmp_path / "suite", timeout=10)
+    process = subprocess.Popen([str(wirebench()), "run", suite, "--run-dir", str(run_dir)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     results = run_dir / "results.csv"
     deadline = time.monotonic() + 120
