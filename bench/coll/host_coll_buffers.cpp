@@ -1,15 +1,15 @@
 #include <cstring>
-#include <vector>
 
 #include "coll/coll_buffers.h"
+#include "harness/page_aligned_buffer.h"
 
 namespace wb {
 namespace {
 
 class HostCollBuffers final : public CollBuffers {
  public:
-  // +1: a zero-element buffer still needs an address.
-  HostCollBuffers(std::size_t send_bytes, std::size_t recv_bytes) : send_(send_bytes + 1), recv_(recv_bytes + 1) {}
+  // On page boundaries, as osu_allreduce's and IMB's buffers (harness/page_aligned_buffer.h).
+  HostCollBuffers(std::size_t send_bytes, std::size_t recv_bytes) : send_(send_bytes), recv_(recv_bytes) {}
   void* send() override { return send_.data(); }
   void* recv() override { return recv_.data(); }
 
@@ -28,7 +28,7 @@ class HostCollBuffers final : public CollBuffers {
   }
 
  private:
-  std::vector<unsigned char> send_, recv_;
+  PageAlignedBuffer send_, recv_;
 };
 
 }  // namespace

@@ -4,9 +4,14 @@
 
 namespace wb {
 
-// +1: a zero-byte message still needs a valid address.
+// Slots of small messages stay packed (a page each would spread a window of 8-byte messages
+// over 64 pages); from a page up each slot starts on one, as the single receive buffer does.
 HostMessageBuffers::HostMessageBuffers(std::size_t bytes, std::size_t slots)
-    : bytes_(bytes), slots_(slots), send_(bytes + 1), receive_(bytes * slots + 1) {}
+    : bytes_(bytes),
+      slots_(slots),
+      stride_(bytes >= page_bytes() ? round_up_to_pages(bytes) : bytes),
+      send_(bytes),
+      receive_(stride_ * slots) {}
 
 void HostMessageBuffers::fill_send(std::uint64_t sample) { pattern::fill(send_.data(), bytes_, sample); }
 
@@ -21,7 +26,7 @@ std::uint64_t HostMessageBuffers::count_wrong_received(std::uint64_t sample) {
 }
 
 void HostMessageBuffers::corrupt_one_received_byte() {
-  if (bytes_ > 0) receive_[bytes_ / 2] ^= 0x01;
+  if (bytes_ > 0) receive_.data()[bytes_ / 2] ^= 0x01;
 }
 
 }  // namespace wb

@@ -1,8 +1,8 @@
-// MessageBuffers in host memory (the `mpi` backend).
+// MessageBuffers in host memory (the `mpi` backend), each on a page boundary (harness/
+// page_aligned_buffer.h): the send buffer, and every receive slot of a message of a page or more.
 #pragma once
 
-#include <vector>
-
+#include "harness/page_aligned_buffer.h"
 #include "net/message_buffers.h"
 
 namespace wb {
@@ -11,7 +11,7 @@ class HostMessageBuffers final : public MessageBuffers {
  public:
   HostMessageBuffers(std::size_t bytes, std::size_t slots);
   void* send_buffer() override { return send_.data(); }
-  void* receive_slot(std::size_t slot) override { return receive_.data() + slot * bytes_; }
+  void* receive_slot(std::size_t slot) override { return receive_.data() + slot * stride_; }
   std::size_t slots() const override { return slots_; }
   std::size_t bytes() const override { return bytes_; }
   void fill_send(std::uint64_t sample) override;
@@ -21,7 +21,8 @@ class HostMessageBuffers final : public MessageBuffers {
 
  private:
   std::size_t bytes_, slots_;
-  std::vector<unsigned char> send_, receive_;
+  std::size_t stride_;  // from one receive slot to the next
+  PageAlignedBuffer send_, receive_;
 };
 
 }  // namespace wb

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "page_buffer.h"
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -14,10 +16,9 @@ int main(int argc, char** argv) {
   const long bytes = argc > 1 ? atol(argv[1]) : 8;
   const long iters = argc > 2 ? atol(argv[2]) : 1000;
   const int count = (int)(bytes / (long)sizeof(float));
-  float* send = malloc((size_t)count * sizeof(float) + 1);
-  float* recv = malloc((size_t)count * sizeof(float) + 1);
+  float* send = page_buffer((size_t)count * sizeof(float), 0);
+  float* recv = page_buffer((size_t)count * sizeof(float), 0);
   for (int i = 0; i < count; ++i) send[i] = (float)(i % 5 + 1);
-  memset(recv, 0, (size_t)count * sizeof(float));
   for (long i = 0; i < iters / 10 + 1; ++i) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();

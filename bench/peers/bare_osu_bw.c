@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "page_buffer.h"
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -19,10 +21,8 @@ int main(int argc, char** argv) {
   const long iters = argc > 2 ? atol(argv[2]) : 20;
   const int window = argc > 3 ? atoi(argv[3]) : 64;
   const long warmup = iters / 10 + 1;
-  char* send_buffer = malloc((size_t)bytes + 4);
-  char* receive_buffer = malloc((size_t)bytes + 4);
-  memset(send_buffer, 0x5a, (size_t)bytes + 4);
-  memset(receive_buffer, 0xa5, (size_t)bytes + 4);
+  char* send_buffer = page_buffer((size_t)bytes + 4, 0x5a);
+  char* receive_buffer = page_buffer((size_t)bytes + 4, 0xa5);
   MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)window);
   double start = 0;
   for (long i = 0; i < warmup + iters; ++i) {

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "page_buffer.h"
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -22,10 +24,8 @@ int main(int argc, char** argv) {
   const long iters = argc > 2 ? atol(argv[2]) : 10000;
   const int two_buffers = argc > 3 && strcmp(argv[3], "two") == 0;
   const long warmup = iters / 10 + 1;
-  char* send_buffer = malloc((size_t)bytes + 1);
-  char* receive_buffer = two_buffers ? malloc((size_t)bytes + 1) : send_buffer;
-  memset(send_buffer, 0x5a, (size_t)bytes + 1);
-  memset(receive_buffer, 0xa5, (size_t)bytes + 1);
+  char* send_buffer = page_buffer((size_t)bytes, 0x5a);
+  char* receive_buffer = two_buffers ? page_buffer((size_t)bytes, 0xa5) : send_buffer;
   double start = 0;
   for (long i = 0; i < warmup + iters; ++i) {
     if (i == warmup) {

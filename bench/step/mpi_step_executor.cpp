@@ -117,8 +117,8 @@ Request MpiStepExecutor::start_collective(const Program& program, const Op& op, 
                      std::to_string(n));
   const std::uint64_t bytes = scaled_bytes(op, n, scale);
   Buffers& b = buffers_[static_cast<int>(op.group)];
-  if (b.send.size() < bytes) b.send.resize(bytes, std::byte{1});
-  if (b.recv.size() < bytes) b.recv.resize(bytes, std::byte{0});
+  b.send.grow_to(bytes, 1);
+  b.recv.grow_to(bytes, 0);
   CollectiveCall call;
   call.op = op.collective;
   call.dtype = dtype_of(op.element_bytes);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "comm/mpi_communicator.h"
+#include "harness/page_aligned_buffer.h"
 #include "step/step_executor.h"
 
 namespace wb::step {
@@ -34,7 +35,7 @@ class MpiStepExecutor final : public StepExecutor {
 
  private:
   struct Buffers {
-    std::vector<std::byte> send, recv;
+    PageAlignedBuffer send, recv;  // on page boundaries, as the benchmarks' (harness/page_aligned_buffer.h)
   };
   Request start_collective(const Program& program, const Op& op, double scale);
 
