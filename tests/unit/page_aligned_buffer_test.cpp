@@ -20,7 +20,9 @@ TEST(PageAlignedBuffer, EverySizeStartsOnAPageAndIsFilled) {
     EXPECT_TRUE(on_a_page(buffer.data())) << bytes << " bytes at " << static_cast<const void*>(buffer.data());
     EXPECT_EQ(buffer.size(), bytes);
     ASSERT_NE(buffer.data(), nullptr);  // a zero-byte message still has an address
-    if (bytes > 0) EXPECT_EQ(buffer.data()[bytes - 1], 0x5a);
+    if (bytes > 0) {
+      EXPECT_EQ(buffer.data()[bytes - 1], 0x5a);
+    }
   }
 }
 
