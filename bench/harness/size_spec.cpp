@@ -154,20 +154,24 @@ std::string decimal_units_note(std::string_view spec) {
     const std::string l = lower(item);
     if (l.size() > 2 && l.ends_with("b") && std::string("kmgt").find(l[l.size() - 2]) != std::string::npos &&
         std::isdigit(static_cast<unsigned char>(l.front()))) {
-      // Appended piece by piece: GCC 12 warns falsely on string::insert and "literal" + string at -O3
-      // (-Wrestrict, GCC bug 105651), and Release builds use -O3.
-      const std::string digits = std::to_string(parse_size(item));
+      // Appended piece by piece: GCC 12 warns falsely on "literal" + string at -O3 (-Wrestrict, GCC
+      // bug 105651), and Release builds use -O3.
       if (!note.empty()) note += ", ";
-      note.append(item).append(" = ");
-      for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) note += ',';
-        note += digits[i];
-      }
-      note += " B";
+      note.append(item).append(" = ").append(thousands(parse_size(item))).append(" B");
     }
     start = end + 1;
   }
   return note;
+}
+
+std::string thousands(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 std::string format_size(std::uint64_t bytes) {

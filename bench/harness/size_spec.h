@@ -31,4 +31,7 @@ std::string decimal_units_note(std::string_view spec);
 // Short exact name for a size: 0B, 8B, 1000B, 4KiB, 256MiB, 4GiB.
 std::string format_size(std::uint64_t bytes);
 
+// A count with thousands separators: 1048576 -> "1,048,576".
+std::string thousands(std::uint64_t n);
+
 }  // namespace wb

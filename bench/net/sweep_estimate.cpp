@@ -45,15 +45,6 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-std::string thousands(std::uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 // The adaptive screen (reports/wirebench_report/adaptive_screen.py) on one switch: a screen round of
 // n/2 pairs, every node at once; where a pair is slow, an isolate round (its nodes with healthy ones)
 // and a confirm round (once more). A slow path or a transient takes more (tests/screening holds the
@@ -119,8 +110,14 @@ SweepCost estimate_sweep(PairMode mode, const SweepShape& shape, const LinkModel
 std::string sweep_plan_text(const SweepShape& shape, const LinkModel& link) {
   std::string tests, sizes;
   // Appended piece by piece (GCC 12's false -Wrestrict on "literal" + string at -O3: size_spec.cpp).
-  for (P2pPattern p : shape.patterns) (tests.empty() ? tests : tests += ',').append(pattern_names(p).test);
-  for (std::uint64_t b : shape.sizes) (sizes.empty() ? sizes : sizes += ',').append(format_size(b));
+  for (P2pPattern p : shape.patterns) {
+    if (!tests.empty()) tests += ',';
+    tests += pattern_names(p).test;
+  }
+  for (std::uint64_t b : shape.sizes) {
+    if (!sizes.empty()) sizes += ',';
+    sizes += format_size(b);
+  }
   const std::uint64_t n = static_cast<std::uint64_t>(shape.nodes);
   char line[512];
   std::string out;

@@ -13,7 +13,10 @@ namespace {
 std::string join(const std::vector<int>& values, const char* separator) {
   std::string text;
   // Appended piece by piece (GCC 12's false -Wrestrict on "literal" + string at -O3: size_spec.cpp).
-  for (int v : values) (text.empty() ? text : text += separator).append(std::to_string(v));
+  for (int v : values) {
+    if (!text.empty()) text += separator;
+    text += std::to_string(v);
+  }
   return text;
 }
 

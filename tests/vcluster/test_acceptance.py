@@ -22,7 +22,8 @@ def wirebench():
 def suite_at_256k(folder, timeout=None):
     """The vcluster suite with its largest size at 256 KiB rather than 1 MiB, for the fault tests: a
     fault's verdict is the point there, not the figure, and the runs take half the time (a slow node's
-    run 45 s against 103 s); its ping-pong batches are 4 MiB, not 16 (--batch-bytes). The clean tests keep the suite as users run it (at 256 KiB ping-pong
+    run 45 s against 103 s); its ping-pong batches are 4 MiB, not 16 (--batch-bytes). The clean tests
+    keep the suite as users run it (at 256 KiB ping-pong
     reads up to 104% of the shaped rate: tbf's 32 kB burst refills between messages). The clean
     3-node run as users run it is the default suite's cluster step, run from an installed prefix by
     tests/install (the same step, judged the same way)."""
