@@ -132,6 +132,9 @@ int run_model_command(CommandLine& args) {
   if (o.results.empty()) throw UsageError("--results: give a run directory or its results.csv");
   if (std::filesystem::is_directory(o.results)) o.results += "/results.csv";
   const Algorithm fitted = step::parse_algorithm(o.fitted);
+  if (!step::is_mpi_algorithm(fitted))
+    throw UsageError("--fitted " + o.fitted + ": the rows are MPICH's algorithms; give ring, recursive_doubling, "
+                     "rabenseifner or binomial");
   int unlabelled = 0;
   const std::vector<Measured> rows = measured_rows(o.results, o.case_name, unlabelled);
   std::set<Group> groups;

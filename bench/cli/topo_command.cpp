@@ -11,6 +11,7 @@
 #include "harness/errors.h"
 #include "harness/install_layout.h"
 #include "topology/ceilings.h"
+#include "topology/collective_expectations.h"
 #include "topology/live_discovery.h"
 #include "topology/topology_report.h"
 
@@ -47,7 +48,7 @@ int draw_png(const nlohmann::json& doc, const std::string& png) {
 // `wirebench topo`'s options: parser and --help from these declarations.
 struct TopoOptions {
   bool as_json = false;
-  std::optional<std::string> png, matrix_file, nccl_file, hostname, ceilings_file;
+  std::optional<std::string> png, matrix_file, p2p_file, nccl_file, hostname, ceilings_file;
   DerivationOptions derivation;
 };
 
@@ -55,6 +56,10 @@ void declare_topo_options(OptionParser& p, TopoOptions& o) {
   auto into = [](std::optional<std::string>& field) { return [&field](const std::string& v) { field = v; }; };
   p.value("--nvidia-smi-topo", "FILE", "read saved `nvidia-smi topo -m` output instead of the live machine",
           into(o.matrix_file));
+  p.value("--nvidia-smi-p2p", "FILE",
+          "with --nvidia-smi-topo: saved `nvidia-smi topo -p2p r` (or w, n): GPU pairs without peer access are "
+          "judged as copies through host memory, with nvidia-smi's reason (CNS, GNS, TNS, NS, DR)",
+          into(o.p2p_file));
   p.value("--nccl-log", "FILE", "read an NCCL_DEBUG=INFO log: transport per channel, misconfigurations", into(o.nccl_file));
   p.value("--hostname", "NAME", "the node's name for saved text (default: the file's name)", into(o.hostname));
   p.value("--nvlink-generation", "2|3|4|5|ga102", "NVLink generation when the GPU model is unknown (saved text)",
@@ -95,6 +100,8 @@ int run_topo_command(CommandLine& args) {
       *options.nvlink_generation != "4" && *options.nvlink_generation != "5" && *options.nvlink_generation != "ga102")
     throw UsageError("--nvlink-generation: '" + *options.nvlink_generation + "' is not 2, 3, 4, 5 or ga102");
 
+  if (topo.p2p_file && !matrix_file)
+    throw UsageError("--nvidia-smi-p2p FILE needs --nvidia-smi-topo FILE (the matrix says which GPUs the node has)");
   if (png && nccl_file && !matrix_file)
     throw UsageError("--png draws a node's wiring; an NCCL log alone describes none: add --nvidia-smi-topo FILE");
   const CeilingsDb ceilings = CeilingsDb::read(ceilings_file.value_or(suites_dir() + "/ceilings.csv"));
@@ -107,7 +114,12 @@ int run_topo_command(CommandLine& args) {
     matrix = read_nvidia_smi_topo(*matrix_file);
     report.node = topology_from_matrix(*matrix, hostname.value_or(std::filesystem::path(*matrix_file).stem().string()));
     report.node.sources.push_back("nvidia-smi topo -m (" + *matrix_file + ")");
+    if (topo.p2p_file) {
+      report.node.p2p = read_nvidia_smi_p2p(*topo.p2p_file);
+      report.node.sources.push_back("nvidia-smi topo -p2p (" + *topo.p2p_file + ")");
+    }
     report.links = derive_links(report.node, ceilings, options);
+    add_collective_expectations(report);
     nodes.push_back(std::move(report));
   } else if (!nccl_file) {
     NodeReport report;
@@ -115,6 +127,7 @@ int run_topo_command(CommandLine& args) {
     if (hostname) report.node.hostname = *hostname;
     if (report.node.matrix) matrix = report.node.matrix;
     report.links = derive_links(report.node, ceilings, options);
+    add_collective_expectations(report);
     nodes.push_back(std::move(report));
   }
 

@@ -14,14 +14,27 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::kRecursiveDoubling: return "recursive_doubling";
     case Algorithm::kRabenseifner: return "rabenseifner";
     case Algorithm::kBinomial: return "binomial";
+    case Algorithm::kNvls: return "nvls";
+    case Algorithm::kNvlsTree: return "nvls_tree";
+    case Algorithm::kCollNetDirect: return "collnet_direct";
+    case Algorithm::kCollNetChain: return "collnet_chain";
+    case Algorithm::kPat: return "pat";
   }
   return "?";
 }
 
 std::vector<Algorithm> all_algorithms() {
-  return {Algorithm::kRing, Algorithm::kTree, Algorithm::kRecursiveDoubling, Algorithm::kRabenseifner,
-          Algorithm::kBinomial};
+  using A = Algorithm;
+  return {A::kRing, A::kTree,          A::kRecursiveDoubling, A::kRabenseifner,  A::kBinomial,
+          A::kNvls, A::kNvlsTree,      A::kCollNetDirect,     A::kCollNetChain, A::kPat};
 }
+
+bool is_nccl_algorithm(Algorithm a) {
+  using A = Algorithm;
+  return a != A::kRecursiveDoubling && a != A::kRabenseifner && a != A::kBinomial;
+}
+
+bool is_mpi_algorithm(Algorithm a) { return a == Algorithm::kRing || !is_nccl_algorithm(a); }
 
 Algorithm parse_algorithm(const std::string& text) {
   std::string names;
@@ -29,20 +42,27 @@ Algorithm parse_algorithm(const std::string& text) {
     if (text == algorithm_name(a)) return a;
     names += std::string(names.empty() ? "" : ", ") + algorithm_name(a);
   }
-  throw UsageError("--algorithm: '" + text + "' is not nccl, best, " + names);
+  throw UsageError("--algorithm: '" + text + "' is not nccl, mpi, " + names);
 }
 
-AlgorithmPolicy nccl_policy() {
+AlgorithmPolicy nccl_policy() { return {}; }
+
+AlgorithmPolicy mpi_policy() {
   AlgorithmPolicy p;
-  p.nccl_only = true;
+  p.nccl = false;
   return p;
 }
 
 AlgorithmPolicy parse_algorithm_policy(const std::string& text) {
-  if (text == "best") return {};
   if (text == "nccl") return nccl_policy();
+  if (text == "mpi") return mpi_policy();
+  if (text == "best")
+    throw UsageError("--algorithm best: gone, it mixed NCCL's algorithms with MPI libraries'; give nccl (NCCL's "
+                     "algorithms, as its tuner picks) or mpi (an MPI library's: ring, recursive_doubling, "
+                     "rabenseifner, binomial)");
   AlgorithmPolicy p;
   p.fixed = parse_algorithm(text);
+  p.nccl = is_nccl_algorithm(*p.fixed);
   return p;
 }
 
@@ -64,6 +84,13 @@ bool has_algorithm(CollOp op, Algorithm a) {
   for (Algorithm b : algorithms_for(op))
     if (a == b) return true;
   return false;
+}
+
+std::vector<Algorithm> mpi_algorithms_for(CollOp op) {
+  std::vector<Algorithm> mpi;
+  for (Algorithm a : algorithms_for(op))
+    if (is_mpi_algorithm(a)) mpi.push_back(a);
+  return mpi;
 }
 
 namespace {

@@ -26,14 +26,25 @@ enum class Algorithm {
   kRabenseifner,       // reduce_scatter by recursive halving then all_gather (or gather) by doubling;
                        // broadcast: scatter then all_gather (van de Geijn)
   kBinomial,           // binomial tree of whole messages (broadcast, reduce)
+  // NCCL's own, costed by nccl_algorithms.h only (no flat alpha-beta formula here):
+  kNvls,           // NVLink SHARP: the NVSwitch reduces and multicasts (Hopper and later)
+  kNvlsTree,       // NVLS inside the node, a tree across nodes
+  kCollNetDirect,  // IB SHARP across nodes, GPUs reaching the NICs directly through NVSwitch
+  kCollNetChain,   // IB SHARP across nodes, a chain inside the node
+  kPat,            // Parallel Aggregated Trees (NCCL 2.23+): all_gather, reduce_scatter at 1 GPU a node
 };
-const char* algorithm_name(Algorithm a);  // ring, tree, recursive_doubling, rabenseifner, binomial
+// ring, tree, recursive_doubling, rabenseifner, binomial, nvls, nvls_tree, collnet_direct, collnet_chain, pat
+const char* algorithm_name(Algorithm a);
 std::vector<Algorithm> all_algorithms();
 Algorithm parse_algorithm(const std::string& text);  // throws UsageError listing the names
+bool is_nccl_algorithm(Algorithm a);  // ring, tree and NCCL's own: what NCCL_ALGO can name
+bool is_mpi_algorithm(Algorithm a);   // ring and the MPI libraries' formulas (MPICH has no tree of NCCL's kind)
 
-// The algorithms a library has for the collective, ring first.
+// The algorithms with a flat alpha-beta formula here for the collective, ring first.
 std::vector<Algorithm> algorithms_for(CollOp op);
 bool has_algorithm(CollOp op, Algorithm a);
+// Those an MPI library runs (MPICH's, from_mpich_name): algorithms_for without NCCL's tree.
+std::vector<Algorithm> mpi_algorithms_for(CollOp op);
 
 // Time of one collective of `bytes` over `ranks` on one link. Throws std::invalid_argument when the
 // collective has no such algorithm. One rank costs nothing.
@@ -41,40 +52,50 @@ double flat_time_us(CollOp op, Algorithm a, int ranks, double bytes, const LinkC
 
 // k nodes x g GPUs, each GPU with `intra` to its node's GPUs and `inter` (its own NIC) to the other
 // nodes. A group of one node is flat on `intra`; one GPU per node flat on `inter`.
+// What NCCL's own algorithms need besides the links (nccl_algorithms.h): an NVSwitch inside the
+// node (CollNet direct; NVLS from Hopper on) and IB SHARP in the fabric (CollNet, NVLS across nodes).
+enum class NvSwitch { kNone, kAmpere, kHopper, kBlackwell };
 struct ClusterWiring {
   int nodes = 1;
   int gpus_per_node = 1;
   LinkCost intra;
   LinkCost inter;
+  NvSwitch nvswitch = NvSwitch::kNone;
+  bool sharp = false;
 };
 double hierarchical_time_us(CollOp op, Algorithm a, double bytes, const ClusterWiring& wiring);
 
-// Which algorithm: a fixed one (a collective without it runs ring, as NCCL_ALGO=Tree leaves
-// all_gather on ring), or the fastest per call among some (`nccl`: ring and tree, what NCCL's tuner
-// chooses between on these links; `best`: every algorithm here, as an MPI library could).
+// Which library's algorithms and which one: NCCL's (nccl_algorithms.h: what NCCL runs on the
+// wiring, costed as its tuner does) or an MPI library's (the formulas here), a fixed one (a call
+// that cannot run it runs ring, as NCCL_ALGO=Tree leaves all_gather on ring) or the fastest per
+// call (`nccl`, `mpi`).
 struct AlgorithmPolicy {
   std::optional<Algorithm> fixed;
-  bool nccl_only = false;  // without `fixed`: ring and tree only
-  std::string name() const { return fixed ? algorithm_name(*fixed) : nccl_only ? "nccl" : "best"; }
-  bool allows(Algorithm a) const { return !nccl_only || a == Algorithm::kRing || a == Algorithm::kTree; }
+  bool nccl = true;  // false: MPI libraries' formulas
+  std::string name() const { return fixed ? algorithm_name(*fixed) : nccl ? "nccl" : "mpi"; }
 };
 AlgorithmPolicy nccl_policy();
-AlgorithmPolicy parse_algorithm_policy(const std::string& text);  // an algorithm's name, nccl or best
+AlgorithmPolicy mpi_policy();
+// nccl, mpi, or an algorithm's name: NCCL's for ring, tree and NCCL's own, MPI's for the others.
+AlgorithmPolicy parse_algorithm_policy(const std::string& text);
 
 struct AlgorithmChoice {
   Algorithm algorithm = Algorithm::kRing;
   double time_us = 0;
 };
-// `time` is called for each candidate algorithm; the fastest wins, ring on a tie.
+// Among `candidates` (ring first): the fixed one where it is a candidate, else ring; or the
+// fastest, ring on a tie. `time` is called for each algorithm considered.
 template <typename TimeOf>
-AlgorithmChoice choose_algorithm(CollOp op, const AlgorithmPolicy& policy, TimeOf time) {
+AlgorithmChoice choose_algorithm(const std::vector<Algorithm>& candidates, const AlgorithmPolicy& policy,
+                                 TimeOf time) {
   if (policy.fixed) {
-    const Algorithm a = has_algorithm(op, *policy.fixed) ? *policy.fixed : Algorithm::kRing;
+    Algorithm a = Algorithm::kRing;
+    for (Algorithm c : candidates)
+      if (c == *policy.fixed) a = c;
     return {a, time(a)};
   }
   AlgorithmChoice best{Algorithm::kRing, time(Algorithm::kRing)};
-  for (Algorithm a : algorithms_for(op)) {
-    if (!policy.allows(a)) continue;
+  for (Algorithm a : candidates) {
     const double t = time(a);
     if (t < best.time_us) best = {a, t};
   }

@@ -6,6 +6,7 @@
 
 #include "coll/fits_file.h"
 #include "harness/errors.h"
+#include "step/nccl_algorithms.h"
 
 namespace wb::step {
 
@@ -91,7 +92,10 @@ AlgorithmChoice predict_collective(const Program& program, const Op& op, const C
                                    const AlgorithmPolicy& policy) {
   const double bytes = static_cast<double>(op.bytes);
   const ClusterWiring where = group_wiring(program, op.group, wiring);
-  return choose_algorithm(op.collective, policy,
+  if (policy.nccl)
+    return choose_algorithm(nccl_algorithms_for(op.collective, where), policy,
+                            [&](Algorithm a) { return nccl_time_us(op.collective, a, bytes, where); });
+  return choose_algorithm(mpi_algorithms_for(op.collective), policy,
                           [&](Algorithm a) { return hierarchical_time_us(op.collective, a, bytes, where); });
 }
 

@@ -57,11 +57,12 @@ class CollectiveCosts {
 // The predicted timeline of a program at `scale`, each collective costed on its group's size.
 Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale);
 
-// A cluster that has not been measured (ClusterWiring, collective_algorithms.h). Collectives over
-// every rank are hierarchical: a ring inside the node over the whole buffer, then the algorithm
-// across nodes over 1/g of it, so the NICs carry only a g-th. A group inside a node (HYBRID_SHARD's
-// shard, tensor parallelism's group) is flat over `intra`; a group of one rank per node (the
-// replicas, the data-parallel group beside tensor parallelism) flat over `inter`.
+// A cluster that has not been measured (ClusterWiring, collective_algorithms.h). Under NCCL's
+// policies each collective costs what nccl_algorithms.h says NCCL's algorithm costs on the group's
+// wiring; under MPI's, the hierarchical formulas: a ring inside the node over the whole buffer,
+// then the algorithm across nodes over 1/g of it. A group inside a node (HYBRID_SHARD's shard,
+// tensor parallelism's group) is one node; a group of one rank per node (the replicas, the
+// data-parallel group beside tensor parallelism) one GPU a node.
 // Where a group's ranks sit on the wiring (ranks placed node by node): the world as it is; a shard
 // group (consecutive ranks: HYBRID_SHARD's shard, a tensor-parallel group) inside one node, or over
 // whole nodes when larger; the replicas (one rank per shard group) one per node, or several per

@@ -29,8 +29,15 @@ std::vector<ForcedSetting> forced_algorithm_settings(Algorithm a, const std::str
     if (a == Algorithm::kRing) return {{"NCCL_ALGO", "Ring"}};
     if (a == Algorithm::kTree) return {{"NCCL_ALGO", "Tree"}};
     throw UsageError(std::string("--algorithm ") + algorithm_name(a) +
-                     ": NCCL runs ring or tree (NCCL_ALGO); the other formulas are MPI libraries' algorithms");
+                     (is_nccl_algorithm(a)
+                          ? ": a measured run forces ring or tree on NCCL (NCCL_ALGO), whose formulas the calibration "
+                            "fits; NCCL's other algorithms are for --what-if"
+                          : ": NCCL runs ring or tree (NCCL_ALGO); this formula is an MPI library's algorithm"));
   }
+  if (is_nccl_algorithm(a) && a != Algorithm::kRing && a != Algorithm::kTree)
+    throw UsageError(std::string("--algorithm ") + algorithm_name(a) +
+                     ": NCCL's own algorithm, which an MPI library does not have; on MPI give ring, "
+                     "recursive_doubling, rabenseifner or binomial");
   std::vector<ForcedSetting> settings;
   for (CollOp op : kCollectives)
     if (const auto s = mpich_nonblocking_forcing(op, a)) settings.push_back(*s);

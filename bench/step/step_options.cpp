@@ -91,12 +91,18 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
   p.value("--inter-GBps", "X", "with --what-if: bandwidth between nodes", into("inter-GBps"));
   p.value("--intra-latency-us", "X", "with --what-if: latency inside a node", into("intra-latency-us"));
   p.value("--inter-latency-us", "X", "with --what-if: latency between nodes", into("inter-latency-us"));
-  p.value("--algorithm", "NAME[,...]|best",
-          "with --what-if: the collectives' algorithm: ring, tree, recursive_doubling, rabenseifner, binomial; nccl "
-          "(the default: ring or tree, the faster per call, as NCCL's tuner picks); best (the fastest of all); "
-          "several, e.g. ring,tree,nccl: a table of each and the node count where tree overtakes ring. In a "
-          "measured run, one algorithm the library is made to run (MPICH's MPIR_CVAR_*_ALGORITHM, NCCL_ALGO), "
-          "which the calibration then measures",
+  p.value("--nvswitch", "none|ampere|hopper|blackwell",
+          "with --what-if: the node's NVSwitch (default hopper: NVLS, NVLink SHARP; none: no NVLS, no CollNet direct)",
+          into("nvswitch"));
+  p.value("--sharp", "0|1", "with --what-if: IB SHARP in the fabric (CollNet; NVLS across nodes); default 0",
+          into("sharp"));
+  p.value("--algorithm", "NAME[,...]|nccl|mpi",
+          "with --what-if: nccl (the default: NCCL's algorithms on the wiring, the fastest per call, as its tuner "
+          "picks: ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat where each can run); mpi (an MPI "
+          "library's: ring, recursive_doubling, rabenseifner, binomial, the fastest per call); one of those names; "
+          "several, e.g. ring,tree,nccl: a table of each and NCCL's choice for the step's sizes. In a measured "
+          "run, one algorithm the library is made to run (MPICH's MPIR_CVAR_*_ALGORITHM, NCCL_ALGO), which the "
+          "calibration then measures",
           into("algorithm"));
   p.value("--global-tokens", "N",
           "with --what-if: a global batch split over the ranks (strong scaling), instead of --tokens per rank",
@@ -179,6 +185,11 @@ StepOptions parse_step_options(CommandLine& line) {
     if (auto b = args.take("inter-GBps")) w.links.inter_GBps = positive_number("--inter-GBps", *b);
     if (auto a = args.take("intra-latency-us")) w.links.intra_latency_us = positive_number("--intra-latency-us", *a);
     if (auto a = args.take("inter-latency-us")) w.links.inter_latency_us = positive_number("--inter-latency-us", *a);
+    if (auto n = args.take("nvswitch")) w.links.nvswitch = parse_nvswitch(*n);
+    if (auto v = args.take("sharp")) {
+      if (*v != "0" && *v != "1") throw UsageError("--sharp: '" + *v + "' is not 0 or 1");
+      w.links.sharp = *v == "1";
+    }
     if (auto a = args.take("algorithm")) {
       w.policies.clear();
       for (const std::string& name : split_list(*a)) w.policies.push_back(parse_algorithm_policy(name));
@@ -192,10 +203,10 @@ StepOptions parse_step_options(CommandLine& line) {
   } else if (auto a = args.take("algorithm")) {
     // A measured run: the library is made to run it (set before MPI_Init by force_algorithm_early).
     const std::vector<std::string> names = split_list(*a);
-    if (names.size() != 1 || *a == "nccl" || *a == "best")
+    if (names.size() != 1 || *a == "nccl" || *a == "mpi")
       throw UsageError("--algorithm " + *a + ": a measured run forces one algorithm on the library (ring, "
                        "recursive_doubling, rabenseifner, binomial on MPI; ring or tree on NCCL); several, nccl "
-                       "and best are for --what-if");
+                       "and mpi are for --what-if");
     if (o.fits)
       throw UsageError("--algorithm with --fits: the fits were measured under the library's own choice; leave "
                        "--fits out and the calibration measures the forced algorithm");
@@ -204,6 +215,9 @@ StepOptions parse_step_options(CommandLine& line) {
   } else if (args.take("global-tokens")) {
     throw UsageError("--global-tokens needs --what-if (a measured run's tokens per rank are --tokens)");
   }
+  for (const char* what_if_only : {"nvswitch", "sharp"})
+    if (args.take(what_if_only))
+      throw UsageError(std::string("--") + what_if_only + " needs --what-if (a measured run has the wiring it has)");
   o.wiring = args.take("wiring").value_or("");
   o.link_class = args.take("link-class");
   if (o.measure_tflops && o.backend != "nccl") throw UsageError("--tflops measured needs --backend nccl (a GPU to measure)");

@@ -7,6 +7,7 @@
 #include "harness/command_line.h"
 #include "harness/errors.h"
 #include "step/memory_model.h"
+#include "step/nccl_algorithms.h"
 #include "step/step_groups.h"
 
 namespace wb::step {
@@ -69,7 +70,25 @@ ClusterWiring wiring_of(const ClusterShape& shape, const WhatIfLinks& links) {
   wiring.gpus_per_node = shape.gpus_per_node;
   wiring.intra = {links.intra_latency_us, 1e-3 / links.intra_GBps};
   wiring.inter = {links.inter_latency_us, 1e-3 / links.inter_GBps};
+  wiring.nvswitch = links.nvswitch;
+  wiring.sharp = links.sharp;
   return wiring;
+}
+
+NvSwitch parse_nvswitch(const std::string& text) {
+  for (NvSwitch n : {NvSwitch::kNone, NvSwitch::kAmpere, NvSwitch::kHopper, NvSwitch::kBlackwell})
+    if (text == nvswitch_name(n)) return n;
+  throw UsageError("--nvswitch: '" + text + "' is not none, ampere, hopper or blackwell");
+}
+
+const char* nvswitch_name(NvSwitch nvswitch) {
+  switch (nvswitch) {
+    case NvSwitch::kNone: return "none";
+    case NvSwitch::kAmpere: return "ampere";
+    case NvSwitch::kHopper: return "hopper";
+    case NvSwitch::kBlackwell: return "blackwell";
+  }
+  return "?";
 }
 
 namespace {
@@ -106,26 +125,26 @@ std::string shape_name(const ClusterShape& s) { return std::to_string(s.nodes) +
 // the step's own sizes: DDP's bucket for all_reduce, one layer's parameters for broadcast.
 void print_algorithms(const Model& model, const std::vector<Strategy>& strategies, const StepSettings& base,
                       const WhatIfRequest& request, std::optional<int> shard_group) {
-  // "what was chosen": the first policy that chooses (nccl or best), nccl if none does.
+  // "what was chosen": the first policy that chooses (nccl or mpi), nccl if none does.
   std::vector<AlgorithmPolicy> policies = request.policies;
-  std::size_t best = 0;
-  while (best < policies.size() && policies[best].fixed) ++best;
-  if (best == policies.size()) policies.push_back(nccl_policy());
+  std::size_t chooser = 0;
+  while (chooser < policies.size() && policies[chooser].fixed) ++chooser;
+  if (chooser == policies.size()) policies.push_back(nccl_policy());
   std::vector<std::vector<WhatIfOutcome>> per_policy;
   for (const AlgorithmPolicy& policy : policies)
     per_policy.push_back(
         predict_clusters(model, strategies, base, request.shapes, request.links, shard_group, request.global_tokens, policy));
-  std::printf("\nstep ms by algorithm (fixed: a collective without it runs ring; nccl: ring or tree, the faster per "
-              "call; best: the fastest of all):\n");
+  std::printf("\nstep ms by algorithm (fixed: a call that cannot run it runs ring; nccl: NCCL's algorithms on this "
+              "wiring, the fastest per call; mpi: an MPI library's):\n");
   std::printf("%-17s %-9s", "strategy", "shape");
   for (const AlgorithmPolicy& policy : request.policies) std::printf(" %18s", policy.name().c_str());
-  std::printf("  what %s chose\n", policies[best].name().c_str());
+  std::printf("  what %s chose\n", policies[chooser].name().c_str());
   for (std::size_t i = 0; i < per_policy[0].size(); ++i) {
     const WhatIfOutcome& first = per_policy[0][i];
     std::printf("%-17s %-9s", first.plan.c_str(), shape_name(first.shape).c_str());
     for (std::size_t k = 0; k < request.policies.size(); ++k)
       std::printf(" %18.2f", per_policy[k][i].timeline.step_us / 1e3);
-    std::printf("  %s\n", describe_algorithm_use(per_policy[best][i].algorithms).c_str());
+    std::printf("  %s\n", describe_algorithm_use(per_policy[chooser][i].algorithms).c_str());
   }
   int max_nodes = 1024;
   for (const ClusterShape& s : request.shapes) max_nodes = std::max(max_nodes, s.nodes);
@@ -146,14 +165,24 @@ void print_algorithms(const Model& model, const std::vector<Strategy>& strategie
     if (op.kind == OpKind::kCollective && op.collective == CollOp::kAllReduce) buckets.push_back(static_cast<double>(op.bytes));
   std::sort(buckets.begin(), buckets.end());
   const double bucket = buckets.empty() ? static_cast<double>(base.bucket_cap_bytes) : buckets[buckets.size() / 2];
+  std::printf("NCCL on %s (NVSwitch %s, %s):\n", shape_name(largest).c_str(), nvswitch_name(wiring.nvswitch),
+              wiring.sharp ? "IB SHARP" : "no IB SHARP");
   for (const Size& size : {Size{CollOp::kAllReduce, bucket, "DDP's median bucket"},
                            Size{CollOp::kAllReduce, static_cast<double>(base.bucket_cap_bytes), "DDP's bucket cap"},
                            Size{CollOp::kBroadcast, 250.0 * (1 << 20), "sync_module_states' bucket"}}) {
-    const auto k = crossover_nodes(size.op, size.bytes, wiring, Algorithm::kRing, Algorithm::kTree, max_nodes);
-    const std::string verdict = k ? "tree is faster than ring from " + std::to_string(*k) + (*k == 1 ? " node" : " nodes")
-                                  : "ring stays faster up to " + std::to_string(max_nodes) + " nodes";
-    std::printf("%s of %.4g MB (%s), %d GPUs a node: %s\n", describe(size.op).name, size.bytes / 1e6, size.what,
-                wiring.gpus_per_node, verdict.c_str());
+    const AlgorithmChoice choice = nccl_choice(size.op, size.bytes, wiring);
+    std::string offered;
+    for (Algorithm a : nccl_algorithms_for(size.op, wiring)) offered += (offered.empty() ? "" : ", ") + std::string(algorithm_name(a));
+    std::string crossover;
+    if (size.op == CollOp::kAllReduce) {
+      const auto k = nccl_crossover_nodes(size.op, size.bytes, wiring, Algorithm::kRing, Algorithm::kTree, max_nodes);
+      crossover = k ? "; tree is faster than ring from " + std::to_string(*k) + (*k == 1 ? " node" : " nodes")
+                    : "; ring stays faster than tree up to " + std::to_string(max_nodes) + " nodes";
+    }
+    std::printf("  %s of %.4g MB (%s): %s, %.3g ms, busbw %.0f GB/s at large sizes (NCCL has %s)%s\n",
+                describe(size.op).name, size.bytes / 1e6, size.what, algorithm_name(choice.algorithm),
+                choice.time_us / 1e3, nccl_bandwidth(size.op, choice.algorithm, wiring).busbw_GBps, offered.c_str(),
+                crossover.c_str());
   }
 }
 
@@ -168,9 +197,10 @@ void print_what_if(const Model& model, const std::vector<Strategy>& strategies, 
   if (request.global_tokens) std::snprintf(batch, sizeof batch, "%g tokens a step over all ranks", *request.global_tokens);
   else std::snprintf(batch, sizeof batch, "%g tokens/rank", base.tokens);
   std::printf("what if: %s (%.3g B parameters), %g GB/s and %g us inside a node, %g GB/s and %g us per GPU between "
-              "nodes, %s at %g TFLOP/s, algorithm %s (predicted, nothing measured)\n",
+              "nodes, NVSwitch %s, %s, %s at %g TFLOP/s, algorithm %s (predicted, nothing measured)\n",
               model.shape.name.c_str(), static_cast<double>(model.parameters()) / 1e9, l.intra_GBps, l.intra_latency_us,
-              l.inter_GBps, l.inter_latency_us, batch, base.tflops, request.policies[0].name().c_str());
+              l.inter_GBps, l.inter_latency_us, nvswitch_name(l.nvswitch), l.sharp ? "IB SHARP" : "no IB SHARP", batch,
+              base.tflops, request.policies[0].name().c_str());
   for (const ClusterShape& shape : request.shapes) {
     std::printf("\n%d nodes x %d GPUs (%g tokens/rank)\n", shape.nodes, shape.gpus_per_node,
                 request.global_tokens ? *request.global_tokens / shape.ranks() : base.tokens);

@@ -27,14 +27,19 @@ std::vector<ClusterShape> parse_cluster_shapes(const std::string& text);
 struct WhatIfLinks {
   double intra_GBps = 360, intra_latency_us = 2;  // NVLink 4 at 80%
   double inter_GBps = 46, inter_latency_us = 5;   // an NDR NIC per GPU
+  NvSwitch nvswitch = NvSwitch::kHopper;          // an HGX H100's: NVLS
+  bool sharp = false;                             // IB SHARP in the fabric: CollNet
 };
+// --nvswitch none|ampere|hopper|blackwell; throws UsageError naming the choices.
+NvSwitch parse_nvswitch(const std::string& text);
+const char* nvswitch_name(NvSwitch nvswitch);
 
 struct WhatIfRequest {
   std::vector<ClusterShape> shapes;
   WhatIfLinks links;
   std::optional<double> global_tokens;  // strong scaling: tokens per rank = global / ranks
   // --algorithm: the first plays the per-shape tables; with several, a table sets them side by
-  // side and says from how many nodes tree overtakes ring.
+  // side, and NCCL's choice for the step's sizes, with the node count where tree overtakes ring.
   std::vector<AlgorithmPolicy> policies = {nccl_policy()};
 };
 

@@ -54,6 +54,7 @@ void apply_entry(DerivedLink& link, const CeilingEntry* entry) {
   if (entry == nullptr) return;
   link.healthy_fraction = entry->healthy_fraction;
   link.source = entry->source;
+  link.generation = entry->generation;
 }
 
 struct PortCeiling {
@@ -102,6 +103,18 @@ PortCeiling port_ceiling(const NicPort& nic, const CeilingsDb& db) {
   return out;
 }
 
+}  // namespace
+
+bool on_c2c(const GpuDevice& gpu) {
+  if (gpu.c2c_host) return true;
+  const std::string name = lower(gpu.name);
+  for (const char* superchip : {"gh200", "gb200", "gb300"})
+    if (name.find(superchip) != std::string::npos) return true;
+  return false;
+}
+
+namespace {
+
 const GpuDevice* gpu_by_index(const NodeTopology& node, int index) {
   for (const auto& g : node.gpus)
     if (g.index == index) return &g;
@@ -117,7 +130,10 @@ DerivedLink nvlink_pair(const GpuDevice& a, const GpuDevice& b, int links, std::
   if (!generation) {
     // Saved text names no GPU model: infer from the bundle width where it is typical.
     // NV18 is H100/H200 (NVLink 4) or B200 (NVLink 5): say so, --nvlink-generation settles it.
-    if (links == 18) generation = "4", assumed = ", assumed: GPU model unknown, NV18 taken as H100/H200";
+    // Beside a Grace CPU (NVLink-C2C) NV18 is GB200's NVLink 5 (GH200 NVL32 has NVLink 4: say 4).
+    if (links == 18 && (on_c2c(a) || on_c2c(b)))
+      generation = "5", assumed = ", assumed: NV18 beside a Grace CPU (NVLink-C2C) taken as GB200; GH200: --nvlink-generation 4";
+    else if (links == 18) generation = "4", assumed = ", assumed: GPU model unknown, NV18 taken as H100/H200";
     else if (links == 12) generation = "3", assumed = ", assumed from NV12: A100";
     else if (links <= 6) generation = "2", assumed = ", assumed from NV" + std::to_string(links) + ": V100";
   }
@@ -191,11 +207,23 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
           nvlinks = bundle.links;
           possible = bundle.links_possible;
         }
-      if (nvlinks > 0) {
+      // nvidia-smi topo -p2p: where peer access does not work, copies go through host memory
+      // whatever links the pair has.
+      std::optional<P2pStatus> p2p;
+      if (node.p2p)
+        for (const auto& key : {std::pair{a.index, b.index}, std::pair{b.index, a.index}})
+          if (auto it = node.p2p->pairs.find(key); it != node.p2p->pairs.end() && it->second != P2pStatus::kOk) p2p = it->second;
+      if (nvlinks > 0 && !p2p) {
         links.push_back(nvlink_pair(a, b, nvlinks, possible, db, options));
         continue;
       }
       DerivedLink link{gpu_label(a.index), gpu_label(b.index), "pcie", std::nullopt, "", cell ? cell->text() : "", {}, "", {}, {}};
+      if (p2p) {
+        const std::string what = "no peer access (" + p2p_meaning(*p2p) + ")" +
+                                 (nvlinks > 0 ? ": the NV" + std::to_string(nvlinks) + " bundle goes unused" : "");
+        if (p2p_fixable_by_site(*p2p) || nvlinks > 0) link.degraded.push_back(what);
+        link.distance = cell ? cell->text() : "";
+      }
       std::string why_a, why_b;
       const CeilingEntry* entry_a = nullptr;
       const CeilingEntry* entry_b = nullptr;
@@ -209,12 +237,26 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
         link.reason = "peer traffic over PCIe" + (cell ? " (" + cell->text() + ")" : std::string()) + "; " +
                       (ca ? why_b : why_a);
       }
+      if (p2p) link.reason = std::string("through host memory, ") + p2p_code(*p2p) + ": " + link.reason;
       links.push_back(link);
     }
   }
 
-  // GPU to host.
+  // GPU to host: NVLink-C2C on a Grace superchip, else its PCIe link.
   for (const auto& gpu : node.gpus) {
+    if (on_c2c(gpu)) {
+      DerivedLink link{gpu_label(gpu.index), "host", "c2c", std::nullopt, "", "", {}, "", {}, {}};
+      const CeilingEntry* entry = db.find("c2c", "any");
+      if (entry != nullptr && entry->rate_GBps_per_unit) {
+        link.ceiling_GBps = *entry->rate_GBps_per_unit;
+        link.reason = "NVLink-C2C to the Grace CPU: " + number_text(*entry->rate_GBps_per_unit) + " GB/s per direction";
+        apply_entry(link, entry);
+      } else {
+        link.reason = "NVLink-C2C to the Grace CPU: rate unknown (no c2c row in the ceilings)";
+      }
+      links.push_back(link);
+      continue;
+    }
     DerivedLink link{gpu_label(gpu.index), "host", "pcie", std::nullopt, "", "", {}, "", {}, {}};
     const CeilingEntry* entry = nullptr;
     link.ceiling_GBps = pcie_ceiling(gpu.pcie, db, link.reason, &entry);

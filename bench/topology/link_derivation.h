@@ -25,6 +25,7 @@ struct DerivedLink {
   std::vector<std::string> degraded;  // why the link is below what it should be
   // A port that is not up: unused, or a cable or switch problem; only the operator knows which.
   std::vector<std::string> inactive;
+  std::string generation{};  // the ceilings.csv row's generation: 4 for NVLink 4, ndr, gen5
 };
 
 struct DerivationOptions {
@@ -34,6 +35,9 @@ struct DerivationOptions {
 
 // The NVLink generation a GPU name implies (H100 -> 4, A100 -> 3, B200 -> 5, RTX 3090 -> ga102).
 std::optional<std::string> nvlink_generation_of(const std::string& gpu_name);
+// A GPU on NVLink-C2C to a Grace CPU: the matrix's GPU NUMA ID, or a superchip's name (GH200, GB200,
+// GB300). Its link to the host is C2C, not PCIe.
+bool on_c2c(const GpuDevice& gpu);
 
 // A port rate text from sysfs ("400 Gb/sec (4X NDR)") as Gb/s, IB generation and width.
 struct PortRate {

@@ -37,6 +37,7 @@ NodeTopology topology_from_matrix(const TopoMatrix& matrix, std::string hostname
   for (std::size_t i : matrix.gpu_indices()) {
     GpuDevice gpu;
     gpu.index = matrix.devices[i].index;
+    gpu.c2c_host = matrix.devices[i].on_c2c();
     if (!matrix.devices[i].numa_affinity.empty() && matrix.devices[i].numa_affinity != "N/A") {
       try {
         gpu.numa_node = std::stoi(matrix.devices[i].numa_affinity);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/nvidia_smi_p2p.h"
 #include "topology/nvidia_smi_topo.h"
 
 namespace wb {
@@ -36,6 +37,7 @@ struct GpuDevice {
   std::uint64_t memory_bytes = 0;
   PcieLinkState pcie;
   std::optional<int> nvlinks_up, nvlinks_total;  // nvidia-smi nvlink --status, when read
+  bool c2c_host = false;  // memory coherent with a Grace CPU over NVLink-C2C (the matrix's GPU NUMA ID)
 };
 
 struct NicPort {
@@ -87,6 +89,7 @@ struct NodeTopology {
   std::vector<NvlinkBundle> nvlinks;
   std::vector<PeerAccess> peer_access;
   std::optional<TopoMatrix> matrix;  // nvidia-smi topo -m, live or saved
+  std::optional<P2pMatrix> p2p;      // nvidia-smi topo -p2p, saved: whether peer access works per GPU pair
   std::vector<std::string> sources;  // what was read: "sysfs", "hwloc", "nvidia-smi topo -m (file)"
 };
 

@@ -117,6 +117,11 @@ std::string TopoCell::text() const {
   return kind == PathKind::kNvlink ? "NV" + std::to_string(nvlinks) : std::string(to_string(kind));
 }
 
+bool TopoDevice::on_c2c() const {
+  return is_gpu && !gpu_numa_id.empty() &&
+         std::all_of(gpu_numa_id.begin(), gpu_numa_id.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
 std::vector<std::size_t> TopoMatrix::gpu_indices() const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < devices.size(); ++i)

@@ -27,6 +27,9 @@ struct TopoDevice {
   int index = 0;      // 3 for GPU3; position among NICs for NICs
   std::string name;   // NICs: the HCA name (from the legend or the header); GPUs: the label
   std::string cpu_affinity, numa_affinity, gpu_numa_id;  // empty when not printed
+  // A GPU whose memory is a NUMA node of its own (a number under "GPU NUMA ID", not N/A): coherent
+  // with a Grace CPU over NVLink-C2C (GH200, GB200), not a PCIe device.
+  bool on_c2c() const;
 };
 
 struct TopoMatrix {

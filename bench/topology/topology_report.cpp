@@ -53,8 +53,14 @@ json node_json(const NodeReport& report) {
   for (const auto& p : node.peer_access)
     peer.push_back({{"a", p.gpu_a}, {"b", p.gpu_b}, {"can_access", p.can_access},
                     {"performance_rank", p.performance_rank}, {"native_atomics", p.native_atomics}});
+  json expectations = json::array();
+  for (const auto& e : report.collectives)
+    expectations.push_back({{"op", e.op}, {"nodes", e.nodes}, {"gpus_per_node", e.gpus_per_node},
+                            {"algorithm", e.algorithm}, {"nccl_choice", e.nccl_choice}, {"busbw_GBps", e.busbw_GBps},
+                            {"healthy_fraction", e.healthy_fraction}, {"reason", e.reason}, {"source", e.source}});
   return {{"hostname", node.hostname}, {"sources", node.sources}, {"gpus", gpus}, {"nics", nics},
-          {"numa_nodes", numa}, {"pcie_devices", pcie}, {"peer_access", peer}, {"links", links}};
+          {"numa_nodes", numa}, {"pcie_devices", pcie}, {"peer_access", peer}, {"links", links},
+          {"nccl_expectations", expectations}, {"nccl_expectations_note", report.collectives_note}};
 }
 
 std::string ceiling_text(const std::optional<double>& ceiling) {
@@ -129,6 +135,16 @@ std::string topology_table(const std::vector<NodeReport>& nodes, const std::opti
       out << row << l.reason << "\n";
       for (const auto& d : l.degraded) out << "      DEGRADED: " << d << "\n";
       for (const auto& d : l.inactive) out << "      INACTIVE: " << d << "\n";
+    }
+    if (!report.collectives.empty() || !report.collectives_note.empty())
+      out << "  NCCL all_reduce busbw expected (large sizes, at line rate):"
+          << (report.collectives_note.empty() ? "" : " " + report.collectives_note) << "\n";
+    for (const auto& e : report.collectives) {
+      char row[160];
+      std::snprintf(row, sizeof row, "    %-3s node(s) x %d GPUs  %-9s %-13s %8.4g GB/s  healthy from %.0f%%  ",
+                    e.nodes.c_str(), e.gpus_per_node, e.algorithm.c_str(), e.nccl_choice ? "(NCCL's pick)" : "",
+                    e.busbw_GBps, 100 * e.healthy_fraction);
+      out << row << e.reason << "\n";
     }
   }
   if (nccl) {

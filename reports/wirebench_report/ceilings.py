@@ -25,9 +25,23 @@ class TypicalLatency:
     source: str
 
 
+# nccl-tests' names for NCCL_ALGO's values, as the expectations name them.
+NCCL_ALGO_NAMES = {"ring": "ring", "tree": "tree", "nvls": "nvls", "nvlstree": "nvls_tree",
+                   "collnetdirect": "collnet_direct", "collnetchain": "collnet_chain", "pat": "pat"}
+
+
 class Ceilings:
-    def __init__(self, links_by_node, expectations=(), typical_latencies=()):
+    def __init__(self, links_by_node, expectations=(), typical_latencies=(), collectives=()):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
+        # NCCL all_reduce expectations (topology.json's nccl_expectations, written by `wirebench topo`
+        # from NCCL's algorithms on the node's links): per (nodes, GPUs a node, algorithm) the
+        # slowest node's, since a collective goes at its slowest member's pace.
+        self.collectives = {}
+        for entry in collectives:
+            key = (entry.get("op"), entry.get("nodes"), entry.get("gpus_per_node"), entry.get("algorithm"))
+            known = self.collectives.get(key)
+            if known is None or entry.get("busbw_GBps", 0) < known.get("busbw_GBps", 0):
+                self.collectives[key] = entry
         # Links the topology found degraded (PCIe trained below what both ends allow, NVLinks down,
         # an IB port narrower than 4X) or with a port not up: (hostname, link dict), each once.
         self.flagged = [(host, link) for host, table in links_by_node.items() for (a, b), link in table.items()
@@ -66,7 +80,9 @@ class Ceilings:
         latencies = [entry for entry in doc.get("typical_latency_us", [])
                      if isinstance(entry, dict) and isinstance(entry.get("latency_us"), (int, float))
                      and entry.get("link_class")]
-        return Ceilings(links, expectations, latencies)
+        collectives = [entry for node in doc.get("nodes", []) for entry in node.get("nccl_expectations", [])
+                       if isinstance(entry, dict) and isinstance(entry.get("busbw_GBps"), (int, float))]
+        return Ceilings(links, expectations, latencies, collectives)
 
     def typical_latency(self, row):
         return self.latencies.get(row.text("link_class"))
@@ -106,6 +122,28 @@ class Ceilings:
             return None
         return Ceiling(link["ceiling_GBps"], link.get("reason", ""), link.get("healthy_fraction") or 0.8,
                        link.get("source", ""))
+
+    def for_collective(self, row, items):
+        """What an NCCL all_reduce row should reach on its wiring: the expectation for its node count
+        (1, 2, 3+) and GPUs a node, for the algorithm NCCL_ALGO forced (in the row's extra) or else
+        NCCL's own pick; None where topology.json has none."""
+        if row.text("bench") != "coll" or row.text("backend") != "nccl" or not self.collectives:
+            return None
+        nodes, ranks = int(row.number("nodes") or 0), int(row.number("ranks") or 0)
+        if nodes < 1 or ranks % nodes:
+            return None
+        shape = (row.text("op"), "1" if nodes == 1 else "2" if nodes == 2 else "3+", ranks // nodes)
+        forced = items.get("NCCL_ALGO")
+        if forced:
+            entry = self.collectives.get(shape + (NCCL_ALGO_NAMES.get(forced.lower(), forced.lower()),))
+            how = f"NCCL_ALGO={forced}"
+        else:
+            entry = next((e for key, e in self.collectives.items() if key[:3] == shape and e.get("nccl_choice")), None)
+            how = "NCCL's own pick at large sizes"
+        if entry is None:
+            return None
+        return Ceiling(entry["busbw_GBps"], f"{how}: {entry.get('reason', '')}",
+                       entry.get("healthy_fraction") or 0.8, entry.get("source", "topology.json"))
 
     def network_ports(self, host):
         """How many network ports the topology saw on `host`, or the suite states (`ports_per_node`: a

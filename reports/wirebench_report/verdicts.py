@@ -5,6 +5,9 @@
   - a link's small-message latency: the smallest size of a ping-pong sweep up to 64 bytes, against
     its link class's typical latency (WARN above twice it; a typical figure is no ceiling, so never FAIL);
   - a data check: any row with wrong elements is a FAIL, whatever its size or speed;
+  - an NCCL all_reduce's bus bandwidth (the largest size of its sweep) against what NCCL's algorithm
+    reaches on the node's wiring (topology.json's nccl_expectations: NVLS on an NVSwitch node, the
+    tree beyond the network's rate on two nodes), or the algorithm NCCL_ALGO forced;
   - a collective's bandwidth (the largest size of its sweep), a profile floor, a topology finding,
     a step emulation (against the cost model's prediction);
   - the other sizes of a sweep are DATA: shown in tables and plots, never counted.
@@ -396,6 +399,8 @@ def _judge_row(row, ceilings, largest, smallest, share=(1, "")):
         return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
     ceiling, pairs = ceilings.for_row(row), 1
     items_ = row_items(row)
+    if ceiling is None:  # an NCCL collective: what NCCL's algorithm reaches on the node's wiring
+        ceiling = ceilings.for_collective(row, items_)
     if row.text("src") == row.text("dst") == "all" and items_.get("at_once"):
         # An aggregate (a bisection matching, an all-to-all): every pair or rank at its link's ceiling at once.
         ceiling, pairs = ceilings.for_link_class(row.text("link_class")), int(items_["at_once"])

@@ -109,7 +109,9 @@ def test_a_forced_algorithm_reaches_mpich_and_is_what_the_calibration_measured(t
             assert "all_reduce: MPICH's own choice (it has no binomial)" in result.stdout
     for bad, reason in (("tree", "MPICH has no algorithm that follows this formula"),
                         ("ring,tree", "a measured run forces one algorithm"),
-                        ("best", "a measured run forces one algorithm")):
+                        ("mpi", "a measured run forces one algorithm"),
+                        ("nvls", "NCCL's own algorithm, which an MPI library does not have"),
+                        ("best", "'best' is not nccl, mpi")):
         result = run_mpi(2, "wb-step", [*QUICK, "--algorithm", bad, "--run-dir", str(tmp_path / "bad")])
         assert result.returncode == 3 and reason in result.stderr, (bad, result.stderr)
 
@@ -208,6 +210,32 @@ def test_what_if_scaling_shows_where_more_gpus_stop_helping():
     refused = run_mpi(1, "wb-step", ["--what-if", "1x8", "--model", "mixtral-8x7b", "--strategy", "ep8+zero3"])
     assert refused.returncode == 3 and "expert parallelism with zero3 is not modelled" in refused.stderr, refused.stderr
     assert "Abort" not in refused.stdout + refused.stderr, refused.stderr
+
+
+def test_what_if_names_only_algorithms_nccl_has():
+    result = run_mpi(1, "wb-step", ["--what-if", "1x8,2x8,64x8", "--model", "llama2-7b", "--strategy", "ddp,fsdp-full",
+                                    "--algorithm", "ring,tree,nccl"])
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "NVSwitch hopper, no IB SHARP" in out
+    for mpi_only in ("recursive_doubling", "rabenseifner", "binomial"):
+        assert mpi_only not in out, mpi_only
+    # NCCL runs broadcast as a ring whatever the cluster: no "tree is faster" for it.
+    broadcast = next(line for line in out.splitlines() if line.strip().startswith("broadcast of"))
+    assert ": ring," in broadcast and "(NCCL has ring)" in broadcast and "tree" not in broadcast, broadcast
+    # An HGX H100 node: NVLS inside one node, NVLS tree across nodes.
+    chose = {line.split()[1]: line for line in out.splitlines()
+             if line.split()[:1] == ["ddp"] and len(line.split()) > 2 and "x8" in line.split()[1]}
+    assert "nvls " in chose["1x8"] and "nvls_tree" in chose["64x8"], chose
+    no_switch = run_mpi(1, "wb-step", ["--what-if", "1x8,2x8", "--model", "llama2-7b", "--strategy", "ddp",
+                                       "--algorithm", "ring,nccl", "--nvswitch", "none"])
+    assert no_switch.returncode == 0 and "nvls" not in no_switch.stdout, no_switch.stdout
+    for args, message in [(["--what-if", "2x8", "--algorithm", "best"], "--algorithm best: gone"),
+                          (["--what-if", "2x8", "--nvswitch", "volta"], "is not none, ampere, hopper or blackwell"),
+                          (["--what-if", "2x8", "--sharp", "yes"], "--sharp: 'yes' is not 0 or 1"),
+                          (["--sharp", "1"], "--sharp needs --what-if")]:
+        bad = run_mpi(1, "wb-step", args)
+        assert bad.returncode == 3 and message in bad.stderr, (args, bad.stderr)
 
 
 def test_activation_checkpointing_trades_memory_for_compute():

@@ -298,6 +298,46 @@ def test_small_ping_pongs_are_judged_against_the_typical_latency(tmp_path):
     assert v[2].verdict == "WARN" and "166.67x" in v[2].reason
 
 
+def test_nccl_all_reduce_is_judged_against_its_algorithm_on_the_nodes_wiring(tmp_path):
+    # topology.json as `wirebench topo` writes it for an 8x H100 node with eight NDR ports
+    # (tests/unit/topology/collective_expectations_test.cpp checks those figures).
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    src = "NCCL's algorithms on the node's links"
+    expected = [
+        {"op": "all_reduce", "nodes": "1", "gpus_per_node": 8, "algorithm": "ring", "nccl_choice": False,
+         "busbw_GBps": 450, "healthy_fraction": 0.8, "reason": "ring: a GPU's NVLink", "source": src},
+        {"op": "all_reduce", "nodes": "1", "gpus_per_node": 8, "algorithm": "nvls", "nccl_choice": True,
+         "busbw_GBps": 627.5, "healthy_fraction": 0.70, "reason": "NVLS: the NVSwitch reduces", "source": src},
+        {"op": "all_reduce", "nodes": "2", "gpus_per_node": 8, "algorithm": "ring", "nccl_choice": False,
+         "busbw_GBps": 400, "healthy_fraction": 0.92, "reason": "ring: the node's ports", "source": src},
+        {"op": "all_reduce", "nodes": "2", "gpus_per_node": 8, "algorithm": "nvls_tree", "nccl_choice": True,
+         "busbw_GBps": 672.4, "healthy_fraction": 0.70,
+         "reason": "nvls_tree: on two nodes each node's ports carry the buffer once each way, so busbw goes beyond "
+                   "the network's rate (NVIDIA/nccl-tests#196)", "source": src}]
+    (run_dir / "topology.json").write_text(json.dumps({"nodes": [{"hostname": "n1", "links": [],
+                                                                  "nccl_expectations": expected}]}))
+
+    def all_reduce(host, ranks, nodes, busbw, extra="redop=sum"):
+        size = 1 << 30
+        return (f"coll,out_of_place,nccl,nvlink,{host},,uni,all_reduce,float32,{size},{ranks},{nodes},20,1000,990,1010,"
+                f"{busbw / 1.875},{busbw},0,{extra},OK,")
+    rows = [all_reduce("one", 8, 1, 480),                                    # NVLS on a healthy H100 node
+            all_reduce("slow", 8, 1, 300),                                   # under 70% of NVLS's
+            all_reduce("two", 16, 2, 520),                                   # beyond the ports' 400: the tree
+            all_reduce("ringed", 16, 2, 390, "redop=sum;NCCL_ALGO=Ring"),    # forced ring: the ports bound it
+            all_reduce("odd", 12, 2, 300)]                                   # 6 GPUs a node: no expectation
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "PASS" and v[2].ceiling_GBps == 627.5, v[2].reason
+    assert "NCCL's own pick at large sizes: NVLS" in v[2].reason and "healthy from 70%" in v[2].reason
+    assert v[3].verdict == "FAIL" and "47.8% of the 627.5 GB/s ceiling" in v[3].reason, v[3].reason
+    assert v[4].verdict == "PASS" and "beyond the network's rate" in v[4].reason, v[4].reason
+    assert v[5].verdict == "PASS" and v[5].ceiling_GBps == 400 and "NCCL_ALGO=Ring: ring" in v[5].reason, v[5].reason
+    assert v[6].verdict != "PASS" and v[6].ceiling_GBps is None
+
+
 def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measured_them(run):
     topology = json.loads((run / "topology.json").read_text())
     links = topology["nodes"][0]["links"]

@@ -80,20 +80,25 @@ TEST(CollectiveAlgorithmsTest, TheFastestIsChosenAndSwitchesAtTheCrossover) {
   const auto time_of = [&](double n) {
     return [&, n](Algorithm a) { return flat_time_us(CollOp::kAllReduce, a, 16, n, link); };
   };
-  EXPECT_EQ(choose_algorithm(CollOp::kAllReduce, nccl_policy(), time_of(1.75e6)).algorithm, A::kTree);
-  EXPECT_EQ(choose_algorithm(CollOp::kAllReduce, nccl_policy(), time_of(1.77e6)).algorithm, A::kRing);
-  EXPECT_NEAR(choose_algorithm(CollOp::kAllReduce, nccl_policy(), time_of(1.77e6)).time_us, 300 + 1.875 * 1770, 1e-9);
+  const std::vector<Algorithm> ring_tree{A::kRing, A::kTree};
+  EXPECT_EQ(choose_algorithm(ring_tree, nccl_policy(), time_of(1.75e6)).algorithm, A::kTree);
+  EXPECT_EQ(choose_algorithm(ring_tree, nccl_policy(), time_of(1.77e6)).algorithm, A::kRing);
+  EXPECT_NEAR(choose_algorithm(ring_tree, nccl_policy(), time_of(1.77e6)).time_us, 300 + 1.875 * 1770, 1e-9);
   // The crossover size found by doubling: the largest power of two where tree still wins (1 MiB).
   EXPECT_EQ(crossover_bytes(CollOp::kAllReduce, 16, link, A::kRing, A::kTree, 1 << 30).value(), 1048576.0);
   // At 8 B every algorithm is latency: recursive doubling (4 alpha) beats tree (8) and ring (30);
-  // NCCL's choice, ring or tree, is tree.
-  EXPECT_EQ(choose_algorithm(CollOp::kAllReduce, nccl_policy(), time_of(8)).algorithm, A::kTree);
-  EXPECT_EQ(choose_algorithm(CollOp::kAllReduce, {}, time_of(8)).algorithm, A::kRecursiveDoubling);
+  // between ring and tree, tree. An MPI library has no tree of NCCL's kind.
+  const std::vector<Algorithm> mpi = mpi_algorithms_for(CollOp::kAllReduce);
+  EXPECT_EQ(mpi, (std::vector<Algorithm>{A::kRing, A::kRecursiveDoubling, A::kRabenseifner}));
+  EXPECT_EQ(choose_algorithm(ring_tree, nccl_policy(), time_of(8)).algorithm, A::kTree);
+  EXPECT_EQ(choose_algorithm(mpi, mpi_policy(), time_of(8)).algorithm, A::kRecursiveDoubling);
   // At 64 MiB ring and Rabenseifner move the least; Rabenseifner has fewer messages.
-  EXPECT_EQ(choose_algorithm(CollOp::kAllReduce, {}, time_of(64 << 20)).algorithm, A::kRabenseifner);
-  // A fixed algorithm is used where the collective has it, ring where not.
-  EXPECT_EQ(choose_algorithm(CollOp::kAllReduce, {A::kTree}, time_of(64 << 20)).algorithm, A::kTree);
-  EXPECT_EQ(choose_algorithm(CollOp::kAllGather, {A::kTree}, [](Algorithm) { return 1.0; }).algorithm, A::kRing);
+  EXPECT_EQ(choose_algorithm(mpi, mpi_policy(), time_of(64 << 20)).algorithm, A::kRabenseifner);
+  // A fixed algorithm is used where it is a candidate, ring where not.
+  const AlgorithmPolicy tree = parse_algorithm_policy("tree");
+  EXPECT_EQ(choose_algorithm(algorithms_for(CollOp::kAllReduce), tree, time_of(64 << 20)).algorithm, A::kTree);
+  EXPECT_EQ(choose_algorithm(algorithms_for(CollOp::kAllGather), tree, [](Algorithm) { return 1.0; }).algorithm,
+            A::kRing);
 }
 
 TEST(CollectiveAlgorithmsTest, TreeOvertakesRingFromANodeCount) {
@@ -119,10 +124,14 @@ TEST(CollectiveAlgorithmsTest, TreeOvertakesRingFromANodeCount) {
 
 TEST(CollectiveAlgorithmsTest, NamesParseAndUnknownOnesAreListed) {
   for (Algorithm a : all_algorithms()) EXPECT_EQ(parse_algorithm(algorithm_name(a)), a);
-  EXPECT_FALSE(parse_algorithm_policy("best").fixed.has_value());
+  EXPECT_FALSE(parse_algorithm_policy("mpi").fixed.has_value());
+  EXPECT_FALSE(parse_algorithm_policy("mpi").nccl);
+  EXPECT_TRUE(parse_algorithm_policy("nvls").nccl);
+  EXPECT_FALSE(parse_algorithm_policy("rabenseifner").nccl);
+  EXPECT_THROW(parse_algorithm_policy("best"), UsageError);  // it mixed NCCL's algorithms with MPI's
   EXPECT_EQ(parse_algorithm_policy("tree").name(), "tree");
   EXPECT_EQ(parse_algorithm_policy("nccl").name(), "nccl");
-  EXPECT_FALSE(parse_algorithm_policy("nccl").allows(A::kRabenseifner));
+  EXPECT_EQ(parse_algorithm_policy("mpi").name(), "mpi");
   try {
     parse_algorithm("butterfly");
     ADD_FAILURE() << "accepted butterfly";

@@ -83,6 +83,73 @@ TEST(Derivation, UnnamedNv18IsAssumedNvlink4AndSaysSo) {
   EXPECT_EQ(find_link(links, "gpu0", "mlx5_4").distance, "SYS");
 }
 
+TEST(Derivation, Gb200FromSavedTextIsNvlink5WithC2cToTheHost) {
+  // A GPU NUMA ID under each GPU: memory coherent with a Grace CPU over NVLink-C2C.
+  const NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/gb200-4gpu-c2c.txt"), "n");
+  ASSERT_EQ(node.gpus.size(), 4u);
+  EXPECT_TRUE(node.gpus[0].c2c_host);
+  const auto links = derive_links(node, project_ceilings());
+  const DerivedLink& pair = find_link(links, "gpu0", "gpu3");
+  EXPECT_DOUBLE_EQ(*pair.ceiling_GBps, 900.0);  // NVLink 5, not NVLink 4's 450
+  EXPECT_NE(pair.reason.find("Grace"), std::string::npos) << pair.reason;
+  const DerivedLink& host = find_link(links, "gpu2", "host");
+  EXPECT_EQ(host.link_class, "c2c");
+  EXPECT_DOUBLE_EQ(*host.ceiling_GBps, 450.0);
+  EXPECT_NE(host.reason.find("NVLink-C2C"), std::string::npos) << host.reason;
+  // GH200 NVL32 has NV18 at NVLink 4: the option settles it.
+  DerivationOptions four;
+  four.nvlink_generation = "4";
+  EXPECT_DOUBLE_EQ(*find_link(derive_links(node, project_ceilings(), four), "gpu0", "gpu3").ceiling_GBps, 450.0);
+  // An x86 node's GPUs (GPU NUMA ID N/A) reach the host over PCIe.
+  const NodeTopology h100 = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt"), "n");
+  EXPECT_EQ(find_link(derive_links(h100, project_ceilings()), "gpu0", "host").link_class, "pcie");
+}
+
+TEST(Derivation, PairsWithoutPeerAccessAreCopiesThroughHostMemory) {
+  // nvidia-smi topo -p2p r: GPU0 and GPU1 disabled by the driver's regkey, every other pair OK.
+  NodeTopology node = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt"), "n");
+  node.p2p = read_nvidia_smi_p2p(WB_TEST_DATA_DIR "/topo/h100-p2p-read-dr.txt");
+  const auto links = derive_links(node, project_ceilings());
+  const DerivedLink& off = find_link(links, "gpu0", "gpu1");
+  EXPECT_EQ(off.link_class, "pcie");
+  ASSERT_EQ(off.degraded.size(), 1u);
+  EXPECT_NE(off.degraded[0].find("DR"), std::string::npos) << off.degraded[0];
+  EXPECT_NE(off.degraded[0].find("NV18 bundle goes unused"), std::string::npos) << off.degraded[0];
+  EXPECT_NE(off.reason.find("through host memory"), std::string::npos) << off.reason;
+  EXPECT_EQ(find_link(links, "gpu1", "gpu2").link_class, "nvlink");
+  EXPECT_DOUBLE_EQ(*find_link(links, "gpu1", "gpu2").ceiling_GBps, 450.0);
+}
+
+TEST(Derivation, AProductWithoutPeerAccessIsSaidNotFlagged) {
+  // Two PCIe cards whose product has peer access off (GNS): said in the reason, not a fault to fix.
+  const char* matrix = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+                       "GPU0\t X \tPHB\t0-63\t0\t\tN/A\n"
+                       "GPU1\tPHB\t X \t0-63\t0\t\tN/A\n";
+  NodeTopology node = topology_from_matrix(parse_nvidia_smi_topo(matrix, "m.txt"), "n");
+  node.p2p = parse_nvidia_smi_p2p(" \tGPU0\tGPU1\t\n GPU0\tX\tGNS\t\n GPU1\tGNS\tX\t\n", "p.txt");
+  const DerivedLink& pair = find_link(derive_links(node, project_ceilings()), "gpu0", "gpu1");
+  EXPECT_TRUE(pair.degraded.empty());
+  EXPECT_NE(pair.reason.find("GNS"), std::string::npos) << pair.reason;
+  EXPECT_EQ(p2p_meaning(P2pStatus::kGpuNotSupported).substr(0, 3), "GNS");
+  EXPECT_FALSE(p2p_fixable_by_site(P2pStatus::kGpuNotSupported));
+  EXPECT_TRUE(p2p_fixable_by_site(P2pStatus::kTopologyNotSupported));
+}
+
+TEST(Derivation, BadPeerAccessMatricesNameTheLine) {
+  const auto message = [](const char* text) {
+    try {
+      parse_nvidia_smi_p2p(text, "p.txt");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message(" GPU0\tGPU1\n GPU0\tX\tYES\n GPU1\tOK\tX\n").find("p.txt:2"), std::string::npos);
+  EXPECT_NE(message(" GPU0\tGPU1\n GPU0\tX\tYES\n GPU1\tOK\tX\n").find("'YES'"), std::string::npos);
+  EXPECT_NE(message(" GPU0\tGPU1\n GPU0\tX\tOK\n").find("truncated"), std::string::npos);
+  EXPECT_NE(message("nothing here\n").find("not `nvidia-smi topo -p2p` output"), std::string::npos);
+}
+
 TEST(Derivation, PcieCeilingsFromTrainedGenerationAndWidth) {
   NodeTopology node;
   node.gpus.push_back({0, "NVIDIA A100", "", "", "", {}, 0, pcie(16.0, 16, 16.0, 16), {}, {}});
