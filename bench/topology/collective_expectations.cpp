@@ -58,10 +58,7 @@ void add_collective_expectations(NodeReport& report) {
       nic_healthy = std::min(nic_healthy, l.healthy_fraction.value_or(0.9));
     }
   }
-  if (gpus < 2) {
-    report.collectives_note = "none: fewer than two GPUs";
-    return;
-  }
+  if (gpus < 2) return;  // nothing to expect, nothing to say
   const bool all_nvlink = std::all_of(pairs.begin(), pairs.end(), [](const DerivedLink* l) {
     return l->link_class == "nvlink" && l->ceiling_GBps;
   });
@@ -70,6 +67,15 @@ void add_collective_expectations(NodeReport& report) {
                         std::all_of(pairs.begin(), pairs.end(), [&](const DerivedLink* l) {
                           return l->distance == full || !l->degraded.empty();
                         });
+  // An NVLink pair judged as PCIe: nvidia-smi topo -p2p said peer access is off for it.
+  const bool peer_access_off = std::any_of(pairs.begin(), pairs.end(), [](const DerivedLink* l) {
+    return l->link_class != "nvlink" && l->distance.starts_with("NV");
+  });
+  if (peer_access_off) {
+    report.collectives_note = "none: peer access is off between some GPUs (nvidia-smi topo -p2p), so NCCL's "
+                              "traffic between them goes through host memory";
+    return;
+  }
   if (!nvswitch) {
     report.collectives_note = "none: the GPUs are not all on one NVSwitch (each pair " + full +
                               "), and NCCL's rings follow the links each pair has";

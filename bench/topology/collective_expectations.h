@@ -9,8 +9,8 @@
 
 namespace wb {
 
-// Fills report.collectives from report.links, or says in report.collectives_note why it cannot:
-// fewer than two GPUs, GPUs not all on one NVSwitch (NCCL's rings there follow the links each pair
+// Fills report.collectives from report.links, or says in report.collectives_note why it cannot
+// (nothing with fewer than two GPUs): GPUs not all on one NVSwitch (NCCL's rings there follow the links each pair
 // has), no NIC with a known rate (then one node only).
 void add_collective_expectations(NodeReport& report);
 

@@ -222,7 +222,6 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
         const std::string what = "no peer access (" + p2p_meaning(*p2p) + ")" +
                                  (nvlinks > 0 ? ": the NV" + std::to_string(nvlinks) + " bundle goes unused" : "");
         if (p2p_fixable_by_site(*p2p) || nvlinks > 0) link.degraded.push_back(what);
-        link.distance = cell ? cell->text() : "";
       }
       std::string why_a, why_b;
       const CeilingEntry* entry_a = nullptr;

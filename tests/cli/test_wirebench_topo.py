@@ -41,6 +41,25 @@ def test_saved_h100_matrix_as_json():
     assert len(gpu_nic) == 64 and {l["distance"] for l in gpu_nic} == {"PIX", "NODE", "SYS"}
 
 
+def test_saved_gb200_and_peer_access_as_a_user_reads_them():
+    gb200 = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/gb200-4gpu-c2c.txt"), "--json")
+    assert gb200.returncode == 0, gb200.stderr
+    [node] = json.loads(gb200.stdout)["nodes"]
+    host = next(l for l in node["links"] if l["a"] == "gpu0" and l["b"] == "host")
+    assert host["class"] == "c2c" and host["ceiling_GBps"] == 450, host
+    pair = next(l for l in node["links"] if (l["a"], l["b"]) == ("gpu0", "gpu1"))
+    assert pair["ceiling_GBps"] == 900 and "Grace" in pair["reason"], pair
+    # An NVSwitch node with no port rates (saved text): one node's NCCL all_reduce expected, and why no more.
+    assert {(e["nodes"], e["algorithm"]) for e in node["nccl_expectations"]} == {("1", "ring"), ("1", "nvls")}
+    assert "no network port" in node["nccl_expectations_note"]
+    table = wirebench("topo", "--nvidia-smi-topo", str(H100), "--nvidia-smi-p2p", str(DATA / "topo/h100-p2p-read-dr.txt"))
+    assert table.returncode == 0, table.stderr
+    assert "DEGRADED: no peer access (DR, disabled by the driver's registry key" in table.stdout, table.stdout
+    assert "NCCL all_reduce busbw expected (large sizes, at line rate): none: peer access is off" in table.stdout
+    alone = wirebench("topo", "--nvidia-smi-p2p", str(DATA / "topo/h100-p2p-read-dr.txt"))
+    assert alone.returncode == 3 and "needs --nvidia-smi-topo FILE" in alone.stderr
+
+
 def test_this_machine_table_and_json():
     table = wirebench("topo")
     assert table.returncode == 0, table.stderr
