@@ -186,9 +186,9 @@ StepOptions parse_step_options(CommandLine& line) {
     if (auto a = args.take("intra-latency-us")) w.links.intra_latency_us = positive_number("--intra-latency-us", *a);
     if (auto a = args.take("inter-latency-us")) w.links.inter_latency_us = positive_number("--inter-latency-us", *a);
     if (auto n = args.take("nvswitch")) w.links.nvswitch = parse_nvswitch(*n);
-    if (auto v = args.take("sharp")) {
-      if (*v != "0" && *v != "1") throw UsageError("--sharp: '" + *v + "' is not 0 or 1");
-      w.links.sharp = *v == "1";
+    if (auto sharp = args.take("sharp")) {
+      if (*sharp != "0" && *sharp != "1") throw UsageError("--sharp: '" + *sharp + "' is not 0 or 1");
+      w.links.sharp = *sharp == "1";
     }
     if (auto a = args.take("algorithm")) {
       w.policies.clear();

@@ -187,19 +187,19 @@ def test_what_if_predicts_a_cluster_it_does_not_have():
 
 
 def test_what_if_scaling_shows_where_more_gpus_stop_helping():
-    result = run_mpi(1, "wb-step", ["--what-if", "1x8,4x8,8x8", "--model", "llama2-7b", "--strategy", "ddp,fsdp-full",
+    result = run_mpi(1, "wb-step", ["--what-if", "1x8,4x8,8x8,16x8", "--model", "llama2-7b", "--strategy", "ddp,fsdp-full",
                                     "--global-tokens", "262144", "--inter-GBps", "12.5"])
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "262144 tokens a step over all ranks" in out and "(32768 tokens/rank)" in out and "(4096 tokens/rank)" in out
-    assert out.count("recommendation: ") == 3
+    assert out.count("recommendation: ") == 4
     scaling = out[out.index("scaling (tokens/s"):].splitlines()
-    assert scaling[1].split() == ["strategy", "1x8", "4x8", "8x8"]
+    assert scaling[1].split() == ["strategy", "1x8", "4x8", "8x8", "16x8"]
     fsdp = next(line for line in scaling if line.startswith("fsdp-full")).replace("(", " ").replace("%)", " ").split()
     # strategy, then (tokens/s, efficiency %) per shape: 1x8 is 100%, 8x8 on 100 Gb/s per GPU far below
     throughput, efficiency = [float(x) for x in fsdp[1::2]], [float(x) for x in fsdp[2::2]]
     assert efficiency[0] == 100 and efficiency[2] < 70, fsdp
-    assert throughput[2] < throughput[1]  # twice the GPUs, fewer tokens a second
+    assert throughput[3] < throughput[2]  # twice the GPUs, fewer tokens a second
     for args, message in [(["--what-if", "2x8", "--global-tokens", "1000", "--tokens", "512"], "give one"),
                           (["--global-tokens", "1000"], "--global-tokens needs --what-if"),
                           (["--what-if", "2x8,2y8"], "'2y8' is not NODESxGPUS")]:

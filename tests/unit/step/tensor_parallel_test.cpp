@@ -106,19 +106,31 @@ TEST(TensorParallelTest, MemoryPerRankIsTheShardsStatesAndPartOfTheActivations) 
 
 TEST(TensorParallelTest, TensorParallelismAcrossTwoNodesCostsTheNetwork) {
   // TP 8 on one node of 8 GPUs (NVLink) against TP 8 over two nodes of 4: every one of the 128
-  // activation all_reduce (33.5 MB) adds a ring across the nodes over a GPU's quarter.
+  // activation all_reduce (33.5 MB) then crosses the nodes' NICs.
   StepSettings base;
   base.tensor_parallel = 8;
-  const auto step = [&](const char* shape, const WhatIfLinks& links) {
+  const auto step = [&](const char* shape, const WhatIfLinks& links, const char* algorithm = "nccl") {
     return predict_clusters(llama7b(), {Strategy::kDdp}, base, parse_cluster_shapes(shape), links, std::nullopt,
-                            std::nullopt)[0].timeline;
+                            std::nullopt, parse_algorithm_policy(algorithm))[0].timeline;
   };
+  WhatIfLinks rings;  // no NVLS: NCCL runs ring or tree on these links
+  rings.nvswitch = NvSwitch::kNone;
   // By hand on NVLink 360 GB/s, 2 us: ring over 8, 2 (7/8) 33.5e6 / 360e3 + 14 x 2 = 191 us a call.
   const double per_call = 2 * 7.0 / 8 * 4096 * 4096 * 2 / 360e3 + 28;
-  EXPECT_NEAR(step("1x8", WhatIfLinks{}).exposed_us(), 128 * per_call, 0.01 * 128 * per_call);
-  // Across two nodes with an NDR NIC per GPU (46 GB/s): 1.8 times the communication.
-  EXPECT_GT(step("2x4", WhatIfLinks{}).exposed_us(), 1.7 * step("1x8", WhatIfLinks{}).exposed_us());
-  EXPECT_GT(step("2x4", WhatIfLinks{}).step_us, 1.15 * step("1x8", WhatIfLinks{}).step_us);
+  EXPECT_NEAR(step("1x8", rings).exposed_us(), 128 * per_call, 0.01 * 128 * per_call);
+  // An HGX H100's NVSwitch runs them as NVLS: the buffer once each way at .85 x 15/16 of NVLink.
+  const double nvls_call = 2 + 4096 * 4096 * 2 / (0.85 * 15 / 16 * 360e3);
+  EXPECT_NEAR(step("1x8", WhatIfLinks{}).exposed_us(), 128 * nvls_call, 0.01 * 128 * nvls_call);
+  // Across two nodes, a ring (NCCL_ALGO=Ring) whose GPUs share the node's 4 NDR NICs (184 GB/s):
+  // 1.85 times the communication (2 (15/16) 33.5e6 / 184e3 + 12 x 2 + 2 x 5 = 353 us a call).
+  EXPECT_GT(step("2x4", rings, "ring").exposed_us(), 1.7 * step("1x8", rings, "ring").exposed_us());
+  EXPECT_GT(step("2x4", rings, "ring").step_us, 1.15 * step("1x8", rings, "ring").step_us);
+  // NCCL's own pick on two nodes is the tree, whose NICs carry the buffer once each way
+  // (33.5e6 / (.92 x 180e3) + 2 (3 x 2 + 5) = 225 us): still more than one node's 191.
+  EXPECT_NEAR(step("2x4", rings).exposed_us(), 128 * (4096 * 4096 * 2 / (0.92 * 180e3) + 22), 0.01 * 128 * 225);
+  EXPECT_GT(step("2x4", rings).exposed_us(), 1.15 * step("1x8", rings).exposed_us());
+  // With NVLS tree across the two nodes the NICs still bound it: 1.5 times NVLS's time.
+  EXPECT_GT(step("2x4", WhatIfLinks{}).exposed_us(), 1.5 * step("1x8", WhatIfLinks{}).exposed_us());
   // With 100 Gb/s per GPU between the nodes the step nearly doubles.
   WhatIfLinks slow;
   slow.inter_GBps = 12.5;
