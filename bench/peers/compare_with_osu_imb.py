@@ -45,8 +45,10 @@ def table(text, columns):
 
 
 def osu(folder, name, ranks, sizes):
-    """osu_allreduce: Avg Latency(us); osu_latency: us; osu_bw, osu_bibw: MB/s."""
-    return table(run(ranks, Path(folder) / name, "-m", f"{sizes[0]}:{sizes[-1]}"), (0, 1))
+    """osu_allreduce: Avg Latency(us); osu_latency: us; osu_bw, osu_bibw: MB/s. OSU 5.3's point-to-point
+    tests take no size range (-m): they run 0 B .. 4 MiB, P2P_SIZES' range."""
+    sized = ["-m", f"{sizes[0]}:{sizes[-1]}"] if "allreduce" in name else []
+    return table(run(ranks, Path(folder) / name, *sized), (0, 1))
 
 
 def imb(folder, benchmark, ranks, sizes):
