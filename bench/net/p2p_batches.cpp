@@ -87,23 +87,26 @@ class P2pBatch final : public TimedBatch {
     return config_.pattern != P2pPattern::kStreamBandwidth || role_ == Role::kResponder;
   }
 
-  // The responder echoes what it received. The initiator receives each echo into the buffer it
-  // sends from, as NetPIPE and osu_latency do (a second 4 MiB buffer costs 5-10% here:
-  // bench/MEASUREMENTS.md), except the batch's last echo when checking: that one lands in the
-  // poisoned receive buffer, so an echo that was never written is caught. A corrupted earlier echo
-  // is sent on in the next round, so it reaches both ranks' checked buffers.
+  // Each rank sends from its send buffer and receives into buffers of its own, as osu_latency does
+  // (s_buf and r_buf): receiving into the buffer a rank sends from next took MPICH twice as long at
+  // 256 KiB (54 against 25 us a trip here, bench/MEASUREMENTS.md). Every round but the batch's last
+  // lands in a scratch slot; the last lands in the poisoned slot 0, so a receive that completed
+  // without writing anything is caught on either rank.
   double ping_pong() {
     const std::uint64_t n = buffers_->bytes();
     const std::size_t rounds = config_.shape.rounds;
+    void* const send = buffers_->send_buffer();
+    void* const scratch = buffers_->receive_slot(config_.shape.receive_slots - 1);
+    void* const checked = config_.unwritten_echo && role_ == Role::kInitiator ? scratch : buffers_->receive_slot(0);
     const auto start = Clock::now();
     for (std::size_t r = 0; r < rounds; ++r) {
+      void* const into = r + 1 == rounds ? checked : scratch;
       if (role_ == Role::kInitiator) {
-        const bool checked_echo = config_.check && r + 1 == rounds && !config_.unwritten_echo;
-        comm_.send(buffers_->send_buffer(), n, peer_);
-        comm_.recv(checked_echo ? buffers_->receive_slot(0) : buffers_->send_buffer(), n, peer_);
+        comm_.send(send, n, peer_);
+        comm_.recv(into, n, peer_);
       } else {
-        comm_.recv(buffers_->receive_slot(0), n, peer_);
-        comm_.send(buffers_->receive_slot(0), n, peer_);
+        comm_.recv(into, n, peer_);
+        comm_.send(send, n, peer_);
       }
     }
     return role_ == Role::kInitiator ? seconds_since(start) : 0.0;
@@ -175,6 +178,8 @@ BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode,
   const std::uint64_t fewest =
       pattern == P2pPattern::kPingPong && message <= kPingPongMinRoundsUpTo ? kPingPongMinRounds : 1;
   shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(batch_bytes / per_round, fewest, kMaxRounds));
+  // Ping-pong: the checked slot 0 for the batch's last round, a scratch slot for the others.
+  if (pattern == P2pPattern::kPingPong && shape.rounds > 1) shape.receive_slots = 2;
   return shape;
 }
 

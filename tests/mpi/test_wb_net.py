@@ -130,7 +130,7 @@ def test_corrupted_data_is_counted_and_fails_the_run(tmp_path):
 
 
 def test_an_unwritten_echo_counts_every_byte_of_the_batch(tmp_path):
-    # Ping-pong receives most echoes into the buffer it sends from; the checked last echo must
+    # Ping-pong receives every round but the last into a scratch buffer; the checked last round must
     # still catch a receive that completed without writing anything.
     result = run_mpi(2, "wb-net", ["--sizes", "8,4K", "--tests", "latency", "--inject-fault", "unwritten",
                                    "--run-dir", str(tmp_path), *FAST])

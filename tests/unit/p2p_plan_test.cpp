@@ -119,6 +119,10 @@ TEST(BatchShape, SmallMessagesAreBatchedLargeOnesAreNot) {
   EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 8u << 20).rounds, 2u);
   EXPECT_EQ(batch_shape(P2pPattern::kStreamBandwidth, 4u << 20).rounds, 1u);
   EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 256u << 20).rounds, 1u);
+  // Ping-pong receives into buffers of its own, as osu_latency does: a scratch slot for every round
+  // but the last, the checked slot for the last; one slot when the batch is one round.
+  EXPECT_EQ(pingpong.receive_slots, 2u);
+  EXPECT_EQ(batch_shape(P2pPattern::kPingPong, 256u << 20).receive_slots, 1u);
 }
 
 TEST(BatchShape, BatchBytesSetTheRoundsButNeverLessThanOneWindow) {
