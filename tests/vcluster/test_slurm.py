@@ -112,17 +112,20 @@ def test_the_acceptance_template_runs_across_the_nodes(slurm, tmp_path):
 def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, installed, tmp_path):
     (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE)
     result, output = sbatch(slurm, tmp_path, "-N", "3", suite=str(tmp_path / "cpu-acceptance.yaml"), prefix=installed)
-    # The three nodes' memcpy runs at once (srun starts every node's copy together, as on a real
-    # cluster), but these nodes share this machine's two cores: their figures contend, and the
-    # sibling rule may fairly flag one (seen once in CI: 34% below the median). Every other verdict
-    # must pass; the host rows only have to exist, one per node, with their data checked.
+    # The three nodes share this machine's two cores with three slurmds and a slurmctld. The host
+    # step's memcpy runs on every node at once (srun starts them together, as on a real cluster):
+    # those figures contend, and the sibling rule may fairly flag one (seen once in CI: 34% below the
+    # median). The network rows are judged against each other only (no ceiling for the shaped veth
+    # under Slurm), five batches each: one pair once read 10-20% below the other five in CI (1 run in
+    # 20+ here) while the rest sat within 1% of the shaped rate. So a WARN of the sibling rule is
+    # allowed on this machine, a FAIL is not, and every figure must reach half the shaped rate below.
     assert result.returncode in (0, 1), output
     verdicts = json.loads((tmp_path / "run" / "summary.json").read_text())["verdicts"]
     for v in verdicts:
         # the reporter's two wordings for an item below its equivalent links (verdicts.py)
-        contended = v["bench"] == "host" and ("below their median" in v["reason"] or "below the median" in v["reason"])
-        assert v["verdict"] in ("PASS", "SKIP", "NOT JUDGED") or contended, v
-    assert all(v["verdict"] == "PASS" for v in verdicts if v["bench"] == "net"), verdicts
+        siblings_said = "below their median" in v["reason"] or "below the median" in v["reason"]
+        contended = siblings_said and (v["bench"] == "host" or (v["bench"] == "net" and v["verdict"] == "WARN"))
+        assert v["verdict"] in ("PASS", "SKIP", "NOT JUDGED") or contended, f"{v['verdict']} {v['key']}: {v['reason']}"
     measured = [r for r in rows(tmp_path / "run") if r["status"] == "OK"]
     assert all(r["errors"] == "0" for r in measured if r["bench"] == "host")
     copies = {r["src"].split("/")[0] for r in measured if r["bench"] == "host"}
@@ -132,8 +135,8 @@ def test_a_cpu_suite_measures_every_node_and_every_pair_under_slurm(slurm, insta
     assert {tuple(sorted(p)) for p in pairs} == {("node0", "node1"), ("node0", "node2"), ("node1", "node2")}
     assert len(pairs) == 6
     for r in measured:
-        if r["bench"] == "net":  # over the shaped 1 Gbit/s links, not through shared memory
-            assert float(r["algbw_GBps"]) < 0.13, r
+        if r["bench"] == "net":  # over the shaped 1 Gbit/s (0.125 GB/s) links, not through shared memory
+            assert 0.0625 < float(r["algbw_GBps"]) < 0.13, r
 
 
 def test_a_killed_rank_under_srun_is_named(slurm, tmp_path):
