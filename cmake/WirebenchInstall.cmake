@@ -16,7 +16,7 @@ install(DIRECTORY suites/ DESTINATION ${WB_INSTALL_DATA}/suites)
 install(DIRECTORY reports/ DESTINATION ${WB_INSTALL_DATA}/reports ${WB_PY_EXCLUDE})
 # From ci/: what runs on a cluster (the runner, the virtual cluster, the CI templates), not the
 # scripts that build and test this repository.
-install(DIRECTORY ci/wirebench_run ci/templates DESTINATION ${WB_INSTALL_DATA}/ci ${WB_PY_EXCLUDE})
+install(DIRECTORY ci/wirebench_run ci/wirebench_slurm ci/templates DESTINATION ${WB_INSTALL_DATA}/ci ${WB_PY_EXCLUDE})
 install(DIRECTORY ci/vcluster.d DESTINATION ${WB_INSTALL_DATA}/ci USE_SOURCE_PERMISSIONS)
 install(PROGRAMS ci/vcluster DESTINATION ${WB_INSTALL_DATA}/ci)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

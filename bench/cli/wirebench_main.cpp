@@ -1,5 +1,6 @@
-// wirebench: the front door. `topo` is C++; `run`, `report` and `compare` hand over to the Python
-// runner and reporter installed beside the binaries (harness/install_layout.h).
+// wirebench: the front door. `topo`, `place` and `model` are C++; `run`, `report`, `compare`, `check`
+// and `slurm` hand over to the Python runner, reporter and Slurm actions installed beside the
+// binaries (harness/install_layout.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,6 +26,8 @@ constexpr const char* kUsage =
     "  report  verdicts for a run directory: report.md/.html, junit.xml, summary.json (wirebench report RUN_DIR)\n"
     "  compare the same measurements of several runs side by side; drops flagged (wirebench compare A B)\n"
     "  run     a suite from suites/: topology, benchmarks, report in one run directory (wirebench run [SUITE])\n"
+    "  check   this node's quick health check for Slurm (HealthCheckProgram, prolog): ports, host, GPUs\n"
+    "  slurm   drain the nodes a run blames, resume those healthy again (wirebench slurm drain|resume RUN_DIR)\n"
     "options:\n"
     "  --version  the version and the git revision this was built from\n";
 
@@ -59,6 +62,8 @@ int main(int argc, char** argv) {
     if (command == "report") return run_python_reporter("wirebench_report", argc, argv);
     if (command == "compare") return run_python_reporter("wirebench_report.compare", argc, argv);
     if (command == "run") return run_python_reporter("wirebench_run", argc, argv);
+    if (command == "check") return run_python_reporter("wirebench_slurm.check", argc, argv);
+    if (command == "slurm") return run_python_reporter("wirebench_slurm", argc, argv);
     if (command == "topo") {
       if (args.asks_for_help()) {
         std::fputs(wb::topo_help().c_str(), stdout);

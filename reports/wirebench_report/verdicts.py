@@ -151,10 +151,15 @@ def apply_remeasure(verdicts, again):
     measured): reproduced, it stands and says so; gone, it is a WARN "intermittent" with both
     figures. A FAIL the second pass has no figure for says it was not measured again."""
     by_key = {v.row.key: v for v in again if v.item and v.row.status == "OK"}
+    # What the second pass measured at all: a culprit's step may not have run again (an adaptive
+    # screen confirms its suspects in its own rounds) while another step's FAIL made a second pass.
+    measured_again = {(v.row.text("case"), v.row.text("bytes")) for v in again if v.row.status == "OK"}
     for v in verdicts:
         if not remeasurable(v):
             continue
         second = by_key.get(v.row.key)
+        if second is None and v.culprit and (v.row.text("case").partition(":")[2], v.row.text("bytes")) not in measured_again:
+            continue  # its step was not measured again: nothing says it is gone
         if second is None and v.culprit:
             v.verdict = "WARN"
             v.reason = (f"intermittent: {_figure(v)} (FAIL) the first time, and when measured again no pair points at this "

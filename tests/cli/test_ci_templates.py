@@ -44,9 +44,10 @@ def test_kubernetes_mpijob():
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
-def test_slurm_script_is_clean():
-    result = subprocess.run(["shellcheck", str(TEMPLATES / "slurm-acceptance.sbatch")], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout
+def test_slurm_scripts_are_clean():
+    for script in ("slurm-acceptance.sbatch", "slurm-active-check.sbatch"):
+        result = subprocess.run(["shellcheck", str(TEMPLATES / script)], capture_output=True, text=True)
+        assert result.returncode == 0, script + "\n" + result.stdout
 
 
 def test_dry_run_prints_the_launcher_commands():

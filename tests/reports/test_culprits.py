@@ -198,6 +198,17 @@ def test_a_culprit_that_is_gone_when_measured_again_is_an_intermittent_warn(tmp_
     assert culprit.verdict == "FAIL" and culprit.reason.startswith("reproduced: measured again")
 
 
+def test_a_culprit_whose_step_was_not_measured_again_stands(tmp_path):
+    """Another step's FAIL made the second pass (a host copy, contended), the culprit's step was not
+    repeated (an adaptive screen confirms its own): the culprit is no intermittent WARN (seen on the
+    virtual cluster's Slurm, tests/vcluster/test_slurm_health.py)."""
+    _, first = judged(tmp_path / "first", fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96))
+    _, other = judged(tmp_path / "other", [r.replace("stream_bw", "latency") for r in fleet()])
+    apply_remeasure(first, other)
+    [culprit] = [v for v in first if v.culprit]
+    assert culprit.verdict == "FAIL" and "intermittent" not in culprit.reason
+
+
 def test_a_bisection_aggregate_slowed_by_a_culprit_is_explained_by_it(tmp_path):
     rows = fleet(rate=lambda a, b, ra, rb: 0.48 if 5 in (a, b) else 0.96)
     rows = [r.replace("pairs=all;", "pairs=bisection;") for r in rows]

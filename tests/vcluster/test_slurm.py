@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, VCLUSTER, bin_dir, slurm_down, slurm_up
 
-ROOT = Path(__file__).resolve().parents[2]
-VCLUSTER = ROOT / "ci" / "vcluster"
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
 
 CPU_SUITE = """name: cpu-acceptance
@@ -30,10 +29,6 @@ steps:
 """
 
 
-def bin_dir():
-    return Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "ci" / "bin"))
-
-
 # Where a site installs: a prefix deep in its software tree, and a PATH as long as such sites have
 # (modules, conda, pyenv). A long PATH is what broke the installed copy under srun's PMI (docs/
 # mpi-and-slurm.md, "A long PATH under srun"): the tests run with one.
@@ -41,26 +36,9 @@ SITE_PATH_TAIL = ":".join(f"/opt/site/software/modules/package-{i}/version-1.2.{
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """`cmake --install` of the build tree into a site-like prefix, outside the repository."""
-    prefix = tmp_path_factory.mktemp("site") / "apps" / "wirebench" / "0.1.0" / "gcc-12" / "mpich-5"
-    subprocess.run(["cmake", "--install", str(bin_dir().parent), "--prefix", str(prefix)], check=True,
-                   capture_output=True, timeout=180)
-    return prefix
-
-
-@pytest.fixture(scope="module")
 def slurm():
-    up = subprocess.run([str(VCLUSTER), "up", "--nodes", "3", "--slurm"], capture_output=True, text=True, timeout=120)
-    assert up.returncode == 0, up.stdout + up.stderr
-    exports = subprocess.run([str(VCLUSTER), "env"], capture_output=True, text=True, check=True).stdout
-    env = dict(os.environ)
-    for line in exports.splitlines():  # export A=1 B=2
-        for item in line.removeprefix("export ").split():
-            name, value = item.split("=", 1)
-            env[name] = value
-    yield env
-    assert subprocess.run([str(VCLUSTER), "down"], capture_output=True, timeout=120).returncode == 0
+    yield slurm_up("--nodes", "3")
+    slurm_down()
 
 
 def daemons():

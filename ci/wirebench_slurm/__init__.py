@@ -1,0 +1,1 @@
+"""wirebench check and wirebench slurm: act on the verdict through Slurm (docs/slurm-health.md)."""

@@ -1,0 +1,164 @@
+"""wirebench check [--nic IF[=RATE] ...] [--suite check] [--profile P] [--time-limit 50] [--run-dir DIR]
+                   [--node NAME] [--no-measure] [--drain]
+
+One node's quick health check, for Slurm's HealthCheckProgram, a prolog or an epilog
+(docs/slurm-health.md). It looks at the node's own links only:
+  - each --nic: up, and at least at RATE where one is given (the lower of the rate it trained at and
+    a kernel rate limit on it; node_ports.py); a missing or slower port FAILs;
+  - the `check` suite (suites/check.yaml, or --suite): host memory, and GPU pairs and GPU-host where
+    there are GPUs, measured and judged as `wirebench run` does (ceilings, --profile's floors).
+Nothing runs past --time-limit (default 50 s: Slurm kills a HealthCheckProgram after 60).
+Prints the findings, then one reason line fit for `scontrol update ... Reason=`, and writes
+check.json into the run directory (kept with --run-dir, else removed).
+Exit codes: 0 healthy; 1 unhealthy (a FAIL; a prolog or epilog that exits non-zero drains its node);
+2 the check could not finish (an ERROR, or past --time-limit); 3 bad usage.
+--drain (for HealthCheckProgram, whose exit code Slurm ignores): this node is drained with the reason
+when it is unhealthy, and resumed when it is healthy and its reason says wirebench drained it; a node
+drained by anyone else is left as it is. Exit 0 once it has acted (slurmd would not register a node
+whose health check keeps failing), 2 when Slurm could not be told.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from wirebench_run.paths import BIN
+
+from .node_ports import PortSpecError, judge_port, parse_port_spec, read_port
+from .slurm_nodes import SlurmError, drain_command, read_nodes, reason_text, resume_command, run_slurm
+
+CHECK_SCHEMA = 1  # check.json; its one reader is run_findings.py
+MARK = ".wirebench-check"  # a run directory a check made, which the next check may replace
+
+
+def node_name(given=None):
+    return given or os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
+
+
+def measure(suite, profile, run_dir, seconds):
+    """The suite through `wirebench run`, on this node only (a prolog's or a job's Slurm variables
+    would send its steps through srun to every node of the job). [(verdict, what)]."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    command = [str(BIN / "wirebench"), "run", suite, "--run-dir", str(run_dir)] + (["--profile", profile] if profile else [])
+    log = run_dir / "check.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            code = process.wait(timeout=max(1.0, seconds))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return [("ERROR", f"the measurements did not finish within {seconds:.0f} s")]
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return [("ERROR", f"the measurements ended without a report (exit code {code}; see {log})")]
+    found = []
+    for v in summary["verdicts"]:
+        if v["verdict"] in ("FAIL", "ERROR"):
+            figure = f" {v['measured']}" if v.get("measured") else ""
+            expected = f", expected {v['expected']}" if v.get("expected") else ""
+            found.append((v["verdict"], f"{v['item']}{figure}{expected}" if v["verdict"] == "FAIL" else f"{v['item']}: {v['reason']}"))
+    counts = summary.get("counts", {})
+    judged = sum(counts.get(k, 0) for k in ("PASS", "WARN", "FAIL"))
+    if not found:
+        found.append(("PASS", f"{judged} measured items pass" if judged else "measured, nothing judged"))
+    return found
+
+
+def act_on_slurm(node, verdict, reason):
+    """--drain: what slurmd's HealthCheckProgram must do itself. Returns the line saying what it did."""
+    state = read_nodes().get(node)
+    if state is None:
+        raise SlurmError(f"sinfo does not list a node named {node} (give --node)")
+    if verdict != "PASS":
+        if state.drained_by_wirebench:
+            return f"{node} still unhealthy, drained by wirebench already ({state.reason})"
+        if state.drained:
+            return f"{node} is drained by someone else ({state.reason}): left as it is"
+        run_slurm(drain_command(node, reason))
+        return f"{node} drained: {reason_text(reason)}"
+    if state.drained_by_wirebench:
+        run_slurm(resume_command(node))
+        return f"{node} resumed: healthy now, drained earlier by wirebench ({state.reason})"
+    return f"{node} left {state.state}"
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="wirebench check", description=__doc__.split("\n\n")[1],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nic", action="append", default=[], metavar="IF[=RATE]",
+                        help="a port that must be up, at RATE or faster (400G, 200Gb/s, 1gbit); repeatable")
+    parser.add_argument("--suite", default="check", help="the measurements (default: suites/check.yaml)")
+    parser.add_argument("--profile", help="a platform profile whose floors judge the measurements")
+    parser.add_argument("--time-limit", type=float, default=50.0, help="seconds for the whole check (default 50)")
+    parser.add_argument("--run-dir", type=Path, help="keep the check's run directory here")
+    parser.add_argument("--node", help="this node's Slurm name (default: SLURMD_NODENAME, else the hostname)")
+    parser.add_argument("--no-measure", action="store_true", help="ports only: measure nothing")
+    parser.add_argument("--drain", action="store_true", help="drain or resume this node through scontrol")
+    try:
+        args = parser.parse_args(argv[1:])
+        ports = [parse_port_spec(spec) for spec in args.nic]
+    except SystemExit as exit_:
+        return 0 if exit_.code == 0 else 3
+    except PortSpecError as error:
+        print(f"error: {error} (exit code 3)", file=sys.stderr)
+        return 3
+    if args.time_limit <= 0:
+        print("error: --time-limit must be above 0 s (exit code 3)", file=sys.stderr)
+        return 3
+    started = time.monotonic()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    node = node_name(args.node)
+    run_dir = args.run_dir
+    if run_dir and run_dir.exists() and any(run_dir.iterdir()):
+        if not (run_dir / MARK).exists():
+            print(f"error: {run_dir} holds something that is not a check's run directory: give an empty or new "
+                  "folder (exit code 3)", file=sys.stderr)
+            return 3
+        shutil.rmtree(run_dir)  # the last check's: each check starts from nothing (results.csv appends)
+    work = Path(tempfile.mkdtemp(prefix="wirebench-check-"))
+    run_dir = run_dir or work / "run"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / MARK).write_text("a wirebench check's run directory: the next check with it replaces it\n")
+    try:
+        findings = [judge_port(read_port(name), rate) + (f"--nic {name}",) for name, rate in ports]
+        if not args.no_measure:
+            left = args.time_limit - (time.monotonic() - started) - 2  # two seconds for the verdict and Slurm
+            findings += [(v, what, f"suite {args.suite}") for v, what in measure(args.suite, args.profile, run_dir, left)]
+        worst = next((f for level in ("FAIL", "ERROR") for f in findings if f[0] == level), None)
+        verdict = worst[0] if worst else "PASS"
+        if worst:
+            more = sum(f[0] != "PASS" for f in findings) - 1
+            what = (f"could not check: {worst[1]}" if verdict == "ERROR" else worst[1]) + (f" (+{more} more)" if more else "")
+        else:
+            what = "healthy: " + "; ".join(f[1] for f in findings) if findings else "healthy (nothing asked)"
+        reason = reason_text(f"{node} {what} (check {stamp})")
+        for level, text, source in findings:
+            print(f"  {level:<5} {text} [{source}]")
+        (run_dir / "check.json").write_text(json.dumps({
+            "schema_version": CHECK_SCHEMA, "node": node, "time": stamp, "verdict": verdict, "reason": reason,
+            "seconds": round(time.monotonic() - started, 1),
+            "findings": [{"verdict": v, "what": t, "source": s} for v, t, s in findings]}, indent=2) + "\n")
+        print(reason, flush=True)
+        if args.drain:
+            try:
+                print(f"wirebench check: {act_on_slurm(node, verdict, reason)}", flush=True)
+            except SlurmError as error:
+                print(f"wirebench check: error: {error} (exit code 2)", file=sys.stderr)
+                return 2
+            return 0
+        return {"PASS": 0, "FAIL": 1}.get(verdict, 2)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,97 @@
+"""Which nodes a run directory blames, and which it found healthy: the reader of summary.json
+(wirebench report's, schema 2) and of check.json (wirebench check's). A node is blamed by a FAIL
+that is its own: a culprit the fabric matrix names as a node, a NIC or a miswired NIC, or a FAIL
+of a measurement inside one node (host memory, GPU pairs, its topology). A path, a rail, a route or
+the whole fabric is no one node's fault: those are listed, never drained."""
+import calendar
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .check import CHECK_SCHEMA
+
+SUMMARY_SCHEMAS = (2,)
+NODE_CULPRITS = ("node", "nic", "miswire")
+
+
+class RunDirError(ValueError):
+    """A run directory that cannot be read: the message names the file and the problem."""
+
+
+@dataclass
+class RunFindings:
+    run: str                                   # the run directory's name, as reasons quote it
+    time: float | None = None                  # when it was measured (seconds since the epoch)
+    blamed: dict = field(default_factory=dict)  # node -> what (the first FAIL that is its own)
+    healthy: set = field(default_factory=set)   # nodes measured with nothing of their own failing
+    not_node: list = field(default_factory=list)  # FAILs that are no one node's: "path:node1-node2 ..."
+
+
+def node_of(endpoint):
+    return endpoint.split("/")[0].split("@")[0]
+
+
+def _load(path, schemas):
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as error:
+        raise RunDirError(f"{path}: cannot be read: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise RunDirError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+    if doc.get("schema_version") not in schemas:
+        raise RunDirError(f"{path}: schema_version {doc.get('schema_version')!r}; this wirebench reads "
+                          f"{', '.join(map(str, schemas))}")
+    return doc
+
+
+def _what(v):
+    figure = f" {v['measured']}" if v.get("measured") else ""
+    return f"{v['item']}{figure}: {v['reason']}"
+
+
+def _utc(text):
+    try:
+        return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+    except (TypeError, ValueError):
+        return None
+
+
+def read_run(run_dir):
+    run_dir = Path(run_dir)
+    found = RunFindings(run_dir.name)
+    if not run_dir.is_dir():
+        raise RunDirError(f"{run_dir}: no such run directory")
+    if (run_dir / "check.json").exists():
+        doc = _load(run_dir / "check.json", (CHECK_SCHEMA,))
+        found.time = _utc(doc.get("time"))
+        if doc["verdict"] == "PASS":
+            found.healthy.add(doc["node"])
+        else:
+            found.blamed[doc["node"]] = doc["reason"]
+        return found
+    summary = _load(run_dir / "summary.json", SUMMARY_SCHEMAS)
+    try:
+        found.time = _utc(json.loads((run_dir / "meta.json").read_text()).get("created"))
+    except (OSError, ValueError):
+        pass  # a run without meta.json: no time, so it resumes nothing
+    measured, failing = set(), set()  # a node in a failing pair is not found healthy, nor blamed
+    for v in summary["verdicts"]:
+        ends = [node_of(v[end]) for end in ("src", "dst") if v.get(end)] if v["bench"] != "fabric" else []
+        culprit = v.get("culprit") or ""
+        kind, _, name = culprit.partition(":")
+        if v["verdict"] in ("PASS", "WARN", "FAIL", "DATA"):
+            measured.update(ends)
+        if v["verdict"] != "FAIL":
+            continue
+        failing.update(ends)
+        if kind in NODE_CULPRITS:
+            found.blamed.setdefault(node_of(name), f"{kind} {name}: {v['reason']}")
+        elif kind:
+            found.not_node.append(f"{culprit}: {v['reason']}")
+        elif len(set(ends)) == 1 and ends[0]:
+            found.blamed.setdefault(ends[0], _what(v))
+        else:
+            found.not_node.append(f"{' - '.join(ends) or v['key']}: {_what(v)}")
+    found.healthy = {n for n in measured if n and n not in found.blamed and n not in failing}
+    return found

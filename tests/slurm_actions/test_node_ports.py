@@ -1,0 +1,66 @@
+"""A node's ports as wirebench check reads them: sysfs's state and speed, InfiniBand's state and
+rate, and a tc rate limit on the interface (tbf, or htb's default class), from a fake sysfs tree and
+a fake tc that prints what iproute2 6.1 prints."""
+import pytest
+
+from wirebench_slurm.node_ports import PortSpecError, judge_port, parse_port_spec, parse_rate, read_port
+
+
+def test_rates_as_users_and_tc_write_them():
+    assert parse_rate("400G") == 400 and parse_rate("200Gb/s") == 200 and parse_rate("1Gbit") == 1
+    assert parse_rate("100mbit") == pytest.approx(0.1) and parse_rate("12500000bit") == pytest.approx(0.0125)
+    for bad in ("400", "fast", "1 gbit/s/s"):
+        with pytest.raises(PortSpecError):
+            parse_rate(bad)
+    assert parse_port_spec("mlx5_0:1=400G") == ("mlx5_0:1", 400)
+    assert parse_port_spec("eth0") == ("eth0", None)
+    with pytest.raises(PortSpecError, match="not IF or IF=RATE"):
+        parse_port_spec("=1gbit")
+
+
+def fake_tc(tmp_path, qdisc_json, classes=""):
+    script = tmp_path / "tc"
+    script.write_text(f"""#!/bin/sh
+if [ "$1" = "-j" ]; then echo '{qdisc_json}'; else printf '%s\\n' '{classes}'; fi
+""")
+    script.chmod(0o755)
+    return (str(script),)
+
+
+def sysfs_net(tmp_path, name, state="up", speed="10000"):
+    folder = tmp_path / "sys" / "class" / "net" / name
+    folder.mkdir(parents=True)
+    (folder / "operstate").write_text(state + "\n")
+    (folder / "speed").write_text(speed + "\n")
+    return tmp_path / "sys"
+
+
+def test_a_tbf_limit_below_the_trained_speed_is_the_rate(tmp_path):
+    sysfs = sysfs_net(tmp_path, "wbeth0")
+    tc = fake_tc(tmp_path, '[{"kind":"tbf","handle":"1:","root":true,"options":{"rate":12500000}}]')
+    port = read_port("wbeth0", sysfs, tc)
+    assert port.up and port.rate_gbps == pytest.approx(0.1) and port.rate_from == "tc qdisc on wbeth0"
+    assert judge_port(port, 1.0) == ("FAIL", "wbeth0 at 100 Mb/s, expected 1 Gb/s")
+    assert judge_port(port, 0.1) == ("PASS", "wbeth0 up at 100 Mb/s")
+
+
+def test_htb_s_default_class_is_read_from_its_text(tmp_path):
+    sysfs = sysfs_net(tmp_path, "wbeth0")
+    tc = fake_tc(tmp_path, '[{"kind":"htb","handle":"1:","root":true,"options":{"default":"0x10"}}]',
+                 "class htb 1:20 root prio 0 rate 100Mbit ceil 100Mbit burst 32k\n"
+                 "class htb 1:10 root prio 0 rate 1Gbit ceil 1Gbit burst 32625b cburst 1375b")
+    assert read_port("wbeth0", sysfs, tc).rate_gbps == 1.0
+
+
+def test_a_port_down_or_missing_fails_and_infiniband_is_read(tmp_path):
+    sysfs = sysfs_net(tmp_path, "eth0", state="down", speed="-1")
+    tc = fake_tc(tmp_path, "[]")
+    assert judge_port(read_port("eth0", sysfs, tc), None) == ("FAIL", "eth0 is down")
+    assert judge_port(read_port("eth9", sysfs, tc), None) == ("FAIL", "eth9 is missing")
+    port = sysfs / "class" / "infiniband" / "mlx5_0" / "ports" / "1"
+    port.mkdir(parents=True)
+    (port / "state").write_text("4: ACTIVE\n")
+    (port / "rate").write_text("200 Gb/sec (4X HDR)\n")
+    assert judge_port(read_port("mlx5_0:1", sysfs, tc), 400) == ("FAIL", "mlx5_0:1 at 200 Gb/s, expected 400 Gb/s")
+    (port / "state").write_text("1: DOWN\n")
+    assert judge_port(read_port("mlx5_0", sysfs, tc), None) == ("FAIL", "mlx5_0 is DOWN")
