@@ -101,3 +101,22 @@ def test_run_report_compare_and_step_from_the_moved_prefix(moved_prefix, tmp_pat
         assert "point-to-point across the virtual cluster: wb-net" in logs["run"]
     assert "recommendation:" in logs["step"]
     assert (tmp_path / "compare" / "compare.md").exists()
+
+
+def test_check_and_slurm_from_the_moved_prefix(moved_prefix, tmp_path):
+    """`wirebench check` (its suite and the runner it starts come from the prefix) and `wirebench
+    slurm` (a dry run against a check's run directory needs Slurm: it says so in its own words)."""
+    bin_dir = moved_prefix / "bin"
+    script = (f"{bin_dir}/wirebench check --nic lo --run-dir {tmp_path}/check > {tmp_path}/check.log 2>&1; "
+              f"echo check=$?; {bin_dir}/wirebench slurm drain {tmp_path}/check > {tmp_path}/slurm.log 2>&1; "
+              f"echo slurm=$?")
+    result = hidden_trees_run(script, 120)
+    codes = dict(line.split("=") for line in result.stdout.split())
+    check_log = (tmp_path / "check.log").read_text()
+    assert codes["check"] == "0", (check_log, result.stderr)
+    report = json.loads((tmp_path / "check" / "check.json").read_text())
+    assert report["verdict"] == "PASS" and [f["source"] for f in report["findings"]] == ["--nic lo", "suite check"]
+    assert str(moved_prefix) in (tmp_path / "check" / "suite.json").read_text()  # the installed suites/check.yaml
+    slurm_log = (tmp_path / "slurm.log").read_text()
+    assert codes["slurm"] in ("0", "2"), slurm_log  # 2: no Slurm here, said as wirebench says it
+    assert codes["slurm"] == "0" or "wirebench slurm: error: " in slurm_log, slurm_log
