@@ -29,8 +29,8 @@ def plan_drain(findings, nodes, max_share, force):
     blamed = {}
     for run in findings:
         for node, what in run.blamed.items():
-            blamed.setdefault(node, f"{node} {what} (run {run.run})")
-    for node, reason in sorted(blamed.items()):
+            blamed.setdefault(node, (f"{node} {what}", f"(run {run.run})"))
+    for node, (reason, run) in sorted(blamed.items()):
         state = nodes.get(node)
         if state is None:
             notes.append(f"{node}: not a node of this Slurm (or of --partition): left alone")
@@ -39,7 +39,7 @@ def plan_drain(findings, nodes, max_share, force):
         elif state.drained:
             notes.append(f"{node}: drained by someone else ({state.reason or 'no reason'}): left alone")
         else:
-            commands.append(drain_command(node, reason))
+            commands.append(drain_command(node, reason, run))
     already = sum(s.drained_by_wirebench for s in nodes.values())
     allowed = max(1, math.floor(max_share * len(nodes)))
     refusal = None

@@ -140,7 +140,7 @@ def main(argv):
             what = (f"could not check: {worst[1]}" if verdict == "ERROR" else worst[1]) + (f" (+{more} more)" if more else "")
         else:
             what = "healthy: " + "; ".join(f[1] for f in findings) if findings else "healthy (nothing asked)"
-        reason = reason_text(f"{node} {what} (check {stamp})")
+        reason = reason_text(f"{node} {what}", f"(check {stamp})")
         for level, text, source in findings:
             print(f"  {level:<5} {text} [{source}]")
         (run_dir / "check.json").write_text(json.dumps({

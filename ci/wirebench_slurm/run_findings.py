@@ -45,9 +45,11 @@ def _load(path, schemas):
     return doc
 
 
-def _what(v):
+def _what(v, name=None):
+    """A FAIL in a few words: what (the culprit's kind and name, or the item), the figure, against what."""
     figure = f" {v['measured']}" if v.get("measured") else ""
-    return f"{v['item']}{figure}: {v['reason']}"
+    expected = f", expected {v['expected']}" if v.get("expected") else ""
+    return f"{name or v['item']}:{figure}{expected}"
 
 
 def _utc(text):
@@ -86,7 +88,7 @@ def read_run(run_dir):
             continue
         failing.update(ends)
         if kind in NODE_CULPRITS:
-            found.blamed.setdefault(node_of(name), f"{kind} {name}: {v['reason']}")
+            found.blamed.setdefault(node_of(name), _what(v, f"{kind} {name}"))
         elif kind:
             found.not_node.append(f"{culprit}: {v['reason']}")
         elif len(set(ends)) == 1 and ends[0]:

@@ -75,16 +75,19 @@ def read_nodes(partition=None):
     return parse_sinfo(run_slurm(argv))
 
 
-def reason_text(text):
-    """A reason as Slurm will keep it: wirebench's prefix, one line, at most REASON_LIMIT characters."""
+def reason_text(text, suffix=""):
+    """A reason as Slurm will keep it: wirebench's prefix, one line, at most REASON_LIMIT characters;
+    a long text is cut, never its suffix (which run, which check)."""
     line = " ".join(text.split())
     if not line.startswith(REASON_PREFIX):
         line = f"{REASON_PREFIX} {line}"
-    return line if len(line) <= REASON_LIMIT else line[:REASON_LIMIT - 3] + "..."
+    tail = f" {suffix}" if suffix else ""
+    room = REASON_LIMIT - len(tail)
+    return (line if len(line) <= room else line[:room - 3] + "...") + tail
 
 
-def drain_command(node, reason):
-    return ["scontrol", "update", f"NodeName={node}", "State=DRAIN", f"Reason={reason_text(reason)}"]
+def drain_command(node, reason, suffix=""):
+    return ["scontrol", "update", f"NodeName={node}", "State=DRAIN", f"Reason={reason_text(reason, suffix)}"]
 
 
 def resume_command(node):

@@ -48,6 +48,8 @@ def test_sinfo_is_read_with_its_reasons_and_times():
 def test_a_reason_names_wirebench_and_fits_one_line():
     assert reason_text("node1 slow\n at 5%") == "wirebench: node1 slow at 5%"
     assert len(reason_text("x" * 500)) == REASON_LIMIT
+    cut = reason_text("node1 " + "x" * 500, "(run nightly-41)")
+    assert len(cut) == REASON_LIMIT and cut.endswith("... (run nightly-41)")  # which run is never cut
     assert drain_command("node1", "wirebench: a") == ["scontrol", "update", "NodeName=node1", "State=DRAIN", "Reason=wirebench: a"]
 
 
@@ -60,7 +62,7 @@ def test_a_node_culprit_and_a_node_s_own_fail_are_blamed_a_path_is_not(tmp_path)
         verdict("net", "node7/rank7", "node8/rank8", "FAIL"),  # a pair's FAIL with no culprit: no one node's
     ]))
     assert set(found.blamed) == {"node1", "node6"}
-    assert found.blamed["node1"].startswith("node node1: 2 node pairs slow")
+    assert found.blamed["node1"] == "node node1: 1 GB/s, expected >= 2 GB/s"
     assert found.healthy == {"node0", "node2"}
     assert len(found.not_node) == 2 and found.not_node[0].startswith("path:node4-node5")
 
@@ -70,7 +72,7 @@ def test_drain_leaves_someone_else_s_drain_and_wirebench_s_own_alone(tmp_path):
     runs = [read_run(run_dir(tmp_path, "run1", [verdict("fabric", n, "", "FAIL", f"node:{n}") for n in
                                                 ("node1", "node2", "node3", "node9")]))]
     commands, notes, refusal = plan_drain(runs, nodes, max_share=1.0, force=False)
-    assert commands == [drain_command("node1", "node1 node node1: r (run run1)")]
+    assert commands == [drain_command("node1", "node1 node node1: 1 GB/s, expected >= 2 GB/s (run run1)")]
     assert any("node2: drained by someone else (disk replacement)" in n for n in notes)
     assert any("node3: drained by wirebench already" in n for n in notes)
     assert any("node9: not a node of this Slurm" in n for n in notes)

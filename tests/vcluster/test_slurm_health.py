@@ -93,7 +93,8 @@ def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster
     assert job.returncode == 1, output  # the run found a FAIL
     culprits = [v["culprit"] for v in json.loads((run_dir / "summary.json").read_text())["verdicts"] if v.get("culprit")]
     assert culprits == ["node:node1"], output
-    assert "scontrol update NodeName=node1 State=DRAIN 'Reason=wirebench: node1 node node1:" in output, output
+    assert "scontrol update NodeName=node1 State=DRAIN 'Reason=wirebench: node1 node node1: 0.0" in output, output
+    assert f" ceiling) (run {run_dir.name})'" in output, output
     assert "a dry run; --apply to drain 1 node(s)" in output
     assert {n: s for n, (s, _) in sinfo(env).items()} == dict.fromkeys(("node0", "node1", "node2", "node3"), "idle")
 
@@ -102,7 +103,7 @@ def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster
     assert drain.returncode == 0, drain.stdout + drain.stderr
     now = sinfo(env)
     assert now["node1"][0] == "drained" and now["node1"][1].startswith("wirebench: node1 node node1: "), now
-    assert f"(run {run_dir.name})" in now["node1"][1] or now["node1"][1].endswith("..."), now
+    assert now["node1"][1].endswith(f" ceiling) (run {run_dir.name})"), now
     assert now["node3"] == ("drained", OTHERS_REASON) and now["node0"][0] == now["node2"][0] == "idle", now
     again = wirebench(env, "slurm", "drain", str(run_dir), "--apply", cwd=tmp_path)
     assert "node1: drained by wirebench already" in again.stdout and "no node to drain" in again.stdout
