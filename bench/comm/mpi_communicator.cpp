@@ -73,11 +73,7 @@ void MpiCommunicator::wait_all(std::span<Request> requests) {
     heap_requests.resize(requests.size());
     mpi_requests = heap_requests.data();
   }
-  std::optional<std::size_t> last_receive;  // polled alone first: the window's data arrives in order
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    mpi_requests[i] = to_mpi(requests[i].handle);
-    if (requests[i].kind == Request::Kind::kRecv) last_receive = i;
-  }
+  for (std::size_t i = 0; i < requests.size(); ++i) mpi_requests[i] = to_mpi(requests[i].handle);
   wait_all_with_deadline(
       std::span<MPI_Request>(mpi_requests, requests.size()), timeout(),
       [&] {
@@ -86,7 +82,7 @@ void MpiCommunicator::wait_all(std::span<Request> requests) {
           if (mpi_requests[i] != MPI_REQUEST_NULL) return describe(requests[i]);
         return std::string("a request");
       },
-      WaitStyle::kSpin, last_receive);
+      WaitStyle::kSpin);
   for (std::size_t i = 0; i < requests.size(); ++i) requests[i].handle = from_mpi(mpi_requests[i]);
 }
 
