@@ -1,10 +1,12 @@
-"""wirebench check [--nic IF[=RATE] ...] [--suite check] [--profile P] [--time-limit 50] [--run-dir DIR]
-                   [--node NAME] [--no-measure] [--drain]
+"""wirebench check [--nic IF[=RATE] ...] [--nccl-log FILE] [--suite check] [--profile P] [--time-limit 50]
+                   [--run-dir DIR] [--node NAME] [--no-measure] [--drain]
 
 One node's quick health check, for Slurm's HealthCheckProgram, a prolog or an epilog
 (docs/slurm-health.md). It looks at the node's own links only:
   - each --nic: up, and at least at RATE where one is given (the lower of the rate it trained at and
     a kernel rate limit on it; node_ports.py); a missing or slower port FAILs;
+  - --nccl-log: NCCL's transport in a job's NCCL_DEBUG=INFO log, each misconfiguration wirebench topo
+    names in it (sockets where InfiniBand is, ...) a FAIL;
   - the `check` suite (suites/check.yaml, or --suite): host memory, and GPU pairs and GPU-host where
     there are GPUs, measured and judged as `wirebench run` does (ceilings, --profile's floors).
 Nothing runs past --time-limit (default 50 s: Slurm kills a HealthCheckProgram after 60).
@@ -73,6 +75,32 @@ def measure(suite, profile, run_dir, seconds):
     return found
 
 
+def nccl_findings(log, seconds=20):
+    """What NCCL's log says of this node's transport (`wirebench topo --nccl-log`): each
+    misconfiguration it names (sockets where InfiniBand is, ...) a FAIL; [(verdict, what, source)]."""
+    try:
+        result = subprocess.run([str(BIN / "wirebench"), "topo", "--nccl-log", str(log), "--json"], capture_output=True,
+                                text=True, timeout=seconds)
+        doc = json.loads(result.stdout) if result.returncode == 0 else None
+    except subprocess.TimeoutExpired:
+        return [("ERROR", f"reading {log} took over {seconds} s", f"--nccl-log {log}")]
+    except json.JSONDecodeError:
+        doc = None
+    if doc is None:
+        why = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return [("ERROR", f"NCCL log not read: {why}", f"--nccl-log {log}")]
+    nccl = doc.get("nccl", {})
+    found = []
+    for text in nccl.get("misconfigurations", []):
+        where, _, what = text.partition(": ") if text.startswith(str(log)) else ("", "", text)
+        found.append(("FAIL", f"NCCL: {what}", where or f"--nccl-log {log}"))
+    if not found:
+        channels = len(nccl.get("channels", []))
+        found.append(("PASS", f"NCCL over {nccl.get('network') or 'a network not named'} ({channels} channel lines)",
+                      f"--nccl-log {log}"))
+    return found
+
+
 def act_on_slurm(node, verdict, reason):
     """--drain: what slurmd's HealthCheckProgram must do itself. Returns the line saying what it did."""
     state = read_nodes().get(node)
@@ -101,6 +129,9 @@ def main(argv):
     parser.add_argument("--time-limit", type=float, default=50.0, help="seconds for the whole check (default 50)")
     parser.add_argument("--run-dir", type=Path, help="keep the check's run directory here")
     parser.add_argument("--node", help="this node's Slurm name (default: SLURMD_NODENAME, else the hostname)")
+    parser.add_argument("--nccl-log", type=Path, metavar="FILE",
+                        help="an NCCL_DEBUG=INFO log of a job on this node: its transport judged (sockets where "
+                             "InfiniBand is, ...)")
     parser.add_argument("--no-measure", action="store_true", help="ports only: measure nothing")
     parser.add_argument("--drain", action="store_true", help="drain or resume this node through scontrol")
     try:
@@ -130,6 +161,8 @@ def main(argv):
     (run_dir / MARK).write_text("a wirebench check's run directory: the next check with it replaces it\n")
     try:
         findings = [judge_port(read_port(name), rate) + (f"--nic {name}",) for name, rate in ports]
+        if args.nccl_log:
+            findings += nccl_findings(args.nccl_log)
         if not args.no_measure:
             left = args.time_limit - (time.monotonic() - started) - 2  # two seconds for the verdict and Slurm
             findings += [(v, what, f"suite {args.suite}") for v, what in measure(args.suite, args.profile, run_dir, left)]

@@ -88,9 +88,15 @@ def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster
     template = installed / "share" / "wirebench" / "ci" / "templates" / "slurm-active-check.sbatch"
     job = subprocess.run(["sbatch", "--wait", "-N", "4", f"--output={tmp_path}/job.out", str(template)],
                          capture_output=True, text=True, cwd=tmp_path, timeout=400,
-                         env=dict(env, WB_RUN_DIR=str(run_dir), WB_APPLY="0", WB_SUITE=str(site_suite(installed, tmp_path))))
+                         env=dict(env, WB_RUN_DIR=str(run_dir), WB_APPLY="0", WB_EVERY="1day",
+                                  WB_SUITE=str(site_suite(installed, tmp_path))))
     output = (tmp_path / "job.out").read_text()
     assert job.returncode == 1, output  # the run found a FAIL
+    # WB_EVERY: the next check is queued first, to begin a day later
+    queued = subprocess.run(["squeue", "-h", "-o", "%i|%j|%T|%S"], capture_output=True, text=True, env=env, check=True)
+    [(job_id, name, state, begin)] = [line.split("|") for line in queued.stdout.splitlines()]
+    assert name == "wirebench-active-check" and state == "PENDING" and begin > time.strftime("%Y-%m-%dT%H:%M:%S"), queued.stdout
+    subprocess.run(["scancel", job_id], env=env, check=True)
     culprits = [v["culprit"] for v in json.loads((run_dir / "summary.json").read_text())["verdicts"] if v.get("culprit")]
     assert culprits == ["node:node1"], output
     assert "scontrol update NodeName=node1 State=DRAIN 'Reason=wirebench: node1 node node1: 0.0" in output, output
@@ -103,6 +109,8 @@ def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster
     assert drain.returncode == 0, drain.stdout + drain.stderr
     now = sinfo(env)
     assert now["node1"][0] == "drained" and now["node1"][1].startswith("wirebench: node1 node node1: "), now
+    reasons = subprocess.run(["sinfo", "-R", "-h", "-o", "%n %E"], capture_output=True, text=True, env=env, check=True)
+    assert "node1 wirebench: node1 node node1: " in reasons.stdout, reasons.stdout  # what an operator reads
     assert now["node1"][1].endswith(f" ceiling) (run {run_dir.name})"), now
     assert now["node3"] == ("drained", OTHERS_REASON) and now["node0"][0] == now["node2"][0] == "idle", now
     again = wirebench(env, "slurm", "drain", str(run_dir), "--apply", cwd=tmp_path)

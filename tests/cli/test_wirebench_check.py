@@ -1,0 +1,46 @@
+"""wirebench check as a prolog runs it, on this machine: a port, an NCCL log, the exit codes and the
+one reason line; a time limit too short for the measurements ends it in its own words (exit 2)."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NCCL = ROOT / "tests" / "data" / "nccl"
+
+
+def wirebench(*args, cwd):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    return subprocess.run([str(Path(binary) / "wirebench"), *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_sockets_where_infiniband_is_fail_the_check_with_one_reason_line(tmp_path):
+    result = wirebench("check", "--nic", "lo", "--no-measure", "--node", "gpu-a", "--nccl-log",
+                       str(NCCL / "socket-on-ib-machine.log"), "--run-dir", str(tmp_path / "check"), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    reason = result.stdout.splitlines()[-1]
+    assert reason.startswith("wirebench: gpu-a NCCL: rank 1 -> 2 uses NET/Socket although InfiniBand devices exist")
+    assert reason.endswith(")") and "(check 20" in reason
+    found = json.loads((tmp_path / "check" / "check.json").read_text())["findings"]
+    assert [f["verdict"] for f in found] == ["PASS", "FAIL"] and found[1]["source"].endswith("socket-on-ib-machine.log:3")
+
+
+def test_a_healthy_log_and_port_pass(tmp_path):
+    result = wirebench("check", "--nic", "lo", "--no-measure", "--nccl-log", str(NCCL / "multinode-net.log"), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS  NCCL over IB" in result.stdout and result.stdout.splitlines()[-1].startswith("wirebench: ")
+
+
+def test_nothing_runs_past_the_time_limit(tmp_path):
+    result = wirebench("check", "--time-limit", "1", cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "could not check: the measurements did not finish within" in result.stdout.splitlines()[-1]
+
+
+def test_bad_usage_is_exit_3(tmp_path):
+    result = wirebench("check", "--nic", "eth0=fast", cwd=tmp_path)
+    assert result.returncode == 3 and "'fast' is not a rate" in result.stderr
