@@ -1,7 +1,7 @@
 """wirebench slurm drain RUN_DIR... [--apply] [--max-share 0.1] [--force] [--partition P]
 wirebench slurm resume RUN_DIR... [--apply] [--partition P]
 
-drain: the nodes the run directories blame (a FAIL that is the node's own: run_findings.py) are
+drain: the nodes the run directories blame (a FAIL that is the node's own: docs/slurm-health.md) are
 drained with a reason naming wirebench, the finding and the run. A dry run by default: it prints the
 scontrol commands; --apply runs them. It never drains more than --max-share of the partition (nodes
 wirebench drained already count; at least one node may always go) without --force: a fault that
@@ -71,9 +71,12 @@ def plan_resume(findings, nodes):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="wirebench slurm", description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["drain", "resume"])
-    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    parser = argparse.ArgumentParser(prog="wirebench slurm", description=__doc__.split("\n\n", 1)[1],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["drain", "resume"], help="drain the nodes the runs blame, or resume "
+                        "the nodes wirebench drained that a later run found healthy")
+    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                        help="run directories: a suite's (summary.json) or a check's (check.json)")
     parser.add_argument("--apply", action="store_true", help="run the scontrol commands (default: print them)")
     parser.add_argument("--max-share", type=float, default=0.1,
                         help="drain at most this share of the partition's nodes (default 0.1; at least one)")

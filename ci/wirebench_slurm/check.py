@@ -4,7 +4,7 @@
 One node's quick health check, for Slurm's HealthCheckProgram, a prolog or an epilog
 (docs/slurm-health.md). It looks at the node's own links only:
   - each --nic: up, and at least at RATE where one is given (the lower of the rate it trained at and
-    a kernel rate limit on it; node_ports.py); a missing or slower port FAILs;
+    a rate limit the kernel holds it to: a tc qdisc); a missing or slower port FAILs;
   - --nccl-log: NCCL's transport in a job's NCCL_DEBUG=INFO log, each misconfiguration wirebench topo
     names in it (sockets where InfiniBand is, ...) a FAIL;
   - the `check` suite (suites/check.yaml, or --suite): host memory, and GPU pairs and GPU-host where
