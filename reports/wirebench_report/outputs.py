@@ -126,8 +126,13 @@ def look_closer(v):
                     "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
         return "check the switches (ibdiagnet) and the ceiling the report used for these links"
     if bench == "coll":
-        return (f"rerun: mpiexec -n {f['ranks']} wb-coll --collective {f['op']} -b {size} -e {size} -c 1; compare with "
-                "nccl-tests' or OSU's figure on the same ranks")
+        # as it ran: its backend, type, placement and any NCCL_ALGO it was forced to
+        algorithm = row_items(v.row).get("NCCL_ALGO")
+        placement = {"in_place": "yes", "out_of_place": "no"}.get(f["case"])
+        return (f"rerun: {'NCCL_ALGO=' + algorithm + ' ' if algorithm else ''}mpiexec -n {f['ranks']} wb-coll "
+                f"--backend {f['backend']} --collective {f['op']} -d {f['dtype']} -b {size} -e {size}"
+                f"{' --in-place ' + placement if placement else ''} -c 1; compare with nccl-tests' or OSU's figure on "
+                "the same ranks")
     if bench == "host":
         return f"rerun: wb-host --sizes {size}; check numactl --hardware and the memory's speed (dmidecode -t memory)"
     if bench == "p2p":

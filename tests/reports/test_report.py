@@ -8,7 +8,7 @@ import pytest
 
 from wirebench_report.__main__ import main
 from wirebench_report.ceilings import Ceilings
-from wirebench_report.outputs import junit, markdown
+from wirebench_report.outputs import junit, look_closer, markdown
 from wirebench_report.results import InputError, read_results
 from wirebench_report.verdicts import exit_code, judge
 
@@ -336,6 +336,10 @@ def test_nccl_all_reduce_is_judged_against_its_algorithm_on_the_nodes_wiring(tmp
     assert v[4].verdict == "PASS" and "beyond the network's rate" in v[4].reason, v[4].reason
     assert v[5].verdict == "PASS" and v[5].ceiling_GBps == 400 and "NCCL_ALGO=Ring: ring" in v[5].reason, v[5].reason
     assert v[6].verdict != "PASS" and v[6].ceiling_GBps is None
+    # what to run again is what ran: the NCCL backend, its type, placement and forced algorithm
+    assert look_closer(v[3]).startswith("rerun: mpiexec -n 8 wb-coll --backend nccl --collective all_reduce -d float32 "
+                                        "-b 1073741824 -e 1073741824 --in-place no -c 1"), look_closer(v[3])
+    assert look_closer(v[5]).startswith("rerun: NCCL_ALGO=Ring mpiexec -n 16 wb-coll --backend nccl"), look_closer(v[5])
 
 
 def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measured_them(run):
