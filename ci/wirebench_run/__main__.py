@@ -33,7 +33,7 @@ from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, step_nodes, step_ranks, too_few_nodes
 from .remeasure import at_sizes, failing_steps
 from .run_files import error_row, failure_words, merge_node_results, row_count, write_topology
-from .screen_step import adaptive_problem, is_adaptive, run_adaptive_step
+from .screen_step import ADAPTIVE_MIN_NODES, adaptive_problem, is_adaptive, run_adaptive_step
 from .switches import job_nodes, leaf_switches
 from .suite import (SuiteError, chosen_cluster, cluster_rates, expectations, list_suites_and_profiles, load_suite,
                     ranks_per_node, selected_steps, with_rate)
@@ -188,8 +188,14 @@ def main(argv):
                 per_node = ranks_per_node(cluster) if on_cluster else 1
                 ranks = int(cluster.get("nodes", 2)) * per_node if on_cluster else step_ranks(step)
                 nodes = [] if on_cluster else job_nodes()
-                run_adaptive_step(number, len(plan), step, run_dir, ranks, run_round, nodes,
-                                  leaf_switches() if nodes else {}, per_node=per_node)
+                if ranks // per_node < ADAPTIVE_MIN_NODES:  # a SKIP row that says why, as too_few_nodes does
+                    why = (f"needs at least {ADAPTIVE_MIN_NODES} nodes (an adaptive screen: two cannot tell a node "
+                           f"from its path); this job has {ranks // per_node}")
+                    print(f"[{number}/{len(plan)}] {step['name']}: skipped, {why}", flush=True)
+                    error_row(run_dir, step, f"step '{step['name']}' {why}", status="SKIP")
+                else:
+                    run_adaptive_step(number, len(plan), step, run_dir, ranks, run_round, nodes,
+                                      leaf_switches() if nodes else {}, per_node=per_node)
             else:
                 run_step(number, len(plan), step, run_dir, cluster, extra, started)
             lines.append((before + 2, row_count(run_dir) + 1))

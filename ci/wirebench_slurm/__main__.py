@@ -8,7 +8,7 @@ wirebench drained already count; at least one node may always go) without --forc
 wide is more likely the fabric's than every node's. A node drained by anyone else is left alone.
 resume: the nodes wirebench drained (their reason starts "wirebench:") that a run directory measured
 after the drain and found healthy (`wirebench check --run-dir` on the node, or a suite that
-measured it) are resumed; nothing else is touched.
+measured it; the latest such run decides) are resumed; nothing else is touched.
 Exit codes: 0 done (or, dry, shown); 1 refused (--max-share); 2 Slurm could not be read or told;
 3 bad input (a run directory that cannot be read, named with its file).
 """
@@ -60,13 +60,17 @@ def plan_resume(findings, nodes):
         if not state.drained_by_wirebench:
             notes.append(f"{name}: drained by someone else ({state.reason or 'no reason'}): left alone")
             continue
-        later = [r for r in findings if r.time is not None and (state.since is None or r.time >= state.since)]  # whole seconds
-        if any(name in r.blamed for r in later):
-            notes.append(f"{name}: still failing in {', '.join(r.run for r in later if name in r.blamed)}: stays drained")
-        elif any(name in r.healthy for r in later):
-            commands.append(resume_command(name))
-        else:
+        # The latest run that measured it since the drain decides (times in whole seconds).
+        later = [r for r in findings if r.time is not None and (state.since is None or r.time >= state.since)
+                 and (name in r.blamed or name in r.healthy)]
+        latest = max(later, key=lambda r: r.time, default=None)
+        if latest is None:
             notes.append(f"{name}: no run measured it after it was drained: stays drained ({state.reason})")
+        elif name in latest.blamed:
+            notes.append(f"{name}: still failing in {latest.run}, its latest run: stays drained")
+        else:
+            commands.append(resume_command(name))
+            notes.append(f"{name}: healthy in {latest.run}, its latest run since the drain")
     return commands, notes
 
 

@@ -91,12 +91,15 @@ class Finding:
         return text + (f", fast with rail {self.wired_to}'s NICs" if self.kind == "miswire" else "")
 
 
+MIN_NODES = 3  # two nodes cannot tell a node from its path
+
+
 class AdaptiveScreen:
     """The schedule as a state machine: next_round() gives the pairs to measure at once (None when
     every suspect is decided), record() takes their figures, findings() names the culprits."""
 
     def __init__(self, nodes, groups=None, healthy_fraction=None, max_rounds=MAX_ROUNDS, seed=1, rails=None):
-        if len(nodes) < 3:
+        if len(nodes) < MIN_NODES:
             raise ValueError("an adaptive screen needs three nodes at least: two cannot tell a node from its path")
         self.nodes = list(nodes)
         self.rails = dict(rails) if rails else None

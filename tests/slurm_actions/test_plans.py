@@ -7,7 +7,7 @@ import pytest
 
 from wirebench_slurm.__main__ import main, plan_drain, plan_resume
 from wirebench_slurm.run_findings import RunDirError, read_run
-from wirebench_slurm.slurm_nodes import REASON_LIMIT, drain_command, parse_sinfo, reason_text
+from wirebench_slurm.slurm_nodes import REASON_LIMIT, drain_command, parse_sinfo, reason_text, resume_command
 
 SINFO = """node0|vcluster*|idle|Unknown|none
 node1|vcluster*|idle|Unknown|none
@@ -99,6 +99,10 @@ def test_resume_only_wirebench_s_drains_found_healthy_after_the_drain(tmp_path):
     failing = check_dir(tmp_path, "failing", "node3", "FAIL")
     commands, notes = plan_resume([read_run(failing)], nodes)
     assert commands == [] and any("node3: still failing in failing" in n for n in notes)
+    healed = check_dir(tmp_path, "healed", "node3", "PASS", stamp="2026-12-03T13:00:00Z")
+    assert plan_resume([read_run(failing), read_run(healed)], nodes)[0] == [resume_command("node3")]  # the latest decides
+    relapsed = check_dir(tmp_path, "relapsed", "node3", "FAIL", stamp="2026-12-03T14:00:00Z")
+    assert plan_resume([read_run(healed), read_run(relapsed)], nodes)[0] == []
     healthy = [read_run(check_dir(tmp_path, n, n.split("-")[0], "PASS")) for n in ("node3-ok", "node2-ok")]
     commands, notes = plan_resume(healthy, nodes)
     assert commands == [["scontrol", "update", "NodeName=node3", "State=RESUME"]]

@@ -1,10 +1,10 @@
 """Acting on the verdict through the real Slurm of the virtual cluster (ctest label: vcluster; root):
-four namespace nodes, node1's link slowed with `ci/vcluster shape` as a port trained down would be.
-The installed active-check template runs the fabric screen under sbatch and says what it would
-drain; `wirebench slurm drain --apply` drains node1 with its reason and leaves the others (one of
-them drained by someone else) as they were; `wirebench check` on the healed node and `wirebench slurm
-resume` bring it back; Slurm's HealthCheckProgram running `wirebench check --drain` drains the
-slowed node by itself and resumes it once healed."""
+four namespace nodes, node1's link slowed (--degrade) as a port trained down would be. The installed
+active-check template runs the fabric screen under sbatch and says what it would drain (a dry run);
+`wirebench slurm drain --apply` drains node1 with its reason and leaves the others (one of them
+drained by someone else) as they were; healed (`ci/vcluster shape`), `wirebench check` passes on it
+and the next active check resumes it from that check; Slurm's HealthCheckProgram running `wirebench
+check --drain` drains a node slowed under it by itself and resumes it once healed."""
 import json
 import os
 import subprocess
@@ -21,12 +21,14 @@ OTHERS_REASON = "maintenance: cable swap"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, installed):
-    """Slurm on four nodes, a HealthCheckProgram every 2 s that does nothing until a test writes it."""
+    """Slurm on four nodes, node1's link slowed to 300 Mbit/s (--degrade), a HealthCheckProgram every
+    2 s that does nothing until a test writes it."""
     folder = tmp_path_factory.mktemp("health")
     program = folder / "health-check"
     program.write_text("#!/bin/sh\nexit 0\n")
     program.chmod(0o755)
-    env = slurm_up("--nodes", "4", "--rate", "1gbit", "--health-check", str(program), "--health-interval", "2")
+    env = slurm_up("--nodes", "4", "--rate", "1gbit", "--degrade", "1=300mbit", "--health-check", str(program),
+                   "--health-interval", "2")
     env["PATH"] = f"{installed / 'bin'}:{env['PATH']}"  # the installed wirebench, as a site runs it
     env.pop("WB_BIN_DIR", None)
     yield {"env": env, "program": program, "folder": folder}
@@ -83,7 +85,6 @@ def site_suite(installed, tmp_path):
 
 def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster, installed, tmp_path):
     env = cluster["env"]
-    shape("1=300mbit")
     run_dir = tmp_path / "run"
     template = installed / "share" / "wirebench" / "ci" / "templates" / "slurm-active-check.sbatch"
     job = subprocess.run(["sbatch", "--wait", "-N", "4", f"--output={tmp_path}/job.out", str(template)],
@@ -131,10 +132,16 @@ def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster
     report = json.loads((tmp_path / "check-ok" / "check.json").read_text())
     assert report["verdict"] == "PASS" and report["seconds"] < 50, report
     assert any(f["source"] == "suite check" for f in report["findings"]), report
-    resume = wirebench(env, "slurm", "resume", str(tmp_path / "check-ok"), "--apply", cwd=tmp_path)
-    assert resume.returncode == 0, resume.stdout + resume.stderr
-    assert "done: scontrol update NodeName=node1 State=RESUME" in resume.stdout
-    assert "node3: drained by someone else (maintenance: cable swap): left alone" in resume.stdout
+    # The next active check runs on the two nodes left (node1 cannot join it: drained), applies, and
+    # resumes node1 from the check's run directory (WB_CHECK_DIRS, as on a shared file system).
+    job = subprocess.run(["sbatch", "--wait", "-N", "2", f"--output={tmp_path}/job2.out", str(template)],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=400,
+                         env=dict(env, WB_RUN_DIR=str(tmp_path / "run2"), WB_CHECK_DIRS=str(tmp_path / "check-*"),
+                                  WB_SUITE=str(site_suite(installed, tmp_path))))
+    output = (tmp_path / "job2.out").read_text()
+    assert job.returncode == 0, output
+    assert "done: scontrol update NodeName=node1 State=RESUME" in output, output
+    assert "node3: drained by someone else (maintenance: cable swap): left alone" in output
     now = sinfo(env)
     assert now["node1"][0] == "idle" and now["node3"] == ("drained", OTHERS_REASON), now
 
