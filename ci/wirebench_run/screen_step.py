@@ -5,8 +5,7 @@ the same figures) and asks the schedule for the next round, until every suspect 
 report replays the schedule from the rows and names the culprits.
 One rank per node (rank r is node r's), or with rails one per NIC, node by node (rank r is NIC r % R
 of node r // R); one test at one size, so that each pair has one figure."""
-from wirebench_report.adaptive_screen import MIN_NODES as ADAPTIVE_MIN_NODES
-from wirebench_report.adaptive_screen import AdaptiveScreen
+from wirebench_report.adaptive_screen import MIN_NODES as ADAPTIVE_MIN_NODES, AdaptiveScreen
 from wirebench_report.endpoints import node_of, rank_of
 from wirebench_report.screen_rows import (SEED, ReplayMismatch, display_names, figures_for, pair_figures, planned_rails,
                                           rank_groups, rank_rails, screen_members)

@@ -34,9 +34,9 @@ from pathlib import Path
 from wirebench_run.paths import BIN
 
 from .node_ports import PortSpecError, judge_port, parse_port_spec, read_port
+from .run_findings import CHECK_SCHEMA, RunDirError, load_summary
 from .slurm_nodes import SlurmError, drain_command, read_nodes, reason_text, resume_command, run_slurm
 
-CHECK_SCHEMA = 1  # check.json; its one reader is run_findings.py
 MARK = ".wirebench-check"  # a run directory a check made, which the next check may replace
 
 
@@ -59,8 +59,8 @@ def measure(suite, profile, run_dir, seconds):
             process.wait()
             return [("ERROR", f"the measurements did not finish within {seconds:.0f} s")]
     try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-    except (OSError, json.JSONDecodeError):
+        summary = load_summary(run_dir)
+    except RunDirError:
         return [("ERROR", f"the measurements ended without a report (exit code {code}; see {log})")]
     found = []
     for v in summary["verdicts"]:
@@ -84,6 +84,8 @@ def nccl_findings(log, seconds=20):
         doc = json.loads(result.stdout) if result.returncode == 0 else None
     except subprocess.TimeoutExpired:
         return [("ERROR", f"reading {log} took over {seconds} s", f"--nccl-log {log}")]
+    except OSError as error:
+        return [("ERROR", f"NCCL log not read: {error}", f"--nccl-log {log}")]
     except json.JSONDecodeError:
         doc = None
     if doc is None:

@@ -1,5 +1,5 @@
-"""Which nodes a run directory blames, and which it found healthy: the reader of summary.json
-(wirebench report's, schema 2) and of check.json (wirebench check's). A node is blamed by a FAIL
+"""Which nodes a run directory blames, and which it found healthy: the one reader here of
+summary.json (wirebench report's, schema 2) and of check.json (wirebench check's). A node is blamed by a FAIL
 that is its own: a culprit the fabric matrix names as a node, a NIC or a miswired NIC, or a FAIL
 of a measurement inside one node (host memory, GPU pairs, its topology). A path, a rail, a route or
 the whole fabric is no one node's fault: those are listed, never drained."""
@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .check import CHECK_SCHEMA
 
 SUMMARY_SCHEMAS = (2,)
+CHECK_SCHEMA = 1  # check.json, written by check.py
 NODE_CULPRITS = ("node", "nic", "miswire")
 
 
@@ -45,6 +45,11 @@ def _load(path, schemas):
     return doc
 
 
+def load_summary(run_dir):
+    """summary.json of a run directory, its schema checked (RunDirError names the file otherwise)."""
+    return _load(Path(run_dir) / "summary.json", SUMMARY_SCHEMAS)
+
+
 def _what(v, name=None):
     """A FAIL in a few words: what (the culprit's kind and name, or the item), the figure, against what."""
     figure = f" {v['measured']}" if v.get("measured") else ""
@@ -72,7 +77,7 @@ def read_run(run_dir):
         else:
             found.blamed[doc["node"]] = doc["reason"]
         return found
-    summary = _load(run_dir / "summary.json", SUMMARY_SCHEMAS)
+    summary = load_summary(run_dir)
     try:
         found.time = _utc(json.loads((run_dir / "meta.json").read_text()).get("created"))
     except (OSError, ValueError):

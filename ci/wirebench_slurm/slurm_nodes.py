@@ -19,16 +19,11 @@ class NodeState:
     name: str
     state: str       # sinfo's long state, lower case: idle, allocated, mixed, drained, draining, down, ...
     reason: str      # "" when there is none
-    partitions: tuple
     since: float | None = None  # when the reason was set (seconds since the epoch), if Slurm says
 
     @property
     def drained(self):
         return self.state.startswith("drain")  # drained, draining (drained*, a node not responding)
-
-    @property
-    def unavailable(self):
-        return self.drained or self.state.startswith(("down", "fail", "maint"))
 
     @property
     def drained_by_wirebench(self):
@@ -57,16 +52,15 @@ def _local_time(text):
 
 
 def parse_sinfo(text):
-    """{name: NodeState} from `sinfo -h -N -o '%N|%P|%T|%H|%E'` (a node once per partition it is in)."""
+    """{name: NodeState} from `sinfo -h -N -o '%N|%P|%T|%H|%E'` (a node is listed once per partition
+    it is in; the lines agree)."""
     nodes = {}
     for line in text.splitlines():
         if not line.strip():
             continue
-        name, partition, state, since, reason = (line.split("|", 4) + [""] * 4)[:5]
+        name, _partition, state, since, reason = (line.split("|", 4) + [""] * 4)[:5]
         reason = "" if reason.strip() in ("none", "(null)") else reason.strip()
-        old = nodes.get(name)
-        partitions = (old.partitions if old else ()) + (partition.rstrip("*"),)
-        nodes[name] = NodeState(name, state.strip().lower(), reason, partitions, _local_time(since))
+        nodes[name] = NodeState(name, state.strip().lower(), reason, _local_time(since))
     return nodes
 
 
