@@ -1,0 +1,54 @@
+"""What `wirebench report` makes of recorded run directories (tests/data/recorded-runs, real runs of the shipped
+suites, clean and faulty, a cut file, a Slurm job) is held fixed: the console, the exit code,
+summary.json, report.md and junit.xml. A change to any of them is a change of what users read, made
+on purpose: rewrite the goldens with WB_UPDATE_GOLDENS=1 and say in the commit what changed and why."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = ROOT / "tests" / "data" / "recorded-runs"
+OUTPUTS = ("summary.json", "report.md", "junit.xml")
+UPDATE = os.environ.get("WB_UPDATE_GOLDENS") == "1"
+
+
+def recorded():
+    return sorted(p.name for p in RUNS.iterdir() if p.is_dir())
+
+
+def report(tmp_path, name):
+    """The recorded run copied without its goldens, reported as a user would; the texts with the
+    copy's path written as RUN_DIR."""
+    run_dir = tmp_path / name
+    shutil.copytree(RUNS / name, run_dir, ignore=shutil.ignore_patterns("golden"))
+    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'reports'}:{ROOT / 'ci'}", MPLBACKEND="Agg")
+    done = subprocess.run([sys.executable, "-m", "wirebench_report", str(run_dir)], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=tmp_path)
+    texts = {"console.txt": f"exit code {done.returncode}\n{done.stdout}"}
+    texts.update({out: (run_dir / out).read_text() for out in OUTPUTS})
+    return {out: text.replace(str(run_dir), "RUN_DIR") for out, text in texts.items()}, done
+
+
+@pytest.mark.parametrize("name", recorded())
+def test_the_report_of_a_recorded_run_is_unchanged(tmp_path, name):
+    texts, done = report(tmp_path, name)
+    assert done.returncode in (0, 1, 2), done.stderr
+    golden = RUNS / name / "golden"
+    if UPDATE:
+        golden.mkdir(exist_ok=True)
+        for out, text in texts.items():
+            (golden / out).write_text(text)
+    for out, text in texts.items():
+        expected = (golden / out).read_text()
+        assert text == expected, f"{name}/{out} differs from its golden (WB_UPDATE_GOLDENS=1 rewrites it on purpose)"
+
+
+def test_every_recorded_run_has_its_goldens_and_the_runs_are_many():
+    assert len(recorded()) >= 8
+    for name in recorded():
+        for out in ("console.txt", *OUTPUTS):
+            assert (RUNS / name / "golden" / out).is_file(), f"{name}: golden/{out} missing"
