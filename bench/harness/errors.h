@@ -4,15 +4,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace wb {
+#include "schema/exit_codes.h"  // enum ExitCode, from schema/exit-codes.csv
 
-// Exit codes of every binary and of `wirebench run|report`.
-enum ExitCode : int {
-  kExitOk = 0,          // every row measured, no data errors
-  kExitFailed = 1,      // at least one data error (a wrong byte is a FAIL)
-  kExitInfrastructure = 2,  // could not measure: timeout, dead rank, library error
-  kExitUsage = 3,       // bad command line or bad input file
-};
+namespace wb {
 
 // Bad command-line argument: the message says which argument and why.
 class UsageError : public std::runtime_error {

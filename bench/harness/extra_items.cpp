@@ -7,7 +7,7 @@
 
 namespace wb {
 
-// suites/extra-items.csv, embedded at configure time (bench/CMakeLists.txt).
+// schema/extra-items.csv, embedded at configure time (bench/CMakeLists.txt).
 extern const char* const kExtraCatalogueCsv;
 
 namespace {
@@ -62,7 +62,7 @@ std::optional<ExtraKind> extra_kind(std::string_view key) {
 
 ExtraItems& ExtraItems::set(std::string_view key, std::string_view value) {
   if (!valid_key(key)) throw std::logic_error("extra: '" + std::string(key) + "' is not a key");
-  if (!extra_kind(key)) throw std::logic_error("extra: key '" + std::string(key) + "' is not in suites/extra-items.csv");
+  if (!extra_kind(key)) throw std::logic_error("extra: key '" + std::string(key) + "' is not in schema/extra-items.csv");
   if (value.empty() || value.find_first_of(";\r\n") != std::string_view::npos)
     throw std::logic_error("extra: the value of '" + std::string(key) + "' is empty or holds ';' or a line break");
   for (auto& [k, v] : items_)

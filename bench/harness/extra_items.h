@@ -1,7 +1,7 @@
 // The `extra` column of results.csv: key=value items separated by ';' (docs/results.md, "extra").
 // Every benchmark writes it through ExtraItems, the one writer; the reporter's extra.py is the one
 // reader. Which keys exist and what each is (identity, batching or result) is listed once, in
-// suites/extra-items.csv, compiled into the binaries: a key missing from it is a programming error.
+// schema/extra-items.csv, compiled into the binaries: a key missing from it is a programming error.
 #pragma once
 
 #include <cstdint>

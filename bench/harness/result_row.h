@@ -9,6 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "schema/results_columns.h"
+#include "schema/versions.h"
+
 namespace wb {
 
 // OK: measured. SKIP: not applicable here (reason says why). ERROR: could not be measured.
@@ -42,14 +45,8 @@ struct ResultRow {
   double spread_pct = kNotMeasured; // (p95 - p05) / median of those batches, in percent
 };
 
-// Column names in file order. The first 20 are the design's minimum set (docs/results.md), in its
-// order; status and reason came next, samples and spread_pct with results schema 2.
-inline constexpr int kResultsSchemaVersion = 2;
-inline constexpr std::array<std::string_view, 24> kResultColumns = {
-    "bench", "case",  "backend",     "link_class",  "src",        "dst",
-    "direction", "op", "dtype",      "bytes",       "ranks",      "nodes",
-    "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps",
-    "errors", "extra", "status",     "reason",      "samples",    "spread_pct"};
+// Column names in file order (kResultColumns) and the results schema (kResultsSchemaVersion): schema/.
+
 
 // Field texts in column order; numbers in shortest round-trip form, NaN as an empty field.
 std::array<std::string, kResultColumns.size()> to_fields(const ResultRow& row);

@@ -13,7 +13,6 @@
 namespace wb {
 namespace {
 
-constexpr int kMetaSchemaVersion = 1;
 constexpr std::string_view kRecordedPrefixes[] = {"NCCL_", "UCX_", "MPIR_", "MPICH_", "HYDRA_",
                                                   "CUDA_VISIBLE_DEVICES", "WB_"};
 

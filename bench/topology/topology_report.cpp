@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "schema/versions.h"
+
 namespace wb {
 namespace {
 
@@ -74,7 +76,7 @@ std::string ceiling_text(const std::optional<double>& ceiling) {
 
 nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl,
                              const CeilingsDb& ceilings) {
-  json doc = {{"schema_version", 1}, {"nodes", json::array()}, {"typical_latency_us", json::array()}};
+  json doc = {{"schema_version", kTopologySchemaVersion}, {"nodes", json::array()}, {"typical_latency_us", json::array()}};
   for (const auto& node : nodes) doc["nodes"].push_back(node_json(node));
   for (const auto& e : ceilings.entries())
     if (e.latency_us)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from wirebench_report.profiles import load_profile
 from wirebench_report.results import InputError
+from wirebench_report.schema import ExitCode
 
 from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, step_nodes, step_ranks, too_few_nodes
@@ -43,7 +44,7 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suf
     if too_few_nodes(step):
         print(f"[{number}/{total}] {step['name']}: skipped, {too_few_nodes(step)}", flush=True)
         error_row(run_dir, step, f"step '{step['name']}' {too_few_nodes(step)}", status="SKIP")
-        return 0
+        return ExitCode.OK
     command = step_command(step, cluster, run_dir, extra_args)
     timeout = float(step.get("timeout", 600))
     print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
@@ -67,10 +68,10 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suf
                 merge_node_results(run_dir)
             error_row(run_dir, step, f"step '{step['name']}' did not finish within {timeout:.0f} s (see {log})",
                       command=rerun, nodes=step_nodes(step, cluster), log=log)
-            return 2
+            return ExitCode.INFRASTRUCTURE
     if on_every_node(step):
         merge_node_results(run_dir)
-    if code not in (0, 1):  # 1 is data errors, already in the rows
+    if code not in (ExitCode.OK, ExitCode.FAILED):  # 1 is data errors, already in the rows
         why = failure_words(log)
         print(f"[{number}/{total}] {step['name']}: failed (exit code {code}): {why}", flush=True)
         error_row(run_dir, step, f"step '{step['name']}' exited with code {code}: {why} (see {log})",
@@ -104,21 +105,21 @@ def main(argv):
     try:
         args = parser.parse_args(argv[1:])
     except SystemExit as exit_:
-        return 0 if exit_.code == 0 else 3
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
     if args.list:
         return list_suites_and_profiles()
     try:
         path, suite = load_suite(args.suite)
     except (SuiteError, InputError) as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     profile = None
     if args.profile or suite.get("profile"):
         try:
             profile = load_profile(args.profile or str(suite["profile"]))
         except InputError as error:
             print(f"error: {error} (exit code 3)", file=sys.stderr)
-            return 3
+            return ExitCode.USAGE
     run_dir = args.run_dir or Path("runs") / time.strftime(f"{suite.get('name', 'run')}-%Y%m%dT%H%M%SZ", time.gmtime())
     cluster = chosen_cluster(suite)
     rates = cluster_rates(cluster) if cluster else [0]
@@ -129,7 +130,7 @@ def main(argv):
         problem = is_adaptive(step) and adaptive_problem(step, cluster if step["where"] == "cluster" else None)
         if problem:
             print(f"error: {path}: step '{step['name']}': {problem} (exit code 3)", file=sys.stderr)
-            return 3
+            return ExitCode.USAGE
     if args.dry_run:
         for rate, step in plan:
             if too_few_nodes(step):
@@ -140,7 +141,7 @@ def main(argv):
                       "--round N, the pairs chosen from the last round's figures")
             env = [f"{k}={v}" for k, v in step_env(step).items()]
             print(shlex.join(env + step_command(step, cluster)))
-        return 0
+        return ExitCode.OK
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     started = time.time()
     print(f"wirebench run: suite {suite.get('name')} ({path}) into {run_dir}"
@@ -179,7 +180,7 @@ def main(argv):
     try:
         for number, (rate, step) in enumerate(plan, start=1):
             if not bring_up(rate):
-                return 2
+                return ExitCode.INFRASTRUCTURE
             before = row_count(run_dir)
             if is_adaptive(step):
                 def run_round(one, suffix, number=number):
@@ -202,7 +203,7 @@ def main(argv):
         again = failing_steps(run_dir, plan, lines)
         for number, (rate, step, sizes) in enumerate(again, start=1):
             if not bring_up(rate):
-                return 2
+                return ExitCode.INFRASTRUCTURE
             if number == 1:
                 print(f"wirebench run: {sum(len(s) for _, _, s in again)} failing size(s) in {len(again)} step(s): "
                       "measuring them once more", flush=True)

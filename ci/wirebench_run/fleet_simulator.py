@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 
 from wirebench_report.adaptive_screen import AdaptiveScreen
+from wirebench_report.schema import ExitCode
 
 HEALTHY = 0.94          # what a healthy pair reads of its ceiling (a 400 Gbit/s port's osu_bw, about)
 DIP_RANGE = (0.45, 0.85)
@@ -235,7 +236,7 @@ def main(argv):
     seconds = (lambda nodes: args.round_seconds) if args.round_seconds else None
     print(summary_table([int(n) for n in args.nodes.split(",")], args.fleets, args.group_size, sets, seconds,
                         rails=args.rails))
-    return 0
+    return ExitCode.OK
 
 
 if __name__ == "__main__":

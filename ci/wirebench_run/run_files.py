@@ -12,10 +12,9 @@ from pathlib import Path
 from .paths import BIN
 from .placement import slurm_nodes, step_ranks
 from wirebench_report.extra import encode_items
+from wirebench_report.schema import RESULT_COLUMNS
 
-COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
-           "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra",
-           "status", "reason", "samples", "spread_pct"]  # bench/harness/result_row.h, results schema 2
+COLUMNS = list(RESULT_COLUMNS)  # schema/results-columns.csv, as the binaries write them
 
 
 def write_topology(run_dir):

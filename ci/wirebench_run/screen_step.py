@@ -16,6 +16,7 @@ from wirebench_report.switches import write_switches
 from wirebench_report.verdicts import judge
 
 from .run_files import row_count
+from wirebench_report.schema import ExitCode
 
 
 def is_adaptive(step):
@@ -67,7 +68,7 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
         one = dict(step, args=args[:at + 1] + [listed] + args[at + 2:] + ["--round", str(round_number)],
                    name=f"{step['name']}, round {round_number} ({purpose})")
         code = run_one(one, f"round{round_number}")
-        if code not in (0, 1):
+        if code not in (ExitCode.OK, ExitCode.FAILED):
             return code  # the round's ERROR row says why
         figures, healthy, placed = _round_figures(run_dir, before, round_number)
         if round_number == 1:
@@ -77,24 +78,24 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
                 print(f"[{number}/{total}] {step['name']}: ranks are not on the job's nodes in Slurm's order "
                       f"(rank {min(wrong)} on {wrong[min(wrong)]}, not {expected.get(min(wrong))}): the leaf "
                       "switches cannot be used; the screen stops", flush=True)
-                return 2
+                return ExitCode.INFRASTRUCTURE
             if rails:
                 found = rank_rails(placed) or {}
                 if _by_node(found) != _by_node(rails):  # the same nodes hold the same ranks: the same rails
                     print(f"[{number}/{total}] {step['name']}: ranks are not placed node by node, {per_node} a node, "
                           "so a rank's place on its node is not the rail planned; the screen stops", flush=True)
-                    return 2
+                    return ExitCode.INFRASTRUCTURE
                 schedule.rails = found  # the nodes by their names (a node whose every NIC is slow is named)
         try:
             schedule.record(figures_for(planned, figures))
         except ReplayMismatch as error:  # a pair without a row: the round did not measure what it was asked
             print(f"[{number}/{total}] {step['name']}: round {round_number}: {error}; the screen stops", flush=True)
-            return 2
+            return ExitCode.INFRASTRUCTURE
     for finding in schedule.findings():
         print(f"[{number}/{total}] {step['name']}: {_named(finding, run_dir)}", flush=True)
     if not schedule.findings():
         print(f"[{number}/{total}] {step['name']}: no culprit in {len(schedule.rounds)} round(s)", flush=True)
-    return 0
+    return ExitCode.OK
 
 
 def _by_node(rails):

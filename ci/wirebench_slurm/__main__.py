@@ -19,6 +19,7 @@ import sys
 
 from .run_findings import RunDirError, read_run
 from .slurm_nodes import SlurmError, drain_command, read_nodes, resume_command, run_slurm
+from wirebench_report.schema import ExitCode
 
 
 def plan_drain(findings, nodes, max_share, force):
@@ -89,15 +90,15 @@ def main(argv):
     try:
         args = parser.parse_args(argv[1:])
     except SystemExit as exit_:
-        return 0 if exit_.code == 0 else 3
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
     if not 0 < args.max_share <= 1:
         print("error: --max-share must be above 0 and at most 1 (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     try:
         findings = [read_run(d) for d in args.run_dirs]
     except RunDirError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     try:
         nodes = read_nodes(args.partition)
         if args.action == "drain":
@@ -110,7 +111,7 @@ def main(argv):
             print(f"wirebench slurm: {refusal} (exit code 1)", file=sys.stderr)
             for command in commands:
                 print(f"  not run: {shlex.join(command)}")
-            return 1
+            return ExitCode.FAILED
         if not commands:
             print(f"wirebench slurm: no node to {args.action}")
         for command in commands:
@@ -123,8 +124,8 @@ def main(argv):
             print(f"wirebench slurm: a dry run; --apply to {args.action} {len(commands)} node(s)")
     except SlurmError as error:
         print(f"wirebench slurm: error: {error} (exit code 2)", file=sys.stderr)
-        return 2
-    return 0
+        return ExitCode.INFRASTRUCTURE
+    return ExitCode.OK
 
 
 if __name__ == "__main__":

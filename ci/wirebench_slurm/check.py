@@ -36,6 +36,7 @@ from wirebench_run.paths import BIN
 from .node_ports import PortSpecError, judge_port, parse_port_spec, read_port
 from .run_findings import CHECK_SCHEMA, RunDirError, load_summary
 from .slurm_nodes import SlurmError, drain_command, read_nodes, reason_text, resume_command, run_slurm
+from wirebench_report.schema import ExitCode
 
 MARK = ".wirebench-check"  # a run directory a check made, which the next check may replace
 
@@ -140,13 +141,13 @@ def main(argv):
         args = parser.parse_args(argv[1:])
         ports = [parse_port_spec(spec) for spec in args.nic]
     except SystemExit as exit_:
-        return 0 if exit_.code == 0 else 3
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
     except PortSpecError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     if args.time_limit <= 0:
         print("error: --time-limit must be above 0 s (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     started = time.monotonic()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     node = node_name(args.node)
@@ -155,7 +156,7 @@ def main(argv):
         if not (run_dir / MARK).exists():
             print(f"error: {run_dir} holds something that is not a check's run directory: give an empty or new "
                   "folder (exit code 3)", file=sys.stderr)
-            return 3
+            return ExitCode.USAGE
         shutil.rmtree(run_dir)  # the last check's: each check starts from nothing (results.csv appends)
     work = Path(tempfile.mkdtemp(prefix="wirebench-check-"))
     run_dir = run_dir or work / "run"
@@ -188,8 +189,8 @@ def main(argv):
                 print(f"wirebench check: {act_on_slurm(node, verdict, reason)}", flush=True)
             except SlurmError as error:
                 print(f"wirebench check: error: {error} (exit code 2)", file=sys.stderr)
-                return 2
-            return 0
+                return ExitCode.INFRASTRUCTURE
+            return ExitCode.OK
         return {"PASS": 0, "FAIL": 1}.get(verdict, 2)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -9,9 +9,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wirebench_report.schema import version
 
-SUMMARY_SCHEMAS = (2,)
-CHECK_SCHEMA = 1  # check.json, written by check.py
+SUMMARY_SCHEMAS = (version("summary"),)
+CHECK_SCHEMA = version("check")  # check.json, written by check.py
 NODE_CULPRITS = ("node", "nic", "miswire")
 
 

@@ -13,6 +13,7 @@ from .plots import write_plots
 from .profiles import load_profile
 from .results import InputError, read_results
 from .verdicts import apply_remeasure, counts, exit_code, floor_outcomes, judge
+from .schema import ExitCode
 
 USAGE = "usage: wirebench report RUN_DIR [--profile NAME|FILE]"
 
@@ -69,20 +70,20 @@ def parse_args(argv):
 def main(argv):
     if len(argv) == 2 and argv[1] in ("-h", "--help"):
         print(USAGE)
-        return 0
+        return ExitCode.OK
     parsed = parse_args(argv)
     if parsed is None:
         print(USAGE, file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     run_dir, profile = parsed
     if not run_dir.is_dir():
         print(f"error: {run_dir}: not a directory (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     try:
         return report(run_dir, profile)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .results import InputError, read_utf8
+from .schema import version
 
 
 @dataclass
@@ -70,6 +71,10 @@ class Ceilings:
             doc = json.loads(read_utf8(path))
         except json.JSONDecodeError as error:
             raise InputError(f"{path}:{error.lineno}: not valid JSON: {error.msg}") from None
+        found = doc.get("schema_version", version("topology")) if isinstance(doc, dict) else None
+        if found != version("topology"):  # a file without the field is read as the first version
+            raise InputError(f"{path}:1: schema_version {found!r}; this reporter reads topology.json version "
+                             f"{version('topology')} (written by `wirebench topo --json` of the same wirebench)")
         links = {}
         for node in doc.get("nodes", []):
             table = {}

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .results import InputError, read_results
+from .schema import version, ExitCode
 from .verdicts import metric_of
 
 
@@ -67,7 +68,7 @@ def write_outputs(runs, entries, threshold, out: Path):
     lines += ["", "Runs: " + ", ".join(f"{i}: {n}" for i, n in enumerate(names)), ""]
     (out / "compare.md").write_text("\n".join(lines))
     (out / "compare.json").write_text(json.dumps({
-        "schema_version": 1, "runs": names, "threshold": threshold,
+        "schema_version": version("compare"), "runs": names, "threshold": threshold,
         "entries": [{k: v for k, v in e.items() if k != "row"} for e in entries]}, indent=2) + "\n")
     _overlay_plots(names, entries, out)
 
@@ -109,25 +110,25 @@ def main(argv):
     try:
         args = parser.parse_args(argv[1:])
     except SystemExit:
-        return 3
+        return ExitCode.USAGE
     if len(args.runs) < 2:
         print("error: compare needs at least two run directories (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     if not 0 < args.threshold < 1:
         print(f"error: --threshold {args.threshold} is not between 0 and 1 (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     try:
         entries = compare(args.runs, args.threshold)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     write_outputs(args.runs, entries, args.threshold, args.out)
     drops = [e for e in entries if e["verdict"] == "FAIL"]
     print(f"wirebench compare: {len(entries)} measurements, {len(drops)} dropped more than "
           f"{100 * args.threshold:.0f}% -> {args.out}/compare.md")
     for e in drops:
         print(f"  FAIL {e['key']}: ratios {', '.join(f'{r:.3f}' for r in e['ratios'] if r is not None)}")
-    return 1 if drops else 0
+    return ExitCode.FAILED if drops else ExitCode.OK
 
 
 if __name__ == "__main__":

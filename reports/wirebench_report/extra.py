@@ -1,6 +1,6 @@
 """The one reader of results.csv's `extra` column (the C++ writer is bench/harness/extra_items.h).
 Grammar: items `key=value` separated by ';'; a key is [A-Za-z][A-Za-z0-9_]*, a value is never empty
-and holds no ';'. suites/extra-items.csv lists every key and its kind, once for both sides:
+and holds no ';'. schema/extra-items.csv lists every key and its kind, once for both sides:
 identity (part of what was measured: runs are matched by it), batching (follows the size or the
 repetition) and result (a measured figure)."""
 import csv
@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 from .results import InputError, read_utf8
+from .schema import SCHEMA_DIR
 
-CATALOGUE = Path(__file__).resolve().parents[2] / "suites" / "extra-items.csv"
+CATALOGUE = SCHEMA_DIR / "extra-items.csv"
 KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _kinds = None
 

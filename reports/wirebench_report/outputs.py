@@ -11,9 +11,10 @@ from collections import OrderedDict
 
 from .endpoints import spoken_rail
 from .extra import command_item, row_items
+from .schema import version
 from .verdicts import counts, floor_outcomes, grouped, items
 
-SUMMARY_SCHEMA_VERSION = 2
+SUMMARY_SCHEMA_VERSION = version("summary")  # schema/versions.csv
 NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
 
 

@@ -5,12 +5,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS
+from .schema import version as schema_version
+
 # The results schemas this reporter reads (meta.json's results_schema_version): 1 without, 2 with the
-# columns samples and spread_pct (bench/harness/result_row.h).
-KNOWN_SCHEMAS = (1, 2)
-OPTIONAL = ["status", "reason", "samples", "spread_pct"]
-REQUIRED = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",
-            "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps", "errors", "extra"]
+# columns samples and spread_pct (schema/results-columns.csv).
+KNOWN_SCHEMAS = tuple(range(1, schema_version("results") + 1))
+REQUIRED = list(REQUIRED_RESULT_COLUMNS)
+OPTIONAL = [c for c in RESULT_COLUMNS if c not in REQUIRED]
 
 
 class InputError(Exception):
@@ -137,9 +139,13 @@ def results_schema(meta_path: Path, has_samples: bool) -> int:
     version = None
     if meta_path.exists():
         try:
-            version = json.loads(read_utf8(meta_path)).get("results_schema_version")
+            meta = json.loads(read_utf8(meta_path))
+            found, version = meta.get("schema_version"), meta.get("results_schema_version")
         except (ValueError, AttributeError):
             raise InputError(f"{meta_path}:1: not a JSON object") from None
+        if found is not None and found != schema_version("meta"):
+            raise InputError(f"{meta_path}:1: schema_version {found!r}; this reporter reads meta.json version "
+                             f"{schema_version('meta')}")
     if version is None:
         return 2 if has_samples else 1
     if version not in KNOWN_SCHEMAS:

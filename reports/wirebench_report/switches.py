@@ -5,8 +5,9 @@ pairs with every other group, so that a slow route between two switches is seen.
 import json
 
 from .results import InputError
+from .schema import version
 
-SCHEMA = 1
+SCHEMA = version("switches")  # schema/versions.csv
 FILE = "switches.json"
 
 

@@ -35,6 +35,7 @@ from .switches import load_switches
 from .contention import port_shares
 from .extra import row_identity, row_items
 from .results import IDENTITY, Row
+from .schema import ExitCode
 
 ORDER = {"DATA": -1, "PASS": 0, "NOT JUDGED": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
 COUNTED = ("FAIL", "ERROR", "WARN", "PASS", "NOT JUDGED", "SKIP")
@@ -44,6 +45,7 @@ LATENCY_WARN_FACTOR = 2.0
 SMALL_MESSAGE_BYTES = 64
 MIN_SAMPLES = 5
 SIBLINGS_NEEDED = 3
+NO_CEILING = "no ceiling"  # Verdict.not_judged_why of an item nothing has judged yet
 
 
 @dataclass
@@ -62,6 +64,14 @@ class Verdict:
     finding: str = ""        # a fact about the wiring worth showing that is no verdict (a step's exposed share)
     culprit: str = ""        # a fabric culprit's "node:node3", "path:node2-node5" or "rail:rail1" (culprits.py)
     explained_by: str = ""   # a pair that a culprit explains (then DATA): "node node3"
+    # Typed notes the later passes read, so that none reads the prose back:
+    not_judged_why: str = ""  # NO_CEILING where nothing judged it yet (the reason is written at the end)
+    latency_limit_us: float = None  # the typical-latency bound a latency is held against, while it is
+
+    def hold_against(self, expected):
+        """The figure is now held against `expected` (prose for the reader); a typical-latency bound
+        no longer applies."""
+        self.expected, self.latency_limit_us = expected, None
 
     @property
     def item(self):
@@ -106,13 +116,14 @@ def judge(results, ceilings, profile=None):
         if why and int(v.row.text("bytes") or 0) == largest[_sweep_key(v.row)] and not wrong_data \
                 and v.verdict != "ERROR" and v.metric != "time_us":
             v.verdict, v.reason = "NOT JUDGED", f"not judged: the sweep is incomplete ({why})"
+            v.not_judged_why = "incomplete"
             v.fraction = v.ceiling_GBps = None
     _compare_siblings(verdicts)
     _compare_communicators(verdicts)
     if profile:
         _apply_profile(verdicts, profile, largest)
     for v in verdicts:
-        if v.verdict == "NOT JUDGED" and v.reason.startswith("no ceiling"):
+        if v.verdict == "NOT JUDGED" and v.not_judged_why == NO_CEILING:
             v.reason = _nothing_to_judge_by(v, profile, verdicts)
         degraded = ceilings.degradation_for_row(v.row) if v.row.status == "OK" else []
         if degraded and v.item:
@@ -197,8 +208,8 @@ def _note_confidence(v):
     if v.fraction is not None and v.ceiling_GBps and v.healthy_fraction:
         threshold, unit = v.ceiling_GBps * v.healthy_fraction, "GB/s"
         low, high = v.value * median / p95, v.value * median / p05  # bandwidth from the slow and fast ends
-    elif v.metric == "time_us" and "typical" in v.expected:
-        threshold, unit = float(v.expected.split()[1]), "us"
+    elif v.metric == "time_us" and v.latency_limit_us is not None:
+        threshold, unit = v.latency_limit_us, "us"
         low, high = p05, p95
     if threshold is not None and low < threshold <= high:
         spread = row.text("spread_pct")
@@ -270,10 +281,10 @@ def _apply_profile(verdicts, profile, largest):
             v.floor_GBps, v.floor_metric = floor.floor, floor.metric
             if v.verdict in ("DATA", "NOT JUDGED"):  # nothing else judged it: the floor's verdict is the only one
                 v.verdict, v.reason, v.metric, v.value = level, note, floor.metric, value
-                v.expected = f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})"
+                v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})")
             elif ORDER[level] > ORDER[v.verdict]:
                 v.verdict, v.reason = level, note + "; " + v.reason
-                v.expected = f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})"
+                v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})")
             else:
                 v.reason += "; " + note
 
@@ -338,14 +349,22 @@ def _judge_latency(row, typical):
               f"{typical.latency_us:.4g} us of {row.text('link_class')} links (source: {typical.source})")
     expected = f"<= {limit:.4g} us ({LATENCY_WARN_FACTOR:g}x the typical {typical.latency_us:.4g} us)"
     if factor > LATENCY_WARN_FACTOR:
-        return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value, expected=expected)
-    return Verdict(row, "PASS", reason, "time_us", value, expected=expected)
+        return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value, expected=expected,
+                       latency_limit_us=limit)
+    return Verdict(row, "PASS", reason, "time_us", value, expected=expected, latency_limit_us=limit)
 
 
 def _is_small_message_latency(row, smallest):
     size = int(row.text("bytes") or 0)
     return (row.text("bench") == "net" and row.text("case") == "pingpong" and size <= SMALL_MESSAGE_BYTES
             and size == smallest.get(_sweep_key(row)))
+
+
+def _equivalence(row):
+    """What equivalent measurements between other endpoints share (as siblings are compared): not
+    the endpoints, nor the round or matching of a schedule that placed them."""
+    f = row.fields
+    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["direction"], f["link_class"])
 
 
 def _incomplete_sweeps(results, largest):
@@ -362,6 +381,20 @@ def _incomplete_sweeps(results, largest):
             for key in by_identity.get(_sweep_key(row)[:8], []):
                 if size > largest[key]:
                     incomplete[key] = f"its {size} B point, {row.where}, is an ERROR"
+    # A step that ended early (its ERROR row, the runner's at a step timeout or the binary's own) cuts
+    # the sweep it was in: the last one of its bench written before the ERROR, when equivalent sweeps
+    # (the same measurement between other endpoints) reached a larger size. Its largest point so far
+    # is no bandwidth item: an 8 B stream judged against the link's ceiling is a false FAIL.
+    for error in (r for r in results.rows if r.status == "ERROR"):
+        before = [r for r in results.rows if r.status == "OK" and r.line < error.line
+                  and r.text("bench") == error.text("bench")]
+        if not before:
+            continue
+        key, kind = _sweep_key(before[-1]), _equivalence(before[-1])
+        reached = max(int(r.text("bytes") or 0) for r in before if _equivalence(r) == kind)
+        if largest.get(key, 0) < reached:
+            incomplete.setdefault(key, f"its step ended, {error.where} is an ERROR, before its {reached} B point, "
+                                       "which the same measurement between other endpoints reached")
     cut = results.cut_row
     if cut is not None:
         # The sweeps the cut row may belong to: those whose rows agree with every field of it that
@@ -395,11 +428,11 @@ def _judge_row(row, ceilings, largest, smallest, share=(1, "")):
         typical = ceilings.typical_latency(row)
         if typical:
             return _judge_latency(row, typical)
-        return Verdict(row, "NOT JUDGED", "no ceiling", "time_us", row.number("time_us"))
+        return Verdict(row, "NOT JUDGED", NO_CEILING, "time_us", row.number("time_us"), not_judged_why=NO_CEILING)
     if not is_bandwidth:  # a latency-only measurement: its smallest size is the item
         if size != smallest.get(_sweep_key(row)):
             return Verdict(row, "DATA", "a point of the sweep (its smallest size is judged)", metric, value)
-        return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
+        return Verdict(row, "NOT JUDGED", NO_CEILING, metric, value, not_judged_why=NO_CEILING)
     if size < largest.get(_sweep_key(row), 0):
         return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
     ceiling, pairs = ceilings.for_row(row), 1
@@ -418,7 +451,7 @@ def _judge_row(row, ceilings, largest, smallest, share=(1, "")):
         return Verdict(row, "DATA", "a pair of an all-to-all: compared with the other pairs (culprits), not with a "
                        "ceiling; its aggregate is judged", metric, value)
     if ceiling is None:
-        return Verdict(row, "NOT JUDGED", "no ceiling", metric, value)
+        return Verdict(row, "NOT JUDGED", NO_CEILING, metric, value, not_judged_why=NO_CEILING)
     limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1) * pairs / share[0]
     fraction = value / limit
     healthy = ceiling.healthy_fraction
@@ -490,7 +523,8 @@ def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
                 if noisy:
                     note += ("; its own fastest samples reach that median: a noisy measurement, or a link that is "
                              "slow at times")
-                m.verdict, m.reason, m.expected = level, note, expected
+                m.verdict, m.reason, m.not_judged_why = level, note, ""
+                m.hold_against(expected)
                 continue
             if level == "PASS":
                 continue
@@ -499,7 +533,8 @@ def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
             if noisy:
                 note += "; its own fastest samples reach that median: a noisy measurement, or a link that is slow at times"
             if ORDER[level] > ORDER[m.verdict]:
-                m.verdict, m.reason, m.expected = level, note + "; " + m.reason, expected
+                m.verdict, m.reason = level, note + "; " + m.reason
+                m.hold_against(expected)
             else:
                 m.reason += "; " + note
 
@@ -545,9 +580,9 @@ def _compare_communicators(verdicts, minimum=3):
         mad = 1.4826 * statistics.median(abs(t - median) for t in times.values())
         slow = [(label, t) for label, t in times.items() if t > 1.2 * median and t - median > 3 * mad]
         if v.verdict == "NOT JUDGED":  # its communicators are what it is held against
-            v.verdict = "PASS" if not slow else "WARN"
+            v.verdict, v.not_judged_why = "PASS" if not slow else "WARN", ""
             v.reason = f"held against its {len(times)} communicators (median {median:.4g} us per call)"
-            v.expected = f"every communicator within 20% of the median {median:.4g} us per call"
+            v.hold_against(f"every communicator within 20% of the median {median:.4g} us per call")
             if not slow:
                 continue
         for label, t in sorted(slow, key=lambda item: -item[1]):
@@ -573,10 +608,10 @@ def exit_code(verdicts, problems=()):
     """0 all PASS/WARN/SKIP/NOT JUDGED, 1 any FAIL, 2 any ERROR (an incomplete run outranks a slow one)."""
     c = counts(verdicts, problems)
     if c["ERROR"]:
-        return 2
+        return ExitCode.INFRASTRUCTURE
     if c["FAIL"]:
-        return 1
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 def _without_rank(reason):
@@ -591,7 +626,9 @@ def grouped(verdicts, verdict):
     groups = {}
     for v in verdicts:
         if v.item and v.verdict == verdict:
-            reason = _without_rank(v.reason)
+            # a SKIP or ERROR in the benchmark's own words, as every rank would say it; other
+            # verdicts by their sentence, so that identical ones are listed once
+            reason = _without_rank(v.row.text("reason")) if v.verdict in ("SKIP", "ERROR") and v.row.text("reason") else v.reason
             count, benches = groups.get(reason, (0, {}))
             benches[v.row.text("bench")] = benches.get(v.row.text("bench"), 0) + 1
             groups[reason] = (count + 1, benches)

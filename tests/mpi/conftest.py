@@ -7,15 +7,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-RESULT_COLUMNS = [
-    "bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes",
-    "ranks", "nodes", "iters", "time_us", "time_us_p05", "time_us_p95", "algbw_GBps", "busbw_GBps",
-    "errors", "extra", "status", "reason", "samples", "spread_pct",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports"))
+from wirebench_report.schema import RESULT_COLUMNS  # noqa: E402  the columns every binary writes (schema/)
+
 
 # Short measurements: these tests check behaviour, not speed.
 FAST = ["--benchmark_min_time=0.01", "--warmup=1"]
@@ -42,7 +41,7 @@ def read_results(path: Path):
     text = path.read_text()
     assert text.endswith("\n"), "results.csv must end at a row boundary"
     lines = text.splitlines()
-    assert lines[0].split(",") == RESULT_COLUMNS
+    assert lines[0].split(",") == list(RESULT_COLUMNS)
     rows = list(csv.DictReader(text.splitlines()))
     for number, row in enumerate(rows, start=2):
         assert None not in row and all(v is not None for v in row.values()), f"line {number} malformed"

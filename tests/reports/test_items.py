@@ -1,5 +1,7 @@
 """Judged items: the results schema, the extra grammar, how sure a verdict is, FAILs measured once
 more, and SKIPs grouped by reason (ctest label: unit)."""
+import csv
+import io
 import json
 
 from wirebench_report.__main__ import main
@@ -107,3 +109,47 @@ def test_skips_are_one_line_per_reason_whichever_rank_said_it(tmp_path):
         skip.format(bench="net", n=0, who="rank 0: "), skip.format(bench="net", n=1, who="rank 1: ")]
     run = make_run(tmp_path / "run", rows)
     assert skip_lines(judged(run)) == ["5 cases (host 3, net 2): no CUDA device visible: no NVIDIA driver is loaded"]
+
+
+def small_stream(pair):
+    """The 8 B point of a pair's stream sweep: far below any link's ceiling, as small messages are."""
+    a, b = pair.split(",")
+    return (f"net,stream_bw,mpi,eth,node{a}/rank{a},node{b}/rank{b},uni,send_recv,uint8,8,2,2,640,4.0,3.9,4.1,"
+            f"0.002,0.002,0,window=64;rounds=1,OK,,20,5\n")
+
+
+def step_timeout_row():
+    """The runner's ERROR row of a step it stopped at its timeout (ci/wirebench_run/run_files.py)."""
+    fields = dict.fromkeys(HEADER.strip().split(","), "")
+    fields.update({"bench": "net", "case": "point-to-point, every node pair", "backend": "run",
+                   "src": "node0,node1,node2", "bytes": "0", "ranks": "3", "nodes": "3", "iters": "0",
+                   "extra": "binary=wb-net", "status": "ERROR",
+                   "reason": "step 'point-to-point, every node pair' did not finish within 120 s"})
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(fields.values())
+    return out.getvalue()
+
+
+def test_a_sweep_its_step_ended_in_is_not_judged_by_its_small_sizes(tmp_path):
+    # Recorded on the virtual cluster (tests/data/recorded-runs/vcluster-slow-node): the step timed
+    # out after node0 -> node2's 8 B point; that point was judged against the link's ceiling as the
+    # sweep's largest and failed a healthy pair at 1.6%.
+    rows = [small_stream("1,2"), stream("1,2", bw=0.012), small_stream("0,1"), stream("0,1"), small_stream("0,2"),
+            step_timeout_row()]
+    verdicts = {(v.row.text("src"), v.row.text("dst"), v.row.text("bytes")): v
+                for v in judged(make_run(tmp_path / "run", rows))}
+    cut = verdicts[("node0/rank0", "node2/rank2", "8")]
+    assert cut.verdict == "NOT JUDGED"
+    assert ("the sweep is incomplete (its step ended, results.csv line 7 is an ERROR, before its 1048576 B point"
+            in cut.reason)
+    assert verdicts[("node1/rank1", "node2/rank2", "1048576")].verdict == "FAIL"  # a slow pair that finished fails
+    assert verdicts[("node0/rank0", "node1/rank1", "1048576")].verdict == "PASS"
+    assert verdicts[("node1/rank1", "node2/rank2", "8")].verdict == "DATA"
+
+
+def test_a_sweep_before_a_failed_step_that_finished_is_judged(tmp_path):
+    # The step ended after its last pair's sweep was complete: nothing is cut.
+    rows = [small_stream("0,1"), stream("0,1"), small_stream("0,2"), stream("0,2"), step_timeout_row()]
+    verdicts = {(v.row.text("src"), v.row.text("dst"), v.row.text("bytes")): v for v in judged(make_run(tmp_path / "run", rows))}
+    assert verdicts[("node0/rank0", "node2/rank2", "1048576")].verdict == "PASS"
+    assert verdicts[("node0/rank0", "node2/rank2", "8")].verdict == "DATA"

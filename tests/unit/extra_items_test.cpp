@@ -25,7 +25,7 @@ TEST(ExtraItems, IdentityLeavesOutBatchingAndResults) {
 
 TEST(ExtraItems, RefusesWhatTheGrammarOrTheCatalogueDoesNotAllow) {
   wb::ExtraItems items;
-  EXPECT_THROW(items.set("no_such_key", "1"), std::logic_error);       // not in suites/extra-items.csv
+  EXPECT_THROW(items.set("no_such_key", "1"), std::logic_error);       // not in schema/extra-items.csv
   EXPECT_THROW(items.set("bytes_all_gather@shard", "1"), std::logic_error);  // not a key
   EXPECT_THROW(items.set("redop", "a;b"), std::logic_error);
   EXPECT_THROW(items.set("redop", ""), std::logic_error);

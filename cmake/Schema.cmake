@@ -1,0 +1,71 @@
+# The contracts in schema/ generated into C++ headers (build/generated/schema/*.h), so the binaries
+# hold the same lists the Python side reads at run time (reports/wirebench_report/schema.py). Editing
+# a schema file reconfigures. The CSVs' first column (and the second where named) never hold commas.
+
+# The data rows of a schema CSV (no comments, no header line) into OUT, a list of lines.
+function(wb_schema_rows file out)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+  file(STRINGS ${file} lines)
+  list(FILTER lines EXCLUDE REGEX "^#")
+  list(POP_FRONT lines)  # the header
+  set(${out} ${lines} PARENT_SCOPE)
+endfunction()
+
+set(WB_SCHEMA_DIR ${PROJECT_SOURCE_DIR}/schema)
+set(WB_SCHEMA_OUT ${CMAKE_BINARY_DIR}/generated/schema)
+
+# exit_codes.h: enum ExitCode { kExitOk = 0, ... }
+wb_schema_rows(${WB_SCHEMA_DIR}/exit-codes.csv rows)
+set(body "")
+foreach(row IN LISTS rows)
+  string(REGEX MATCH "^([0-9]+),([A-Za-z]+)," _ "${row}")
+  string(APPEND body "  kExit${CMAKE_MATCH_2} = ${CMAKE_MATCH_1},\n")
+endforeach()
+file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/exit_codes.h CONTENT
+"// generated from schema/exit-codes.csv by cmake/Schema.cmake: edit that file, not this one
+#pragma once
+namespace wb {
+// Exit codes of every binary and of every wirebench command (docs/results.md).
+enum ExitCode : int {
+${body}};
+}  // namespace wb
+")
+
+# results_columns.h: kResultColumns in file order, and how many the first schema had
+wb_schema_rows(${WB_SCHEMA_DIR}/results-columns.csv rows)
+set(body "")
+set(count 0)
+foreach(row IN LISTS rows)
+  string(REGEX MATCH "^([A-Za-z0-9_]+),([0-9]+)" _ "${row}")
+  string(APPEND body "    \"${CMAKE_MATCH_1}\",\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/results_columns.h CONTENT
+"// generated from schema/results-columns.csv by cmake/Schema.cmake: edit that file, not this one
+#pragma once
+#include <array>
+#include <string_view>
+namespace wb {
+// results.csv's columns in file order.
+inline constexpr std::array<std::string_view, ${count}> kResultColumns = {
+${body}};
+}  // namespace wb
+")
+
+# versions.h: k<Contract>SchemaVersion for every contract
+wb_schema_rows(${WB_SCHEMA_DIR}/versions.csv rows)
+set(body "")
+foreach(row IN LISTS rows)
+  string(REGEX MATCH "^([a-z]+),([0-9]+)," _ "${row}")
+  string(SUBSTRING "${CMAKE_MATCH_1}" 0 1 first)
+  string(SUBSTRING "${CMAKE_MATCH_1}" 1 -1 rest)
+  string(TOUPPER "${first}" first)
+  string(APPEND body "inline constexpr int k${first}${rest}SchemaVersion = ${CMAKE_MATCH_2};\n")
+endforeach()
+file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/versions.h CONTENT
+"// generated from schema/versions.csv by cmake/Schema.cmake: edit that file, not this one
+#pragma once
+namespace wb {
+// The version each writer stamps on its file and each reader checks.
+${body}}  // namespace wb
+")

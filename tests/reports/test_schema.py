@@ -1,0 +1,58 @@
+"""schema/: the contracts both languages read (results columns, exit codes, every file's version),
+the docs that describe them, and the readers that check a file's version (ctest label: unit)."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from wirebench_report.__main__ import main
+from wirebench_report.schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS, ExitCode, rows, version
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = (ROOT / "docs" / "results.md").read_text()
+
+
+def test_the_exit_codes_are_the_four_every_command_documents():
+    assert [(c.name, int(c)) for c in ExitCode] == [("OK", 0), ("FAILED", 1), ("INFRASTRUCTURE", 2), ("USAGE", 3)]
+    table = DOCS.split("## Exit codes", 1)[1]
+    documented = [int(m) for m in re.findall(r"^\| (\d) \|", table, flags=re.M)]
+    assert documented == [int(c) for c in ExitCode]
+
+
+def test_every_results_column_is_documented_in_file_order():
+    table = DOCS.split("| column | meaning |", 1)[1].split("\n\n", 1)[0]
+    documented = [name for cell in re.findall(r"^\| ([^|]+) \|", table, flags=re.M) for name in re.findall(r"`(\w+)`", cell)]
+    assert documented == list(RESULT_COLUMNS)
+    assert set(REQUIRED_RESULT_COLUMNS) < set(RESULT_COLUMNS) and "samples" not in REQUIRED_RESULT_COLUMNS
+
+
+def test_every_contract_has_a_version_a_writer_and_a_reader():
+    contracts = {r["contract"]: r for r in rows("versions.csv")}
+    assert {"results", "meta", "topology", "summary", "check", "switches", "compare"} <= set(contracts)
+    for name, row in contracts.items():
+        assert version(name) >= 1 and row["writer"] and row["readers"], name
+    with pytest.raises(KeyError):
+        version("no-such-file")
+
+
+def test_the_generated_cpp_header_holds_the_same_codes_and_columns():
+    generated = ROOT / "build" / "ci" / "generated" / "schema"
+    if not generated.is_dir():
+        pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")
+    header = (generated / "exit_codes.h").read_text()
+    assert [(n, int(v)) for n, v in re.findall(r"kExit(\w+) = (\d+),", header)] == \
+           [(c.name.title(), int(c)) for c in ExitCode]
+    columns = re.findall(r'^    "(\w+)",$', (generated / "results_columns.h").read_text(), flags=re.M)
+    assert columns == list(RESULT_COLUMNS)
+    assert f"kResultsSchemaVersion = {version('results')};" in (generated / "versions.h").read_text()
+
+
+def test_a_topology_of_another_version_is_refused_naming_file_and_version(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.csv").write_text(",".join(RESULT_COLUMNS) + "\n")
+    (run / "topology.json").write_text(json.dumps({"schema_version": 7, "nodes": []}))
+    assert main(["wirebench report", str(run)]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"{run / 'topology.json'}:1: schema_version 7; this reporter reads topology.json version 1" in err
