@@ -69,3 +69,31 @@ namespace wb {
 // The version each writer stamps on its file and each reader checks.
 ${body}}  // namespace wb
 ")
+
+# endpoint_kinds.h: enum class EndpointKind and each kind's word, in schema/endpoints.csv's order
+wb_schema_rows(${WB_SCHEMA_DIR}/endpoints.csv rows)
+set(enumerators "")
+set(words "")
+set(count 0)
+foreach(row IN LISTS rows)
+  string(REGEX MATCH "^([a-z]+)," _ "${row}")
+  string(SUBSTRING "${CMAKE_MATCH_1}" 0 1 first)
+  string(SUBSTRING "${CMAKE_MATCH_1}" 1 -1 rest)
+  string(TOUPPER "${first}" first)
+  string(APPEND enumerators "  k${first}${rest},\n")
+  string(APPEND words "    \"${CMAKE_MATCH_1}\",\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/endpoint_kinds.h CONTENT
+"// generated from schema/endpoints.csv by cmake/Schema.cmake: edit that file, not this one
+#pragma once
+#include <array>
+#include <string_view>
+namespace wb {
+// What a row's src or dst names on its node: NODE/<word>INDEX (harness/endpoint_name.h).
+enum class EndpointKind {
+${enumerators}};
+inline constexpr std::array<std::string_view, ${count}> kEndpointWords = {
+${words}};
+}  // namespace wb
+")

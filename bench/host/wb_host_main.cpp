@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "harness/endpoint_name.h"
 #include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_control.h"
@@ -71,7 +72,7 @@ std::string host_help() {
   return parser.help();
 }
 
-std::string numa_name(const std::string& host, int node) { return host + "/numa" + std::to_string(node); }
+std::string numa_name(const std::string& host, int node) { return endpoint_name(host, EndpointKind::kNuma, node); }
 
 class HostRun {
  public:

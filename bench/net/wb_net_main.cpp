@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "harness/console_view.h"
+#include "harness/endpoint_name.h"
 #include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_communicator.h"
@@ -41,8 +42,8 @@ ResultRow describe_pair(const std::string& backend, P2pPattern pattern, const Ra
   row.case_name = names.case_name;
   row.backend = backend;
   row.link_class = pair_link_class(where.hosts[pair.initiator], where.hosts[pair.responder], where.network_class);
-  row.src = where.hosts[pair.initiator] + "/rank" + std::to_string(pair.initiator);
-  row.dst = where.hosts[pair.responder] + "/rank" + std::to_string(pair.responder);
+  row.src = endpoint_name(where.hosts[pair.initiator], EndpointKind::kRank, pair.initiator);
+  row.dst = endpoint_name(where.hosts[pair.responder], EndpointKind::kRank, pair.responder);
   row.direction = names.direction;
   row.op = "send_recv";
   row.dtype = "uint8";

@@ -6,6 +6,7 @@
 #include "gpu/checked_cuda.h"
 #include "gpu/copy_legs.h"
 #include "gpu/gpu_runtime_info.h"
+#include "harness/endpoint_name.h"
 #include "harness/extra_items.h"
 #include "harness/size_spec.h"
 #include "host/numa_memory.h"
@@ -14,7 +15,7 @@
 namespace wb {
 namespace {
 
-std::string gpu_name(const std::string& host, int gpu) { return host + "/gpu" + std::to_string(gpu); }
+std::string gpu_name(const std::string& host, int gpu) { return endpoint_name(host, EndpointKind::kGpu, gpu); }
 
 bool peer_access(int a, int b) {
   if (a == b) return true;
@@ -183,7 +184,7 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
         }
       const std::string gpu = gpu_name(options.host, g);
       for (const auto& [where, node] : placements) {
-        const std::string host_side = options.host + "/numa" + std::to_string(node);
+        const std::string host_side = endpoint_name(options.host, EndpointKind::kNuma, node);
         for (bool pinned : {true, false}) {
           if (!pinned && where == "remote") continue;  // pageable is measured where it matters: locally
           const std::string memory_kind = pinned ? "pinned" : "pageable";
@@ -234,7 +235,7 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
     info.row.backend = "cuda";
     info.row.link_class = "pcie";
     info.row.src = gpu_name(options.host, g);
-    info.row.dst = options.host + "/numa" + std::to_string(local);
+    info.row.dst = endpoint_name(options.host, EndpointKind::kNuma, local);
     info.row.direction = "uni";
     info.row.op = "pointer_chase";
     info.row.dtype = "uint8";

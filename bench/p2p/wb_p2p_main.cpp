@@ -8,6 +8,7 @@
 
 #include "comm/mpi_control.h"
 #include "gpu/gpu_runtime_info.h"
+#include "harness/endpoint_name.h"
 #include "harness/errors.h"
 #include "harness/version.h"
 #include "harness/matrix_table.h"
@@ -99,7 +100,7 @@ void print_matrices(const std::string& results, std::size_t before, int gpus, co
     for (int a = 0; a < gpus; ++a) {
       t.values.emplace_back();
       for (int b = 0; b < gpus; ++b) {
-        const auto it = cells.find({host + "/gpu" + std::to_string(a), host + "/gpu" + std::to_string(b)});
+        const auto it = cells.find({endpoint_name(host, EndpointKind::kGpu, a), endpoint_name(host, EndpointKind::kGpu, b)});
         t.values.back().push_back(it == cells.end() ? std::nullopt : std::optional(it->second));
       }
     }

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 
 from wirebench_report.adaptive_screen import AdaptiveScreen
+from wirebench_report.endpoints import nic_name, node_of, parse
 from wirebench_report.schema import ExitCode
 
 HEALTHY = 0.94          # what a healthy pair reads of its ceiling (a 400 Gbit/s port's osu_bw, about)
@@ -56,8 +57,8 @@ class Fleet:
     def __post_init__(self):
         self.random = random.Random(f"fleet {self.seed}")  # not the schedule's stream (seeded with the number)
         if self.rails:
-            self.names = [f"node{i}/rail{r}" for i in range(self.nodes) for r in range(self.rails)]
-            self.rail_of = {n: (n.partition("/")[0], int(n.rpartition("rail")[2])) for n in self.names}
+            self.names = [nic_name(f"node{i}", r) for i in range(self.nodes) for r in range(self.rails)]
+            self.rail_of = {n: (parse(n).node, parse(n).index) for n in self.names}
             self.switch = {n: rail for n, (_, rail) in self.rail_of.items()}
             self.switch.update({f.where[0]: f.to for f in self.faults if f.kind == "miswire"})
             self.groups = None
@@ -129,7 +130,7 @@ def score(fleet, schedule):
     found = [f for f in fleet.faults if right(f)]
     missed = [f for f in fleet.faults if not right(f)]
     planted = {(f.kind, f.name) for f in fleet.faults}
-    places = {n for f in fleet.faults for n in f.where} | {n.partition("/")[0] for f in fleet.faults for n in f.where}
+    places = {n for f in fleet.faults for n in f.where} | {node_of(n) or n for f in fleet.faults for n in f.where}
     extra = [f for key, f in named.items() if key not in planted]
     wrong_kind = [f for f in extra if set(f.name.split("-")) & places]
     false = [f for f in extra if f not in wrong_kind]

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wirebench_report.endpoints import parse
 from wirebench_report.schema import version
 
 SUMMARY_SCHEMAS = (version("summary"),)
@@ -29,8 +30,11 @@ class RunFindings:
     not_node: list = field(default_factory=list)  # FAILs that are no one node's: "path:node1-node2 ..."
 
 
-def node_of(endpoint):
-    return endpoint.split("/")[0].split("@")[0]
+def node_of(name):
+    """The node of an endpoint (node3/gpu1, node3/rail1: endpoints.py reads the grammar) or of a
+    culprit's bare node name (node3)."""
+    found = parse(name)
+    return found.node if found else name.split("/")[0].split("@")[0]
 
 
 def _load(path, schemas):

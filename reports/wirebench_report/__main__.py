@@ -4,6 +4,7 @@ RUN_DIR/plots). FAILs that `wirebench run` measured once more (RUN_DIR/remeasure
 they reproduced; the others are intermittent WARNs. A platform profile (suites/profiles/NAME.yaml, or the run's own profile.json, which
 `wirebench run --profile` leaves there) adds its floors. Exit code: 0 PASS/WARN, 1 any FAIL, 2 any
 ERROR (an incomplete or damaged run included), 3 bad usage or input."""
+import argparse
 import sys
 from pathlib import Path
 
@@ -14,9 +15,6 @@ from .profiles import load_profile
 from .results import InputError, read_results
 from .verdicts import apply_remeasure, counts, exit_code, floor_outcomes, judge
 from .schema import ExitCode
-
-USAGE = "usage: wirebench report RUN_DIR [--profile NAME|FILE]"
-
 
 def report(run_dir: Path, profile_name=None):
     stored = run_dir / "profile.json"
@@ -55,32 +53,25 @@ def report(run_dir: Path, profile_name=None):
 
 
 def parse_args(argv):
-    """(run_dir, profile) or None for bad usage."""
-    args = argv[1:]
-    profile = None
-    if "--profile" in args:
-        at = args.index("--profile")
-        if at + 1 >= len(args):
-            return None
-        profile = args[at + 1]
-        del args[at:at + 2]
-    return (Path(args[0]), profile) if len(args) == 1 and not args[0].startswith("-") else None
+    """The run directory and the profile; argparse's own message and exit code 3 for bad usage."""
+    parser = argparse.ArgumentParser(prog="wirebench report", description="verdicts for a run directory: "
+                                     "report.md, report.html, junit.xml, summary.json and plots in RUN_DIR")
+    parser.add_argument("run_dir", metavar="RUN_DIR", type=Path)
+    parser.add_argument("--profile", metavar="NAME|FILE",
+                        help="a platform profile (suites/profiles/NAME.yaml, or a file) whose floors judge too")
+    return parser.parse_args(argv[1:])
 
 
 def main(argv):
-    if len(argv) == 2 and argv[1] in ("-h", "--help"):
-        print(USAGE)
-        return ExitCode.OK
-    parsed = parse_args(argv)
-    if parsed is None:
-        print(USAGE, file=sys.stderr)
-        return ExitCode.USAGE
-    run_dir, profile = parsed
-    if not run_dir.is_dir():
-        print(f"error: {run_dir}: not a directory (exit code 3)", file=sys.stderr)
+    try:
+        args = parse_args(argv)
+    except SystemExit as exit_:  # --help (0) or bad usage (argparse printed why)
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    if not args.run_dir.is_dir():
+        print(f"error: {args.run_dir}: not a directory (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        return report(run_dir, profile)
+        return report(args.run_dir, args.profile)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE

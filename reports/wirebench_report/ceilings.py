@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .endpoints import node_of, parse
 from .results import InputError, read_utf8
 from .schema import version
 
@@ -102,21 +103,21 @@ class Ceilings:
         return list(link.get("degraded") or []) if link else []
 
     def _link_of_row(self, row):
-        src_host, _, src = row.text("src").rpartition("/")
-        dst_host, _, dst = row.text("dst").rpartition("/")
-        if src.startswith("gpu") and dst.startswith("gpu") and src != dst:
-            return self._link(src_host, src, dst)
-        if src.startswith("gpu") and dst.startswith("numa"):
-            return self._link(src_host, src, "host")
-        if src.startswith("numa") and dst.startswith("gpu"):
-            return self._link(dst_host, dst, "host")
+        src, dst = parse(row.text("src")), parse(row.text("dst"))
+        kinds = (src.kind if src else "", dst.kind if dst else "")
+        if kinds == ("gpu", "gpu") and src != dst:
+            return self._link(src.node, src.local, dst.local)
+        if kinds == ("gpu", "numa"):
+            return self._link(src.node, src.local, "host")
+        if kinds == ("numa", "gpu"):
+            return self._link(dst.node, dst.local, "host")
+        src_host, dst_host = node_of(row.text("src")), node_of(row.text("dst"))
         if row.text("link_class") in ("ib", "roce", "eth") and src_host != dst_host:
             return self._slowest_port(src_host, dst_host)
         return None
 
     def for_row(self, row):
-        src_host = row.text("src").rpartition("/")[0]
-        dst_host = row.text("dst").rpartition("/")[0]
+        src_host, dst_host = node_of(row.text("src")), node_of(row.text("dst"))
         link = self._link_of_row(row)
         if (not link or link.get("ceiling_GBps") is None) and src_host != dst_host:
             # A link the topology cannot see (a virtual cluster's, a stated network): the suite's.

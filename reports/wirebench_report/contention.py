@@ -1,5 +1,6 @@
 """Pairs measured at the same time (wb-net --pairs all and bisection rounds) that share a node's
 network port: with more ranks per node than ports, each can reach only its share of the ceiling."""
+from .endpoints import node_of, rank_of
 from .extra import row_items
 
 
@@ -15,12 +16,12 @@ def port_shares(rows, ceilings):
         if row.status != "OK" or row.text("bench") != "net" or items_.get("pairs") not in ("all", "bisection"):
             continue
         src, dst = row.text("src"), row.text("dst")
-        a, b = src.rpartition("/")[0], dst.rpartition("/")[0]
+        a, b = node_of(src), node_of(dst)
         if not a or not b or a == b:
             continue
-        ranks = [end.rpartition("rank")[2] for end in (src, dst)]
+        ranks = [rank_of(end) for end in (src, dst)]
         # a round's second stream pass runs its pairs the other way: the higher rank sends
-        forward = int(ranks[0]) < int(ranks[1]) if all(r.isdigit() for r in ranks) else True
+        forward = ranks[0] < ranks[1] if None not in ranks else True
         key = (row.text("case"), row.text("backend"), row.text("bytes"), items_.get("pairs"), items_.get("round"), forward)
         groups.setdefault(key, []).append((row, a, b))
     shares = {}

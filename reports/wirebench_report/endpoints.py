@@ -1,25 +1,65 @@
-"""A row's endpoint as wb-net writes it, `node3/rank5`: its node and its rank (the reporter's one
-reader of that grammar; bench/harness writes it)."""
+"""A row's endpoint, `node3/rank5`, `node3/gpu5`, `node3/numa1`, or a NIC as findings name it,
+`node3/rail1` (schema/endpoints.csv): the reporter's one reader of that grammar (the binaries write
+it through bench/harness/endpoint_name.h)."""
+import re
+from typing import NamedTuple
+
+from .schema import rows
+
+KINDS = tuple(r["kind"] for r in rows("endpoints.csv"))
+_GRAMMAR = re.compile(rf"(?P<node>[^/,]+)/(?P<kind>{'|'.join(KINDS)})(?P<index>\d+)\Z")
+
+
+class Endpoint(NamedTuple):
+    node: str
+    kind: str   # one of KINDS
+    index: int
+
+    @property
+    def local(self):
+        """The endpoint's name on its node, as topology.json names a link's ends: 'gpu5'."""
+        return f"{self.kind}{self.index}"
+
+
+def parse(text):
+    """Endpoint('node3', 'gpu', 5) from 'node3/gpu5'; None for what is no endpoint of one node (a
+    communicator's node list, 'all', an empty field)."""
+    m = _GRAMMAR.match(text or "")
+    return Endpoint(m["node"], m["kind"], int(m["index"])) if m else None
+
+
+def name(node, kind, index):
+    """'node3/gpu5' from ('node3', 'gpu', 5)."""
+    assert kind in KINDS, kind
+    return f"{node}/{kind}{index}"
 
 
 def node_of(endpoint):
-    """'node3/rank5' -> 'node3' (a rank's node, as wb-net names it)."""
-    return endpoint.rpartition("/")[0]
+    """'node3/rank5' -> 'node3'; '' for what is no endpoint of one node."""
+    found = parse(endpoint)
+    return found.node if found else ""
 
 
 def rank_of(endpoint):
-    tail = endpoint.rpartition("/")[2]
-    return int(tail[4:]) if tail.startswith("rank") and tail[4:].isdigit() else None
+    """'node3/rank5' -> 5; None for an endpoint that is no rank."""
+    found = parse(endpoint)
+    return found.index if found and found.kind == "rank" else None
 
 
 def nic_name(node, rail):
     """A NIC of a rail-optimised fabric as findings name it: node3/rail1."""
-    return f"{node}/rail{rail}"
+    return name(node, "rail", rail)
 
 
-def spoken_rail(name):
+def nic_of(name):
+    """('node3', 'rail1') from a NIC's 'node3/rail1'; (name, '') for a name that is no endpoint."""
+    found = parse(name)
+    return (found.node, found.local) if found else (name, "")
+
+
+def spoken_rail(rail):
     """'rail1' -> 'rail 1', as the report's sentences say it."""
-    return name.replace("rail", "rail ")
+    return rail.replace("rail", "rail ")
 
 
 def rails_of(node_of_rank):

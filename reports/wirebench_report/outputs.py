@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 
-from .endpoints import spoken_rail
+from .endpoints import nic_of, spoken_rail
 from .extra import command_item, row_items
 from .schema import version
 from .verdicts import counts, floor_outcomes, grouped, items
@@ -50,7 +50,7 @@ def what(v):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
     if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
         kind, _, case = f["case"].partition(":")
-        node, _, rail = f["src"].partition("/")
+        node, rail = nic_of(f["src"])
         part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
                 "route": f"the route {f['src']}", "fabric": "the fabric as a whole",
                 "nic": f"{node}'s NIC on {spoken_rail(rail)}",
@@ -114,11 +114,11 @@ def look_closer(v):
         if kind == "rail":
             return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
         if kind == "nic":
-            node, _, rail = f["src"].partition("/")
+            node, rail = nic_of(f["src"])
             return (f"check {node}'s {spoken_rail(rail)} NIC, its cable and its switch port (ethtool, ibstat, perfquery, "
                     f"ip -s link; lspci -vv for its PCIe link); {node}'s other NICs are fine")
         if kind == "miswire":
-            node, _, rail = f["src"].partition("/")
+            node, rail = nic_of(f["src"])
             return (f"move {node}'s {spoken_rail(rail)} cable to that rail's switch (it is on "
                     f"{spoken_rail(f['dst'])}'s: ibnetdiscover or lldpctl show its neighbour); rerun the screen")
         if kind == "route":

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .extra import row_items  # noqa: E402
-from .endpoints import nic_name, node_of, rails_of, rank_of  # noqa: E402
+from .endpoints import nic_name, node_of, parse, rails_of, rank_of  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
 # dozen small ones open at once, which is fine (matplotlib warns from 20).
@@ -225,8 +225,8 @@ def _matrices(verdicts, bench, name_of):
 def gpu_heatmaps(verdicts):
     """GPU x GPU heatmaps of the fraction of the ceiling, per p2p pattern (largest size)."""
     def gpu(name):
-        tail = name.rsplit("/", 1)[-1]
-        return tail if tail.startswith("gpu") and tail[3:].isdigit() else None
+        found = parse(name)
+        return found.local if found and found.kind == "gpu" else None
     figures = []
     for (case, backend, link_class), cells in _matrices(verdicts, "p2p", gpu).items():
         labels = sorted({n for pair in cells for n in pair}, key=lambda g: int(g[3:]))
@@ -239,8 +239,8 @@ def gpu_heatmaps(verdicts):
 def numa_heatmaps(verdicts):
     """NUMA x NUMA heatmaps of host memory copies (nvbandwidth's matrix): the figure per pair."""
     def numa(name):
-        tail = name.rsplit("/", 1)[-1]
-        return name if tail.startswith("numa") else None
+        found = parse(name)
+        return name if found and found.kind == "numa" else None
     figures = []
     for (case, backend, link_class), cells in _matrices(verdicts, "host", numa).items():
         labels = sorted({n for pair in cells for n in pair})

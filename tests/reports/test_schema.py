@@ -56,3 +56,25 @@ def test_a_topology_of_another_version_is_refused_naming_file_and_version(tmp_pa
     assert main(["wirebench report", str(run)]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert f"{run / 'topology.json'}:1: schema_version 7; this reporter reads topology.json version 1" in err
+
+
+def test_an_endpoint_is_read_by_its_grammar_and_anything_else_is_none():
+    from wirebench_report.endpoints import KINDS, name, nic_of, node_of, parse, rank_of
+    assert KINDS == ("rank", "gpu", "numa", "rail")
+    assert parse("node3/gpu5") == ("node3", "gpu", 5) and parse("node3/gpu5").local == "gpu5"
+    assert parse("dgx-a100-017.cluster/numa1").node == "dgx-a100-017.cluster"
+    for other in ("node0,node1,node2", "all", "", "node3", "node3/nic1", "node3/gpu", "node3/gpux", "a/b/gpu1"):
+        assert parse(other) is None, other
+    assert name("node3", "rank", 5) == "node3/rank5" and rank_of("node3/rank5") == 5 and rank_of("node3/gpu5") is None
+    assert node_of("node3/rail1") == "node3" and node_of("node0,node1") == ""
+    assert nic_of("node3/rail1") == ("node3", "rail1") and nic_of("node3") == ("node3", "")
+    with pytest.raises(AssertionError):
+        name("node3", "nic", 1)
+
+
+def test_the_generated_cpp_endpoint_kinds_are_the_schemas():
+    from wirebench_report.endpoints import KINDS
+    generated = ROOT / "build" / "ci" / "generated" / "schema" / "endpoint_kinds.h"
+    if not generated.is_file():
+        pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")
+    assert tuple(re.findall(r'^    "(\w+)",$', generated.read_text(), flags=re.M)) == KINDS
