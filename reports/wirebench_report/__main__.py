@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 from .ceilings import Ceilings
-from .outputs import console_lines, html_page, incomplete_note, junit, markdown, summary
+from .document import document
+from .outputs import console_lines, html_page, junit, markdown, summary
 from .plots import write_plots
 from .profiles import load_profile
 from .results import InputError, read_results
-from .verdicts import apply_remeasure, counts, exit_code, floor_outcomes, judge
+from .verdicts import apply_remeasure, exit_code, floor_outcomes, judge
 from .schema import ExitCode
 
 def report(run_dir: Path, profile_name=None):
@@ -30,16 +31,16 @@ def report(run_dir: Path, profile_name=None):
     if second is not None:
         apply_remeasure(verdicts, second)
     code = exit_code(verdicts, results.problems)
-    (run_dir / "report.md").write_text(markdown(run_dir, verdicts, results.problems, profile))
-    (run_dir / "junit.xml").write_text(junit(verdicts, results.problems, profile))
-    (run_dir / "summary.json").write_text(summary(run_dir, verdicts, results.problems, code, profile))
+    doc = document(run_dir, verdicts, results.problems, profile)
+    (run_dir / "report.md").write_text(markdown(doc))
+    (run_dir / "junit.xml").write_text(junit(doc))
+    (run_dir / "summary.json").write_text(summary(doc, code))
     plots = write_plots(verdicts, run_dir, per_nic=ceilings.stated_ports() > 1)
-    (run_dir / "report.html").write_text(html_page(run_dir, verdicts, results.problems, plots, profile))
-    c = counts(verdicts, results.problems)
-    print(f"wirebench report: {', '.join(f'{n} {name}' for name, n in c.items())} -> {run_dir}/report.md, "
+    (run_dir / "report.html").write_text(html_page(doc, plots))
+    print(f"wirebench report: {', '.join(f'{n} {name}' for name, n in doc.counts.items())} -> {run_dir}/report.md, "
           f"report.html, junit.xml, summary.json, {len(plots)} plots")
-    if incomplete_note(verdicts, results.problems):
-        print(f"  {incomplete_note(verdicts, results.problems)}")
+    if doc.incomplete:
+        print(f"  {doc.incomplete}")
     if profile:
         for o in floor_outcomes(profile):
             worst = "" if o["worst"] is None else f", worst {o['worst']:.4g} GB/s"
@@ -48,7 +49,7 @@ def report(run_dir: Path, profile_name=None):
                   f"floor {o['floor'].floor:.4g} GB/s{hint})")
     for problem in results.problems:
         print(f"  problem: {problem}", file=sys.stderr)
-    print("\n".join(console_lines(verdicts, results.problems)))
+    print("\n".join(console_lines(doc)))
     return code
 
 

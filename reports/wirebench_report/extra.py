@@ -6,7 +6,6 @@ repetition) and result (a measured figure)."""
 import csv
 import io
 import re
-from pathlib import Path
 
 from .results import InputError, read_utf8
 from .schema import SCHEMA_DIR

@@ -2,6 +2,7 @@
 suites, clean and faulty, a cut file, a Slurm job) is held fixed: the console, the exit code,
 summary.json, report.md and junit.xml. A change to any of them is a change of what users read, made
 on purpose: rewrite the goldens with WB_UPDATE_GOLDENS=1 and say in the commit what changed and why."""
+import json
 import os
 import shutil
 import subprocess
@@ -52,3 +53,20 @@ def test_every_recorded_run_has_its_goldens_and_the_runs_are_many():
     for name in recorded():
         for out in ("console.txt", *OUTPUTS):
             assert (RUNS / name / "golden" / out).is_file(), f"{name}: golden/{out} missing"
+
+
+@pytest.mark.parametrize("name", recorded())
+def test_every_printer_shows_the_same_items_in_the_same_order(name):
+    """One document, several printers: the items to act on, in the console and in report.md, are the
+    same headlines in the same order, and summary.json counts what they count."""
+    golden = RUNS / name / "golden"
+    console = [line[2:] for line in (golden / "console.txt").read_text().splitlines()
+               if line.startswith(("  FAIL ", "  ERROR ", "  WARN "))]
+    md = [line[4:-2].replace("\\", "") if line.startswith("- **") and line.endswith("**") else
+          line.removeprefix("- ").replace("**", "").replace("\\", "")
+          for line in (golden / "report.md").read_text().splitlines()
+          if line.startswith(("- **FAIL ", "- **ERROR", "- **WARN "))]
+    assert console == md
+    counts = json.loads((golden / "summary.json").read_text())["counts"]
+    for level in ("FAIL", "ERROR", "WARN"):
+        assert sum(1 for line in console if line.startswith(level + " ")) == counts[level], level

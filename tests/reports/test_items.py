@@ -7,7 +7,7 @@ import json
 from wirebench_report.__main__ import main
 from wirebench_report.ceilings import Ceilings
 from wirebench_report.extra import kind_of, kinds, parse
-from wirebench_report.outputs import skip_lines
+from wirebench_report.wording import skip_lines
 from wirebench_report.results import InputError, read_results
 from wirebench_report.verdicts import judge
 

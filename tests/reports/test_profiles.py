@@ -9,6 +9,7 @@ from lxml import etree
 
 from wirebench_report.__main__ import main
 from wirebench_report.ceilings import Ceilings
+from wirebench_report.document import document
 from wirebench_report.outputs import junit, markdown
 from wirebench_report.profiles import PROFILES, load_profile, parse_profile
 from wirebench_report.results import InputError, read_results
@@ -89,12 +90,12 @@ def test_without_a_profile_nothing_changes(run):
 def test_the_report_lists_every_floor_and_junit_holds_one_testcase_each(run):
     profile = load_profile("h100-sxm-8gpu")
     v, results = judged(run, profile)
-    md = markdown(run, list(v.values()), results.problems, profile)
+    md = markdown(document(run, list(v.values()), results.problems, profile))
     assert "## Platform profile: h100-sxm-8gpu" in md
     assert ("| InfiniBand with GPUDirect RDMA, per port | algbw_GBps | 47.5 GB/s | 0 |  | not measured (measure: "
             "wirebench run acceptance in a Slurm job of 2 nodes or more") in md
     assert "| GPU pair copy (copy engine, one way) | algbw_GBps | 335 GB/s | 2 | 330 GB/s | FAIL |" in md
-    xml = junit(list(v.values()), results.problems, profile)
+    xml = junit(document(run, list(v.values()), results.problems, profile))
     root = etree.fromstring(xml.encode())
     [suite] = root.findall("testsuite[@name='profile']")
     assert len(suite.findall("testcase")) == len(profile.floors)

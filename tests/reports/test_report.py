@@ -8,7 +8,9 @@ import pytest
 
 from wirebench_report.__main__ import main
 from wirebench_report.ceilings import Ceilings
-from wirebench_report.outputs import junit, look_closer, markdown
+from wirebench_report.document import document
+from wirebench_report.outputs import junit, markdown
+from wirebench_report.wording import look_closer
 from wirebench_report.results import InputError, read_results
 from wirebench_report.verdicts import exit_code, judge
 
@@ -365,10 +367,10 @@ def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measure
     h2d = next(v for v in verdicts if v.row.text("case") == "h2d_pinned")
     assert "its link is degraded: gpu0 PCIe trained at Gen4 x8" in h2d.reason and h2d.verdict == "WARN"
     assert not any("degraded" in v.reason for v in verdicts if v.row.text("bench") == "p2p")
-    md = markdown(run, verdicts, results.problems)
+    md = markdown(document(run, verdicts, results.problems))
     assert "- **FAIL topology: nvlink link n1/gpu3 - n1/gpu4 is degraded**" in md
     assert "  - why: gpu3 has 2 of 18 NVLinks inactive (on 2 links: gpu3-gpu4, gpu3-gpu5)" in md
-    root = ET.fromstring(junit(verdicts, results.problems))
+    root = ET.fromstring(junit(document(run, verdicts, results.problems)))
     assert root.find("testsuite[@name='topology']").get("failures") == "2"
 
 
@@ -419,7 +421,7 @@ def test_step_rows_are_judged_by_their_prediction_and_show_the_wiring_s_cost(tmp
     assert "equivalent links" not in v[5].reason
     assert v[5].verdict == "PASS" and "80%" in v[5].finding  # 80% exposed: the 200 Mbit/s wiring's cost
     assert main(["wirebench report", str(run_dir)]) == 0
-    from wirebench_report.outputs import findings
+    from wirebench_report.wording import findings
     assert ("ddp of tiny on 200mbit waits 80% of its step on communication (on 1gbit: 20%; on 4gbit: 11%)"
             in findings(list(v.values())))
     assert (run_dir / "plots" / "step-tiny-1gbit-2.png").exists()

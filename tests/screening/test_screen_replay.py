@@ -116,7 +116,7 @@ def test_a_slow_route_between_two_switches_is_named_by_its_switches(tmp_path):
     [culprit] = [v for v in verdicts if v.culprit]
     assert culprit.culprit == "route:leaf1-leaf3" and culprit.verdict == "FAIL"
     assert "the route between the two switches" in culprit.reason
-    from wirebench_report.outputs import look_closer, what
+    from wirebench_report.wording import look_closer, what
     assert what(culprit).startswith("fabric culprit: the route leaf1-leaf3, from net stream_bw --pairs adaptive")
     assert "uplinks of switches leaf1 and leaf3" in look_closer(culprit)
     # Without the switches the runner planned with, the screen's rounds cannot be replayed.

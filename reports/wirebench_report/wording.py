@@ -1,0 +1,268 @@
+"""The report's words for each item and each group of items: what it is, what it measured against
+what it was expected to, why, how sure, and how to look closer; the lines of the SKIP, NOT JUDGED
+and findings lists; the cells of the tables. document.py orders them, the printers (outputs.py)
+only format them."""
+from collections import OrderedDict
+
+from .endpoints import nic_of, spoken_rail
+from .extra import command_item, row_items
+from .verdicts import counts, floor_outcomes, grouped, items
+
+NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
+
+
+def row_name(v):
+    f = v.row.fields
+    if f["bench"] == "topology":  # a finding of the topology, not a measurement
+        return f"{f['case']} {f['link_class']} link {f['src']} -> {f['dst']}"
+    name = f"{f['case']} {f['op']} {f['dtype']} {f['src']}"
+    if f["dst"]:
+        name += f" -> {f['dst']}"
+    return f"{name} {f['bytes']} B"
+
+
+def size_text(n):
+    n = int(n or 0)
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+def what(v):
+    """The item in words: what was judged, on which link."""
+    f = v.row.fields
+    bench = f["bench"]
+    if f["backend"] == "run":  # the runner's row for a step that failed or did not run (ci/wirebench_run)
+        binary = row_items(v.row).get("binary") or f"wb-{bench}"
+        where = f" on {f['src']}" if f["src"] else ""
+        return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
+    if bench == "topology":
+        return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {f['case']}"
+    if bench == "step":
+        return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
+    if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
+        kind, _, case = f["case"].partition(":")
+        node, rail = nic_of(f["src"])
+        part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
+                "route": f"the route {f['src']}", "fabric": "the fabric as a whole",
+                "nic": f"{node}'s NIC on {spoken_rail(rail)}",
+                "miswire": f"{node}'s rail-{rail[4:]} NIC cabled to {spoken_rail(f['dst'])}'s switch"
+                }.get(kind, f["src"])
+        schedule = row_items(v.row).get("pairs")
+        return (f"fabric culprit: {part}, from net {case}{' --pairs ' + schedule if schedule else ''} "
+                f"({f['link_class']}) at {size_text(f['bytes'])} ({f['backend']})")
+    kind = "data check" if v.row.number("errors") else "latency" if v.metric == "time_us" else "bandwidth"
+    link = f"{f['src']} -> {f['dst']}" if f["dst"] and f["dst"] != f["src"] else f["src"]
+    return (f"{bench} {f['case']} {kind}{' (' + f['link_class'] + ')' if f['link_class'] else ''}: {link}, "
+            f"{f['op'] or f['case']} {size_text(f['bytes'])} ({f['backend'] or 'host'})")
+
+
+def measured(v):
+    if v.row.number("errors"):
+        return f"{int(v.row.number('errors'))} wrong elements"
+    if v.value is None:
+        return ""
+    if v.metric == "time_us":
+        return f"{v.value / 1e3:.4g} ms" if v.row.text("bench") == "step" else f"{v.value:.4g} us"
+    text = f"{v.value:.4g} GB/s"
+    return text + (f" ({100 * v.fraction:.1f}% of the ceiling)" if v.fraction is not None else "")
+
+
+def confidence(v):
+    """'N samples, spread S%' where the row says so."""
+    samples, spread = v.row.samples, v.row.text("spread_pct")
+    if samples is None:
+        return ""
+    return f"{samples} samples" + (f", spread {percent(spread)}" if spread else "")
+
+
+def percent(text):
+    value = float(text)
+    return f"{value:.0f}%" if value >= 10 else f"{value:.2g}%"
+
+
+def look_closer(v):
+    """A command or a place to look, per bench: how to see the fault more closely."""
+    f = v.row.fields
+    bench, size = f["bench"], f["bytes"]
+    if f["backend"] == "run":  # a step that failed: its own command line, and its log
+        items = row_items(v.row)
+        rerun, log = command_item(items, "rerun"), items.get("log")
+        if not rerun:
+            return f"read {log}" if log else ""
+        return f"rerun it as it ran: {rerun}" + (f"; its log: {log}" if log else "")
+    if bench == "net":
+        return (f"rerun the pair alone: mpiexec -n 2 wb-net --tests {NET_TESTS.get(f['case'], 'latency,bw,bibw')} "
+                f"--sizes {size} --backend {f['backend']} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "
+                f"and {f['dst'].rpartition('/')[0] or f['dst']}; check the link (ethtool, ibstat, ip -s link)")
+    if bench == "fabric":
+        kind = f["case"].partition(":")[0]
+        if kind == "node":
+            return (f"check {f['src']}'s NIC, cable and switch port (ethtool, ibstat, perfquery, ip -s link); rerun wb-net "
+                    f"--pairs all on a few nodes with {f['src']} and without it")
+        if kind == "path":
+            return (f"check the cable and the switch ports between {f['src']} and {f['dst']} and the route they take "
+                    f"(ibtracert, ibdiagnet); rerun the pair alone with wb-net --pairs first on those two nodes")
+        if kind == "rail":
+            return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
+        if kind == "nic":
+            node, rail = nic_of(f["src"])
+            return (f"check {node}'s {spoken_rail(rail)} NIC, its cable and its switch port (ethtool, ibstat, perfquery, "
+                    f"ip -s link; lspci -vv for its PCIe link); {node}'s other NICs are fine")
+        if kind == "miswire":
+            node, rail = nic_of(f["src"])
+            return (f"move {node}'s {spoken_rail(rail)} cable to that rail's switch (it is on "
+                    f"{spoken_rail(f['dst'])}'s: ibnetdiscover or lldpctl show its neighbour); rerun the screen")
+        if kind == "route":
+            a, _, b = f["src"].partition("-")
+            return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "
+                    "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
+        return "check the switches (ibdiagnet) and the ceiling the report used for these links"
+    if bench == "coll":
+        # as it ran: its backend, type, placement and any NCCL_ALGO it was forced to
+        algorithm = row_items(v.row).get("NCCL_ALGO")
+        placement = {"in_place": "yes", "out_of_place": "no"}.get(f["case"])
+        return (f"rerun: {'NCCL_ALGO=' + algorithm + ' ' if algorithm else ''}mpiexec -n {f['ranks']} wb-coll "
+                f"--backend {f['backend']} --collective {f['op']} -d {f['dtype']} -b {size} -e {size}"
+                f"{' --in-place ' + placement if placement else ''} -c 1; compare with nccl-tests' or OSU's figure on "
+                "the same ranks")
+    if bench == "host":
+        return f"rerun: wb-host --sizes {size}; check numactl --hardware and the memory's speed (dmidecode -t memory)"
+    if bench == "p2p":
+        return f"rerun: wb-p2p --sizes {size}; check nvidia-smi topo -m, nvidia-smi nvlink -s and lspci -vv (LnkSta)"
+    if bench == "topology":
+        return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
+    if bench == "step":
+        trace = row_items(v.row).get("trace")
+        return f"open {trace} in Perfetto (ui.perfetto.dev) or chrome://tracing" if trace else "open the step's trace"
+    return ""
+
+
+def headline(v):
+    """One line: VERDICT what: measured vs expected."""
+    vs = f": {measured(v)}" + (f" vs expected {v.expected}" if v.expected else "") if measured(v) else ""
+    return f"{v.verdict} {what(v)}{vs}"
+
+
+def details(v):
+    """(label, text) lines that follow a FAIL, ERROR or WARN headline."""
+    lines = [("where", v.row.where), ("why", v.reason)]
+    if confidence(v):
+        lines.append(("samples", confidence(v)))
+    if look_closer(v):
+        lines.append(("look closer", look_closer(v)))
+    return lines
+
+
+def counts_line(verdicts, problems):
+    c = counts(verdicts, problems)
+    return " · ".join(f"{c[name]} {name}" for name in c if c[name] or name in ("FAIL", "ERROR", "WARN", "PASS"))
+
+
+def verdict_line(verdicts, problems):
+    """The top of the report in one sentence."""
+    c = counts(verdicts, problems)
+    if c["FAIL"] or c["ERROR"]:
+        return f"{c['FAIL']} FAIL and {c['ERROR']} ERROR: the first lines below say what, where and why."
+    if c["WARN"]:
+        return f"Healthy where judged, with {c['WARN']} WARN to look at below."
+    return f"Healthy: all {c['PASS']} judged items pass."
+
+
+def skip_lines(verdicts):
+    return [f"{count} case{'s' if count > 1 else ''} ({', '.join(f'{b} {n}' for b, n in benches.items())}): {reason}"
+            for reason, count, benches in grouped(verdicts, "SKIP")]
+
+
+def not_judged_lines(verdicts):
+    return [f"{count} item{'s' if count > 1 else ''} ({', '.join(f'{b} {n}' for b, n in benches.items())}): {reason}"
+            for reason, count, benches in grouped(verdicts, "NOT JUDGED")]
+
+
+def findings(verdicts):
+    """The wiring's findings (a step's exposed share), each with the same model's other wirings."""
+    out = []
+    steps = [v for v in verdicts if v.row.text("bench") == "step" and v.value is not None and v.verdict != "ERROR"]
+    for v in steps:
+        if not v.finding:
+            continue
+        others = [o for o in steps if o is not v and o.row.text("src") == v.row.text("src")
+                  and o.row.text("case") == v.row.text("case") and o.row.text("dst") != v.row.text("dst")]
+        beside = "; ".join(f"on {o.row.text('dst')}: {_exposed_pct(o):.0f}%" for o in others)
+        out.append(v.finding + (f" ({beside})" if beside else "; no other wiring of this model was measured"))
+    return out
+
+
+def _exposed_pct(v):
+    e = row_items(v.row)
+    try:
+        return 100 * float(e["exposed_us"]) / v.value
+    except (KeyError, ValueError, ZeroDivisionError):
+        return float("nan")
+
+
+def link_class_tables(verdicts):
+    """{class: [item verdicts]}: every judged item that is not a SKIP, by link class."""
+    tables = OrderedDict()
+    for v in items(verdicts):
+        if v.verdict == "SKIP":
+            continue
+        f = v.row.fields
+        key = "step emulation" if f["bench"] == "step" else "topology" if f["bench"] == "topology" else \
+            (f["link_class"] or "unclassified") + " links"
+        tables.setdefault(key, []).append(v)
+    return tables
+
+
+TABLE_HEADINGS = ("verdict", "item", "measured", "expected", "samples", "spread", "where")
+
+
+def table_cells(v):
+    spread = v.row.text("spread_pct")
+    return (v.verdict, what(v), measured(v), v.expected, "" if v.row.samples is None else str(v.row.samples),
+            percent(spread) if spread else "", v.row.where)
+
+
+def profile_rows(profile):
+    """(floor name, metric, floor, rows judged, worst value, verdict, source) per floor."""
+    rows = []
+    for o in floor_outcomes(profile):
+        fl = o["floor"]
+        worst = "" if o["worst"] is None else f"{o['worst']:.4g} GB/s"
+        verdict = o["verdict"] + (f" (measure: {fl.measure})" if o["rows"] == 0 and fl.measure else "")
+        rows.append((fl.name, fl.metric, f"{fl.floor:.4g} GB/s", o["rows"], worst, verdict, fl.source))
+    return rows
+
+
+PROFILE_HEADINGS = ("floor", "metric", "floor value", "rows judged", "worst", "verdict", "source")
+
+
+ROW_HEADINGS = ("verdict", "case", "backend", "op", "dtype", "src", "dst", "bytes", "value", "of ceiling", "samples",
+                "reason")
+
+
+def incomplete_note(verdicts, problems):
+    """One sentence when something could not be measured: the verdicts then cover only part of the
+    run, and a reader must not take the rest for healthy. Empty otherwise."""
+    errors = counts(verdicts, problems)["ERROR"]
+    if not errors:
+        return ""
+    return (f"The run is incomplete: {errors} measurement{'s' if errors > 1 else ''} could not be made or read "
+            "(ERROR below); the other verdicts cover only what was measured.")
+
+
+def row_cells(v):
+    f = v.row.fields
+    value = "" if v.value is None else f"{v.value:.4g} {'us' if v.metric == 'time_us' else 'GB/s'}"
+    fraction = "" if v.fraction is None else f"{100 * v.fraction:.1f}%"
+    verdict = "" if v.verdict == "DATA" else v.verdict
+    return (verdict, f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"], value, fraction,
+            "" if v.row.samples is None else str(v.row.samples), "" if v.verdict == "DATA" else v.reason)
+
+
+def by_bench(verdicts):
+    families = OrderedDict()
+    for v in verdicts:
+        families.setdefault(v.row.text("bench"), []).append(v)
+    return families
