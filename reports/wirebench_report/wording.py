@@ -6,7 +6,7 @@ from collections import OrderedDict
 
 from .endpoints import nic_of, spoken_rail
 from .extra import command_item, row_items
-from .verdicts import counts, floor_outcomes, grouped, items
+from .verdicts import EXPOSED_FINDING_PCT, counts, floor_outcomes, grouped, items
 
 NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
 
@@ -181,16 +181,25 @@ def not_judged_lines(verdicts):
 
 
 def findings(verdicts):
-    """The wiring's findings (a step's exposed share), each with the same model's other wirings."""
+    """The wiring's findings: for each model and strategy with a step above EXPOSED_FINDING_PCT of
+    exposed communication, one line with its share on every wiring measured, the worst first."""
     out = []
-    steps = [v for v in verdicts if v.row.text("bench") == "step" and v.value is not None and v.verdict != "ERROR"]
-    for v in steps:
-        if not v.finding:
+    groups = OrderedDict()
+    for v in verdicts:
+        if v.row.text("bench") == "step" and v.value is not None and v.verdict != "ERROR":
+            groups.setdefault((v.row.text("case"), v.row.text("src")), []).append(v)
+    for (strategy, model), members in groups.items():
+        flagged = [v for v in members if v.finding]
+        if not flagged:
             continue
-        others = [o for o in steps if o is not v and o.row.text("src") == v.row.text("src")
-                  and o.row.text("case") == v.row.text("case") and o.row.text("dst") != v.row.text("dst")]
-        beside = "; ".join(f"on {o.row.text('dst')}: {_exposed_pct(o):.0f}%" for o in others)
-        out.append(v.finding + (f" ({beside})" if beside else "; no other wiring of this model was measured"))
+        if len(members) == 1:
+            out.append(flagged[0].finding + "; no other wiring of this model was measured")
+            continue
+        shares = [f"{_exposed_pct(v):.0f}% on {v.row.text('dst') or 'this wiring'}"
+                  for v in sorted(members, key=lambda v: -_exposed_pct(v))]
+        shares[0] = shares[0].replace("% on ", "% of its step on ", 1)
+        out.append(f"{strategy} of {model} waits on communication for {', '.join(shares)} (above "
+                   f"{EXPOSED_FINDING_PCT:.0f}% on {len(flagged)} of its {len(members)} wirings)")
     return out
 
 
