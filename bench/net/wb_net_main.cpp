@@ -17,12 +17,12 @@
 #include "gpu/gpu_runtime_info.h"
 #include "harness/checked_mpi.h"
 #include "harness/errors.h"
+#include "harness/link_class.h"
 #include "harness/mpi_program.h"
 #include "harness/size_spec.h"
 #include "net/all_to_all_batch.h"
 #include "net/device_transport.h"
 #include "net/host_message_buffers.h"
-#include "net/link_class.h"
 #include "net/net_options.h"
 #include "net/sweep_estimate.h"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 from wirebench_report.profiles import load_profile
-from wirebench_report.results import InputError, read_utf8
+from wirebench_report.input_files import InputError, read_utf8
 
 from .paths import BIN, SUITES
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .endpoints import node_of, parse
-from .results import InputError, read_utf8
+from .input_files import InputError, read_utf8
 from .schema import version
 
 

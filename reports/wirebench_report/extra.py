@@ -7,7 +7,7 @@ import csv
 import io
 import re
 
-from .results import InputError, read_utf8
+from .input_files import InputError, read_utf8
 from .schema import SCHEMA_DIR
 
 CATALOGUE = SCHEMA_DIR / "extra-items.csv"

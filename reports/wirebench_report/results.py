@@ -5,6 +5,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .extra import parse as parse_extra, row_identity
+from .input_files import InputError, read_utf8
 from .schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS
 from .schema import version as schema_version
 
@@ -13,10 +15,6 @@ from .schema import version as schema_version
 KNOWN_SCHEMAS = tuple(range(1, schema_version("results") + 1))
 REQUIRED = list(REQUIRED_RESULT_COLUMNS)
 OPTIONAL = [c for c in RESULT_COLUMNS if c not in REQUIRED]
-
-
-class InputError(Exception):
-    """Bad input: the message names the file (and line) and the problem."""
 
 
 @dataclass
@@ -44,7 +42,6 @@ class Row:
     def key(self):
         """What the row measured, stable across runs (for comparisons and JUnit names)."""
         f = self.fields
-        from .extra import row_identity  # one rule for what in `extra` identifies a measurement
         return "/".join([f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"],
                          row_identity(f.get("extra", ""))])
 
@@ -69,21 +66,6 @@ class Results:
 IDENTITY = REQUIRED[:10]  # bench .. bytes: what of a cut row tells its sweep and size
 
 
-def read_utf8(path: Path) -> str:
-    """Every input file of the reporter and the runner is read through here."""
-    return decode_utf8(path, path.read_bytes())
-
-
-def decode_utf8(path: Path, raw: bytes) -> str:
-    """The text of a file, or an InputError naming the file, the line and the byte offset of the
-    first byte that is not UTF-8."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: byte {error.start} (0x{raw[error.start]:02x}) is not UTF-8 text") from None
-
-
 def read_results(path: Path) -> Results:
     if not path.exists():
         raise InputError(f"{path}: no such file (is this a run directory?)")
@@ -101,7 +83,6 @@ def read_results(path: Path) -> Results:
     unknown = [c for c in header if c not in REQUIRED + OPTIONAL]
     if unknown:
         result.problems.append(f"{path}:1: unknown column(s) {', '.join(unknown)} ignored")
-    from .extra import parse as parse_extra  # extra.py reads files through this module: imported late
     cut = not text.endswith("\n")
     body = lines[1:-1] if text.endswith("\n") else lines[1:]
     for offset, line_text in enumerate(body):

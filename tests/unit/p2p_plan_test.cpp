@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "harness/errors.h"
-#include "net/link_class.h"
+#include "harness/link_class.h"
 #include "net/p2p_batches.h"
 #include "net/all_to_all_batch.h"
 #include "net/pair_plan.h"

@@ -1,4 +1,4 @@
-#include "net/link_class.h"
+#include "harness/link_class.h"
 
 #include <filesystem>
 #include <fstream>
