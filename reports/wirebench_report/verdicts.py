@@ -99,7 +99,24 @@ def _sweep_key_of(fields):
             fields["dst"], fields.get("direction", ""), "")
 
 
+@dataclass
+class Judging:
+    """What the passes of judge() share: the run, its ceilings and profile, each sweep's extent."""
+    results: object
+    ceilings: object
+    profile: object
+    largest: dict    # sweep key -> its largest measured size
+    smallest: dict
+    incomplete: dict  # sweep key -> why its largest size is not its last
+
+
 def judge(results, ceilings, profile=None):
+    """Every row's first verdict (_judge_row), then the passes of PASSES in their order, then the
+    topology's findings. The order matters and is written only here: a sweep cut short is not judged
+    before siblings compare; siblings and communicators judge what no ceiling did before a
+    profile's floor may override; the reasons for NOT JUDGED are written once nothing else can
+    judge; confidence is noted on the final verdicts; culprits come last, over the pairs' verdicts.
+    A FAIL's second measurement is applied after (apply_remeasure), by the caller."""
     rows = results.rows
     largest, smallest = {}, {}
     for row in rows:
@@ -107,31 +124,52 @@ def judge(results, ceilings, profile=None):
             key, size = _sweep_key(row), int(row.text("bytes") or 0)
             largest[key] = max(largest.get(key, 0), size)
             smallest[key] = min(smallest.get(key, size), size)
-    incomplete = _incomplete_sweeps(results, largest)
+    context = Judging(results, ceilings, profile, largest, smallest, _incomplete_sweeps(results, largest))
     shares = port_shares(rows, ceilings)
     verdicts = [_judge_row(row, ceilings, largest, smallest, shares.get(row.line, (1, ""))) for row in rows]
-    for v in verdicts:  # a sweep that did not finish has no largest size to judge by
-        why = incomplete.get(_sweep_key(v.row)) if v.row.status == "OK" else None
+    for step in PASSES:
+        step(verdicts, context)
+    return verdicts + topology_findings(ceilings)
+
+
+def _mark_incomplete(verdicts, context):
+    """A sweep that did not finish has no largest size to judge by."""
+    for v in verdicts:
+        why = context.incomplete.get(_sweep_key(v.row)) if v.row.status == "OK" else None
         wrong_data = bool(v.row.number("errors"))  # a data error stands whatever the sweep's state
-        if why and int(v.row.text("bytes") or 0) == largest[_sweep_key(v.row)] and not wrong_data \
+        if why and int(v.row.text("bytes") or 0) == context.largest[_sweep_key(v.row)] and not wrong_data \
                 and v.verdict != "ERROR" and v.metric != "time_us":
             v.verdict, v.reason = "NOT JUDGED", f"not judged: the sweep is incomplete ({why})"
             v.not_judged_why = "incomplete"
             v.fraction = v.ceiling_GBps = None
-    _compare_siblings(verdicts)
-    _compare_communicators(verdicts)
-    if profile:
-        _apply_profile(verdicts, profile, largest)
+
+
+def _profile_floors(verdicts, context):
+    if context.profile:
+        _apply_profile(verdicts, context.profile, context.largest)
+
+
+def _explain_not_judged(verdicts, context):
     for v in verdicts:
         if v.verdict == "NOT JUDGED" and v.not_judged_why == NO_CEILING:
-            v.reason = _nothing_to_judge_by(v, profile, verdicts)
-        degraded = ceilings.degradation_for_row(v.row) if v.row.status == "OK" else []
+            v.reason = _nothing_to_judge_by(v, context.profile, verdicts)
+
+
+def _note_degraded(verdicts, context):
+    for v in verdicts:
+        degraded = context.ceilings.degradation_for_row(v.row) if v.row.status == "OK" else []
         if degraded and v.item:
             v.reason += "; its link is degraded: " + "; ".join(degraded)
+
+
+def _note_confidences(verdicts, context):
+    for v in verdicts:
         if v.verdict in ("PASS", "WARN", "FAIL"):
             _note_confidence(v)
-    culprits.apply(verdicts, _culprit_verdict, load_switches(results.path.parent))
-    return verdicts + topology_findings(ceilings)
+
+
+def _name_culprits(verdicts, context):
+    culprits.apply(verdicts, _culprit_verdict, load_switches(context.results.path.parent))
 
 
 def _culprit_verdict(row, verdict, reason, worst):
@@ -484,7 +522,7 @@ def _sibling_key(v):
             v.ceiling_GBps)
 
 
-def _compare_siblings(verdicts, minimum=SIBLINGS_NEEDED):
+def _compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
     groups = {}
     for v in verdicts:
         if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED") or v.value is None or v.row.number("errors"):
@@ -569,7 +607,7 @@ def _communicators_below(row, metric, floor):
     return sorted(((label, rate) for label, rate in rates.items() if rate < floor), key=lambda item: item[1])
 
 
-def _compare_communicators(verdicts, minimum=3):
+def _compare_communicators(verdicts, context=None, minimum=3):
     for v in verdicts:
         if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED"):
             continue
@@ -633,3 +671,8 @@ def grouped(verdicts, verdict):
             benches[v.row.text("bench")] = benches.get(v.row.text("bench"), 0) + 1
             groups[reason] = (count + 1, benches)
     return sorted(((reason, count, benches) for reason, (count, benches) in groups.items()), key=lambda g: -g[1])
+
+
+# The passes of judge(), in their order (judge()'s docstring says why this one).
+PASSES = (_mark_incomplete, _compare_siblings, _compare_communicators, _profile_floors, _explain_not_judged,
+          _note_degraded, _note_confidences, _name_culprits)
