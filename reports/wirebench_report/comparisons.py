@@ -1,0 +1,125 @@
+"""Items compared with each other: equivalent links (siblings) by median absolute deviation, and the
+communicators of a split collective."""
+import statistics
+
+from .extra import row_items
+from .verdict import ORDER
+
+
+SIBLINGS_NEEDED = 3
+
+
+def sibling_key(v):
+    f = v.row.fields
+    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["bytes"], f["direction"], f["link_class"],
+            v.ceiling_GBps)
+
+
+def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
+    groups = {}
+    for v in verdicts:
+        if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED") or v.value is None or v.row.number("errors"):
+            continue
+        if v.row.text("bench") == "step":  # strategies and wirings differ on purpose
+            continue
+        groups.setdefault(sibling_key(v), []).append(v)
+    for members in groups.values():
+        links = {(m.row.text("src"), m.row.text("dst")) for m in members}
+        if len(links) < minimum:
+            continue
+        values = [m.value for m in members]
+        median = statistics.median(values)
+        mad = 1.4826 * statistics.median(abs(x - median) for x in values)
+        for m in members:
+            higher_is_better = m.metric != "time_us"
+            worse = (median - m.value) if higher_is_better else (m.value - median)
+            relative = worse / median if median > 0 else 0
+            level = "PASS"
+            if worse > 3 * mad and relative > 0.20:
+                level = "FAIL"
+            elif worse > 2 * mad and relative > 0.10:
+                level = "WARN"
+            noisy = level != "PASS" and _reaches(m, median)
+            if level == "FAIL" and (m.fraction is not None or not higher_is_better or noisy):
+                # The ceiling has judged this link already, it is a latency (a typical figure is no
+                # ceiling), or its own fastest samples reach the median: among siblings only a WARN.
+                level = "WARN"
+            unit = "us" if m.metric == "time_us" else "GB/s"
+            expected = (f"{'>=' if higher_is_better else '<='} {median * (0.8 if higher_is_better else 1.2):.4g} {unit} "
+                        f"(within 20% of the median {median:.4g} {unit} of {len(members)} equivalent links)")
+            if m.verdict == "NOT JUDGED":  # the siblings are all it is held against
+                note = (f"held against {len(members)} equivalent links: "
+                        + (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} their median {median:.4g} {unit}"
+                           if relative > 0 else f"at or better than their median {median:.4g} {unit}"))
+                if noisy:
+                    note += ("; its own fastest samples reach that median: a noisy measurement, or a link that is "
+                             "slow at times")
+                m.verdict, m.reason, m.not_judged_why = level, note, ""
+                m.hold_against(expected)
+                continue
+            if level == "PASS":
+                continue
+            note = (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} the median {median:.4g} of "
+                    f"{len(members)} equivalent links")
+            if noisy:
+                note += "; its own fastest samples reach that median: a noisy measurement, or a link that is slow at times"
+            if ORDER[level] > ORDER[m.verdict]:
+                m.verdict, m.reason = level, note + "; " + m.reason
+                m.hold_against(expected)
+            else:
+                m.reason += "; " + note
+
+
+def _reaches(v, median):
+    """Whether the better end of the item's samples (p05 of its time) reaches the median of its
+    siblings: then the difference may be the item's own noise."""
+    time, fast = v.row.number("time_us"), v.row.number("time_us_p05")
+    if not time or not fast:
+        return False
+    best = v.value * time / fast if v.metric != "time_us" else fast
+    return best >= median if v.metric != "time_us" else best <= median
+
+
+def _communicator_times(row):
+    """{communicator: us per call} from a split collective's per_comm_us, or {}."""
+    entries = row_items(row).get("per_comm_us")
+    if not entries:
+        return {}
+    try:
+        return {label: float(us) for label, _, us in (e.rpartition(":") for e in entries.split("|"))}
+    except ValueError:
+        return {}
+
+
+def communicators_below(row, metric, floor):
+    """The communicators whose own rate (the row's, scaled by its time over theirs) is below the floor."""
+    times, value, time_us = _communicator_times(row), row.number(metric), row.number("time_us")
+    if not times or not value or not time_us:
+        return []
+    rates = {label: value * time_us / us for label, us in times.items() if us > 0}
+    return sorted(((label, rate) for label, rate in rates.items() if rate < floor), key=lambda item: item[1])
+
+
+def compare_communicators(verdicts, context=None, minimum=3):
+    for v in verdicts:
+        if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED"):
+            continue
+        times = _communicator_times(v.row)
+        if len(times) < minimum:
+            continue
+        median = statistics.median(times.values())
+        mad = 1.4826 * statistics.median(abs(t - median) for t in times.values())
+        slow = [(label, t) for label, t in times.items() if t > 1.2 * median and t - median > 3 * mad]
+        if v.verdict == "NOT JUDGED":  # its communicators are what it is held against
+            v.verdict, v.not_judged_why = "PASS" if not slow else "WARN", ""
+            v.reason = f"held against its {len(times)} communicators (median {median:.4g} us per call)"
+            v.hold_against(f"every communicator within 20% of the median {median:.4g} us per call")
+            if not slow:
+                continue
+        for label, t in sorted(slow, key=lambda item: -item[1]):
+            note = (f"communicator {label}: {t:.4g} us per call, {100 * (t / median - 1):.0f}% above the median "
+                    f"{median:.4g} us of {len(times)} communicators")
+            if v.verdict == "PASS":
+                v.verdict, v.reason = "WARN", note + "; " + v.reason
+            else:
+                v.reason += "; " + note

@@ -1,0 +1,135 @@
+"""The first verdict of each row, judged alone: a bandwidth against its link's ceiling, a small
+message's latency against its class's typical figure, a data check, a step against the cost model."""
+from .extra import row_items
+from .sweeps import sweep_key
+from .verdict import NO_CEILING, Verdict, metric_of
+
+
+WARN_BAND = 0.05
+ABOVE_CEILING = 1.05
+LATENCY_WARN_FACTOR = 2.0
+SMALL_MESSAGE_BYTES = 64
+
+# Step emulation (wb-step): a step is judged by whether the cost model explains it (beyond
+# PREDICTION_TOLERANCE the measured step is not what the links' measured alpha-beta predict:
+# contention, a slow rank, a bad route). Above EXPOSED_FINDING_PCT exposed communication the wiring
+# costs the job (the mission's "up to 40% of a step"): a finding shown beside the other wirings.
+EXPOSED_FINDING_PCT = 40.0
+PREDICTION_TOLERANCE = 0.20
+
+
+def _judge_step(row):
+    step = row.number("time_us")
+    if step is None:
+        return Verdict(row, "ERROR", "no measured step time in the row", "time_us")
+    extra = row_items(row)
+    try:
+        compute = float(extra["compute_us"])
+        exposed = float(extra["exposed_us"])
+        predicted = float(extra["predicted_us"])
+    except (KeyError, ValueError):
+        return Verdict(row, "ERROR", "a step row without compute_us, exposed_us and predicted_us in extra",
+                       "time_us", step)
+    exposed_pct = 100 * exposed / step if step > 0 else 0
+    error = (predicted - step) / step if step > 0 else 0
+    reason = (f"step {step / 1e3:.4g} ms: compute {compute / 1e3:.4g} ms, exposed communication "
+              f"{exposed / 1e3:.4g} ms ({exposed_pct:.0f}%); the cost model predicts {predicted / 1e3:.4g} ms "
+              f"({100 * error:+.0f}%)")
+    expected = f"{predicted / 1e3:.4g} ms +-{100 * PREDICTION_TOLERANCE:.0f}% (the cost model's prediction)"
+    finding = ""
+    if exposed_pct > EXPOSED_FINDING_PCT:
+        finding = (f"{row.text('case')} of {row.text('src')} on {row.text('dst') or 'this wiring'} waits "
+                   f"{exposed_pct:.0f}% of its step on communication")
+    if abs(error) > PREDICTION_TOLERANCE:
+        return Verdict(row, "WARN", reason + f"; the prediction misses by more than {100 * PREDICTION_TOLERANCE:.0f}%: "
+                       "contention, a slow rank or a route the model does not know", "time_us", step,
+                       expected=expected, finding=finding)
+    return Verdict(row, "PASS", reason + "; held against the cost model's prediction", "time_us", step,
+                   expected=expected, finding=finding)
+
+
+def _judge_latency(row, typical):
+    """A ping-pong's small-message half round trip against its link class's typical latency."""
+    value = row.number("time_us")
+    factor = value / typical.latency_us
+    limit = LATENCY_WARN_FACTOR * typical.latency_us
+    reason = (f"latency {value:.4g} us (half round trip, {row.text('bytes')} B) is {factor:.2f}x the typical "
+              f"{typical.latency_us:.4g} us of {row.text('link_class')} links (source: {typical.source})")
+    expected = f"<= {limit:.4g} us ({LATENCY_WARN_FACTOR:g}x the typical {typical.latency_us:.4g} us)"
+    if factor > LATENCY_WARN_FACTOR:
+        return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value, expected=expected,
+                       latency_limit_us=limit)
+    return Verdict(row, "PASS", reason, "time_us", value, expected=expected, latency_limit_us=limit)
+
+
+def _is_small_message_latency(row, smallest):
+    size = int(row.text("bytes") or 0)
+    return (row.text("bench") == "net" and row.text("case") == "pingpong" and size <= SMALL_MESSAGE_BYTES
+            and size == smallest.get(sweep_key(row)))
+
+
+def judge_row(row, ceilings, largest, smallest, share=(1, "")):
+    if row.status in ("SKIP", "ERROR"):
+        return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
+    if row.text("bench") == "step":
+        return _judge_step(row)
+    metric, value, is_bandwidth = metric_of(row)
+    errors = row.number("errors")
+    if errors:
+        return Verdict(row, "FAIL", f"{int(errors)} wrong elements in the data check", metric, value,
+                       expected="0 wrong elements")
+    if value is None:
+        return Verdict(row, "ERROR", "no measured value in the row", metric)
+    size = int(row.text("bytes") or 0)
+    if _is_small_message_latency(row, smallest):
+        typical = ceilings.typical_latency(row)
+        if typical:
+            return _judge_latency(row, typical)
+        return Verdict(row, "NOT JUDGED", NO_CEILING, "time_us", row.number("time_us"), not_judged_why=NO_CEILING)
+    if not is_bandwidth:  # a latency-only measurement: its smallest size is the item
+        if size != smallest.get(sweep_key(row)):
+            return Verdict(row, "DATA", "a point of the sweep (its smallest size is judged)", metric, value)
+        return Verdict(row, "NOT JUDGED", NO_CEILING, metric, value, not_judged_why=NO_CEILING)
+    if size < largest.get(sweep_key(row), 0):
+        return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
+    ceiling, pairs = ceilings.for_row(row), 1
+    items_ = row_items(row)
+    if ceiling is None:  # an NCCL collective: what NCCL's algorithm reaches on the node's wiring
+        ceiling = ceilings.for_collective(row, items_)
+    if row.text("src") == row.text("dst") == "all" and items_.get("at_once"):
+        # An aggregate (a bisection matching, an all-to-all): every pair or rank at its link's ceiling at once.
+        ceiling, pairs = ceilings.for_link_class(row.text("link_class")), int(items_["at_once"])
+        if ceiling is None:
+            return Verdict(row, "NOT JUDGED", f"not judged: the aggregate of {pairs} at once is held against {pairs} x "
+                           "its link class's ceiling, which the suite does not state", metric, value)
+    elif items_.get("pairs") == "alltoall":
+        # A pair's share of an all-to-all follows the others' (one that arrives late leaves room for
+        # the rest): no ceiling holds it; the aggregate is judged, and the pairs name a culprit.
+        return Verdict(row, "DATA", "a pair of an all-to-all: compared with the other pairs (culprits), not with a "
+                       "ceiling; its aggregate is judged", metric, value)
+    if ceiling is None:
+        return Verdict(row, "NOT JUDGED", NO_CEILING, metric, value, not_judged_why=NO_CEILING)
+    limit = ceiling.GBps * (2 if row.text("direction") == "bidir" else 1) * pairs / share[0]
+    fraction = value / limit
+    healthy = ceiling.healthy_fraction
+    source = ceiling.source or "topology"
+    reason = ceiling.reason
+    if pairs > 1:
+        reason = f"{pairs} {'ranks' if items_.get('pairs') == 'alltoall' else 'pairs'} at once, each {ceiling.reason}"
+    if share[0] > 1:
+        reason = f"its share, 1/{share[0]:g}: {share[1]}; {ceiling.reason}"
+    described = (f"{value:.4g} GB/s is {100 * fraction:.1f}% of the {limit:.4g} GB/s ceiling ({reason}; "
+                 f"source: {source}); healthy from {100 * healthy:.0f}%")
+    expected = f">= {healthy * limit:.4g} GB/s ({100 * healthy:.0f}% of the {limit:.4g} GB/s ceiling)"
+    if fraction > ABOVE_CEILING:
+        verdict = "WARN"
+        described += (f"; above {100 * ABOVE_CEILING:.0f}% of the ceiling: the ceiling ({source}), the topology or "
+                      "the timer is wrong")
+        expected = f"<= {limit:.4g} GB/s (the ceiling: {source})"
+    elif fraction < healthy:
+        verdict = "FAIL"
+    elif fraction < healthy * (1 + WARN_BAND):
+        verdict = "WARN"
+    else:
+        verdict = "PASS"
+    return Verdict(row, verdict, described, metric, value, limit, fraction, healthy, expected=expected)

@@ -1,0 +1,96 @@
+"""A verdict and what is counted of verdicts: the Verdict record (its typed notes beside the prose),
+the order of verdicts, the run's exit code, SKIPs and NOT JUDGED grouped by reason."""
+from dataclasses import dataclass
+
+from .schema import ExitCode
+
+
+ORDER = {"DATA": -1, "PASS": 0, "NOT JUDGED": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
+COUNTED = ("FAIL", "ERROR", "WARN", "PASS", "NOT JUDGED", "SKIP")
+NO_CEILING = "no ceiling"  # Verdict.not_judged_why of an item nothing has judged yet
+
+
+@dataclass
+class Verdict:
+    row: object
+    verdict: str
+    reason: str
+    metric: str = ""         # busbw_GBps, algbw_GBps, time_us
+    value: float = None
+    ceiling_GBps: float = None
+    fraction: float = None   # of the ceiling
+    healthy_fraction: float = None  # the fraction below which the ceiling verdict is FAIL
+    floor_GBps: float = None        # a platform profile's floor that judged the row (of floor_metric)
+    floor_metric: str = ""
+    expected: str = ""       # what the figure was held against, as "measured vs expected" says it
+    finding: str = ""        # a fact about the wiring worth showing that is no verdict (a step's exposed share)
+    culprit: str = ""        # a fabric culprit's "node:node3", "path:node2-node5" or "rail:rail1" (culprits.py)
+    explained_by: str = ""   # a pair that a culprit explains (then DATA): "node node3"
+    # Typed notes the later passes read, so that none reads the prose back:
+    not_judged_why: str = ""  # NO_CEILING where nothing judged it yet (the reason is written at the end)
+    latency_limit_us: float = None  # the typical-latency bound a latency is held against, while it is
+
+    def hold_against(self, expected):
+        """The figure is now held against `expected` (prose for the reader); a typical-latency bound
+        no longer applies."""
+        self.expected, self.latency_limit_us = expected, None
+
+    @property
+    def item(self):
+        """True for a judged item (counted, in JUnit); False for a sweep point (DATA)."""
+        return self.verdict != "DATA"
+
+
+def metric_of(row):
+    """The number a row is judged by: busbw for collectives, algbw for other transfers, the time
+    for latencies; and whether higher is better."""
+    if row.text("bench") == "coll" and row.number("busbw_GBps") is not None:
+        return "busbw_GBps", row.number("busbw_GBps"), True
+    if row.number("algbw_GBps") is not None:
+        return "algbw_GBps", row.number("algbw_GBps"), True
+    return "time_us", row.number("time_us"), False
+
+
+def items(verdicts):
+    return [v for v in verdicts if v.item]
+
+
+def counts(verdicts, problems=()):
+    """Judged items per verdict (sweep points are not counted); an input problem is an ERROR."""
+    total = {name: 0 for name in COUNTED}
+    for v in verdicts:
+        if v.item:
+            total[v.verdict] += 1
+    total["ERROR"] += len(problems)
+    return total
+
+
+def exit_code(verdicts, problems=()):
+    """0 all PASS/WARN/SKIP/NOT JUDGED, 1 any FAIL, 2 any ERROR (an incomplete run outranks a slow one)."""
+    c = counts(verdicts, problems)
+    if c["ERROR"]:
+        return ExitCode.INFRASTRUCTURE
+    if c["FAIL"]:
+        return ExitCode.FAILED
+    return ExitCode.OK
+
+
+def without_rank(reason):
+    """A SKIP reason as every rank would say it ("rank 0: no CUDA device" -> "no CUDA device")."""
+    head, sep, rest = reason.partition(": ")
+    return rest if sep and head.startswith("rank ") and head[5:].isdigit() else reason
+
+
+def grouped(verdicts, verdict):
+    """[(reason, count, {bench: count})] of the items with `verdict`, one per distinct reason,
+    most frequent first."""
+    groups = {}
+    for v in verdicts:
+        if v.item and v.verdict == verdict:
+            # a SKIP or ERROR in the benchmark's own words, as every rank would say it; other
+            # verdicts by their sentence, so that identical ones are listed once
+            reason = without_rank(v.row.text("reason")) if v.verdict in ("SKIP", "ERROR") and v.row.text("reason") else v.reason
+            count, benches = groups.get(reason, (0, {}))
+            benches[v.row.text("bench")] = benches.get(v.row.text("bench"), 0) + 1
+            groups[reason] = (count + 1, benches)
+    return sorted(((reason, count, benches) for reason, (count, benches) in groups.items()), key=lambda g: -g[1])
