@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -16,8 +15,7 @@
 #include "harness/benchmark_main.h"
 #include "coll/coll_batch.h"
 #include "coll/coll_options.h"
-#include "coll/fits_file.h"
-#include "coll/sweep_summary.h"
+#include "coll/sweep_report.h"
 #include "comm/mpi_communicator.h"
 #include "comm/mpi_control.h"
 #include "comm/watchdog.h"
@@ -26,7 +24,6 @@
 #include "harness/errors.h"
 #include "harness/link_class.h"
 #include "harness/mpi_program.h"
-#include "harness/results_csv_reader.h"
 #include "harness/results_csv_writer.h"
 #include "harness/run_metadata.h"
 #include "harness/size_spec.h"
@@ -118,10 +115,9 @@ class CollRun {
     set_console(comm_size);
     add_cases(base, comm_size);
 
-    const std::string results = options_.harness.run_dir + "/results.csv";
-    const std::size_t rows_before = control_.is_root() ? existing_rows(results) : 0;
     const int code = harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
-    if (control_.is_root()) report_sweeps(results, rows_before, options_.harness.console != "nccl-tests");
+    if (control_.is_root())
+      report_sweeps(harness_.written_rows(), options_.harness.run_dir, options_.harness.console != "nccl-tests");
     return code;
   }
 
@@ -329,52 +325,6 @@ class CollRun {
       }
       return ExtraItems().set("per_comm_us", times).text();
     };
-  }
-
-  static std::size_t existing_rows(const std::string& path) {
-    std::ifstream in(path);
-    return in ? read_results_csv(path).rows.size() : 0;
-  }
-
-  // Rank 0, after the sweep: peak busbw, the size reaching 80% of it and small-message latency
-  // per op, printed; the alpha-beta fit per op appended to fits.csv beside results.csv.
-  void report_sweeps(const std::string& results, std::size_t rows_before, bool print) {
-    const ResultsFile file = read_results_csv(results);
-    std::map<std::string, std::vector<SweepPoint>> sweeps;
-    std::map<std::string, ResultRow> firsts;
-    for (std::size_t i = rows_before; i < file.rows.size(); ++i) {
-      const ResultRow& r = file.rows[i];
-      if (r.bench != "coll" || r.status != RowStatus::kOk) continue;
-      const std::string key = r.op + " " + r.dtype + " " + r.case_name + " " + ExtraItems::parse(r.extra).identity_text();
-      sweeps[key].push_back({r.bytes, r.time_us, r.busbw_GBps});
-      firsts.emplace(key, r);
-    }
-    if (sweeps.empty()) return;
-    const std::string fits_path = options_.harness.run_dir + "/fits.csv";
-    const bool new_file = !std::ifstream(fits_path).good();
-    std::ofstream fits(fits_path, std::ios::app);
-    if (new_file) fits << csv_line(kFitsColumns);
-    if (print) std::printf("\n%-15s %-9s %-13s %12s %10s %14s %12s %10s %10s\n", "op", "dtype", "placement", "peak busbw",
-                "at", "80% of peak", "latency us", "alpha us", "fit GB/s");
-    for (const auto& [key, points] : sweeps) {
-      const ResultRow& r = firsts.at(key);
-      const SweepSummary s = summarize_sweep(points);
-      const auto fit = fit_alpha_beta(points);
-      if (print) std::printf("%-15s %-9s %-13s %12.4g %10s %14s %12.4g %10s %10s\n", r.op.c_str(), r.dtype.c_str(),
-                  r.case_name.c_str(), s.peak_busbw_GBps, format_size(s.peak_bytes).c_str(),
-                  s.bytes_at_80pct ? format_size(*s.bytes_at_80pct).c_str() : "-", s.small_latency_us,
-                  fit ? std::to_string(fit->alpha_us).substr(0, 8).c_str() : "-",
-                  fit ? std::to_string(fit->bandwidth_GBps()).substr(0, 8).c_str() : "-");
-      const std::array<std::string, kFitsColumns.size()> fields = {
-          "coll", r.op, r.dtype, r.case_name, r.backend, r.link_class, std::to_string(r.ranks), std::to_string(r.nodes),
-          fit ? std::to_string(fit->alpha_us) : "", fit ? std::to_string(fit->beta_us_per_byte) : "",
-          fit ? std::to_string(fit->bandwidth_GBps()) : "", std::to_string(points.size()),
-          std::to_string(s.peak_busbw_GBps), std::to_string(s.peak_bytes),
-          s.bytes_at_80pct ? std::to_string(*s.bytes_at_80pct) : "", std::to_string(s.small_latency_us),
-          std::to_string(s.small_bytes), ExtraItems::parse(r.extra).identity_text()};
-      fits << csv_line(fields);
-    }
-    if (print) std::printf("(alpha-beta fits in %s)\n", fits_path.c_str());
   }
 
   MpiProgram& program_;

@@ -132,6 +132,11 @@ void MultiRankBenchmarks::add(CaseInfo info, BatchFactory make_batch) {
 
 void MultiRankBenchmarks::add_unmeasured(ResultRow row) { unmeasured_.push_back(std::move(row)); }
 
+const std::vector<ResultRow>& MultiRankBenchmarks::written_rows() const {
+  static const std::vector<ResultRow> kNone;
+  return writer_ ? writer_->written() : kNone;
+}
+
 int MultiRankBenchmarks::run(const CommandLine& args, const RunMetadata& meta) {
   std::vector<std::string> gb_args = args.benchmark_arguments();
   if (!options_.json_file.empty()) {

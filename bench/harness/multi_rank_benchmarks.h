@@ -83,6 +83,8 @@ class MultiRankBenchmarks {
   void record_interruption(const std::string& reason);
 
   const HarnessOptions& options() const { return options_; }
+  // On rank 0 after run(): the rows it wrote to results.csv, in order; empty on the other ranks.
+  const std::vector<ResultRow>& written_rows() const;
 
  private:
   void measure(benchmark::State& state, const std::string& name);

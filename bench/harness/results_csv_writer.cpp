@@ -47,7 +47,10 @@ ResultsCsvWriter::~ResultsCsvWriter() {
   if (file_ != nullptr) std::fclose(file_);
 }
 
-void ResultsCsvWriter::write(const ResultRow& row) { write_line(csv_line(to_fields(row))); }
+void ResultsCsvWriter::write(const ResultRow& row) {
+  write_line(csv_line(to_fields(row)));
+  written_.push_back(row);
+}
 
 void ResultsCsvWriter::write_line(const std::string& line) {
   // One fwrite per line and a flush, so the file only ever ends between rows unless the process

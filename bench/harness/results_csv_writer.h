@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "harness/result_row.h"
 
@@ -20,11 +21,15 @@ class ResultsCsvWriter {
 
   void write(const ResultRow& row);
   const std::string& path() const { return path_; }
+  // The rows this writer wrote, in order (what a binary derives from its own rows, such as
+  // wb-coll's fits, is made from these, not by reading the file back).
+  const std::vector<ResultRow>& written() const { return written_; }
 
  private:
   void write_line(const std::string& line);
   std::string path_;
   std::FILE* file_ = nullptr;
+  std::vector<ResultRow> written_;
 };
 
 // One CSV line (with its newline) from field texts: fields holding a comma or quote are quoted,
