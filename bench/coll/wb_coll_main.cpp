@@ -340,24 +340,14 @@ class CollRun {
   std::optional<std::string> skip_reason_;
 };
 
-// --mpich-algorithm must reach MPICH before MPI_Init; the full parse (with its errors) comes after.
+// --mpich-algorithm must reach MPICH before MPI_Init reads its variables: the same parser runs once
+// before it, quietly; its errors are said once, by the full parse after MPI_Init.
 void apply_mpich_algorithms_early(int argc, char** argv) {
-  CollOptions early;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    if (arg == "--mpich-algorithm" && i + 1 < argc) value = argv[i + 1];
-    else if (arg.starts_with("--mpich-algorithm=")) value = arg.substr(std::string("--mpich-algorithm=").size());
-    std::size_t start = 0;
-    while (!value.empty() && start <= value.size()) {
-      const std::size_t comma = std::min(value.find(',', start), value.size());
-      const std::string item = value.substr(start, comma - start);
-      const auto equals = item.find('=');
-      if (equals != std::string::npos && equals > 0 && equals + 1 < item.size()) early.mpich_algorithms.push_back(item);
-      start = comma + 1;
-    }
+  try {
+    CommandLine args(argc, argv);
+    apply_mpich_algorithms(parse_coll_options(args));
+  } catch (...) {
   }
-  apply_mpich_algorithms(early);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from html import escape
 
 from .document import floor_rows, skipped_and_not_judged
+from .endpoints import node_of
 from .schema import version
 from .wording import by_bench, details, headline, measured, profile_rows, row_name, what
 
@@ -16,16 +17,32 @@ SUMMARY_SCHEMA_VERSION = version("summary")  # schema/versions.csv
 LISTING_PREFIX = {"SKIP": "SKIP ", "NOT JUDGED": "NOT JUDGED ", "finding": "finding: "}
 
 
+CONSOLE_DATA_CHECKS = 3  # wrong-data FAILs the console shows in full; report.md lists every one
+
+
 def console_lines(doc):
-    """What `wirebench report` and `wirebench run` end with: silent about passes beyond their count."""
+    """What `wirebench report` and `wirebench run` end with: silent about passes beyond their count.
+    Wrong data on many measurements (a data path wrong everywhere) is shown by its first few and one
+    line for the rest, so the other verdicts stay on the screen."""
     lines = [f"wirebench verdict: {doc.counts_line}. {doc.verdict_line}"]
     for _, entries in doc.attention:
+        wrong = [e for e in entries if e.verdict is not None and e.level == "FAIL" and e.verdict.row.number("errors")]
         for e in entries:
             if e.problem:
                 lines.append(f"  ERROR input: {e.problem}")
                 continue
+            if e in wrong[CONSOLE_DATA_CHECKS:]:
+                continue
             lines.append(f"  {e.headline}")
             lines += [f"      {label}: {text}" for label, text in e.details]
+        rest = wrong[CONSOLE_DATA_CHECKS:]
+        if rest:
+            pairs = sorted({tuple(sorted((node_of(e.verdict.row.text("src")) or e.verdict.row.text("src"),
+                                          node_of(e.verdict.row.text("dst")) or e.verdict.row.text("dst"))))
+                            for e in wrong})
+            lines.append(f"  FAIL {len(rest)} more data checks with wrong elements, like the {CONSOLE_DATA_CHECKS} above "
+                         f"(report.md lists each): {len(wrong)} in all, between "
+                         + ", ".join("-".join(p for p in pair if p) for pair in pairs))
     for listing in doc.listings:
         lines += [f"  {LISTING_PREFIX[listing.key]}{line}" for line in listing.lines]
     return lines

@@ -66,7 +66,13 @@ def test_every_printer_shows_the_same_items_in_the_same_order(name):
           line.removeprefix("- ").replace("**", "").replace("\\", "")
           for line in (golden / "report.md").read_text().splitlines()
           if line.startswith(("- **FAIL ", "- **ERROR", "- **WARN "))]
-    assert console == md
+    # the console may fold wrong-data FAILs beyond the first few into one line that counts them
+    folded = [line for line in console if " more data checks with wrong elements" in line]
+    shown = [line for line in console if line not in folded]
+    more = sum(int(line.split()[1]) for line in folded)
+    assert len(shown) + more == len(md)
+    it = iter(md)
+    assert all(any(line == m for m in it) for line in shown), "the console's items are report.md's, in its order"
     counts = json.loads((golden / "summary.json").read_text())["counts"]
     for level in ("FAIL", "ERROR", "WARN"):
-        assert sum(1 for line in console if line.startswith(level + " ")) == counts[level], level
+        assert sum(1 for line in md if line.startswith(level + " ")) == counts[level], level
