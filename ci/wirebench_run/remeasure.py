@@ -10,14 +10,15 @@ from .placement import too_few_nodes
 from .screen_step import is_adaptive
 
 
-def failing_steps(run_dir, plan, lines):
-    """[(rate, step, sizes)]: the steps to run again and the sizes of their failing items. `lines`
-    holds the (first, last) results.csv line each step of `plan` wrote."""
+def failing_steps(run_dir, plan, lines, profile=None):
+    """[(rate, step, sizes)]: the steps to run again and the sizes of their failing items, judged as
+    the report will judge them (with the run's platform profile, whose floors FAIL items too).
+    `lines` holds the (first, last) results.csv line each step of `plan` wrote."""
     try:
         results = read_results(run_dir / "results.csv")
     except InputError:
         return []  # the report will say what is wrong with the file
-    failing = [v.row for v in judge(results, Ceilings.load(run_dir)) if remeasurable(v)]
+    failing = [v.row for v in judge(results, Ceilings.load(run_dir), profile) if remeasurable(v)]
     again = []
     for (rate, step), (first, last) in zip(plan, lines):
         sizes = sorted({int(row.text("bytes")) for row in failing if first <= row.line <= last})

@@ -140,7 +140,15 @@ def test_a_node_that_dies_mid_run_is_an_error_naming_it_and_the_rest_stays(slurm
     """A node's slurmd and everything it started killed while the suite measures: the pair
     measurements with that node stop, the rank that notices names it, the run says it is
     incomplete (exit 2), and the rows finished before stay."""
-    (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE.replace("--sizes, 1M", "--sizes, 1M:8M:2"))
+    # Every node's host memory FAILs a floor of 1000 GB/s: a FAIL that a second pass would measure
+    # again on every node, the dead one too (a random host FAIL once did; Slurm then cancelled and
+    # requeued the job, and sbatch --wait never returned).
+    (tmp_path / "floor.yaml").write_text(
+        "name: no-host-reaches-it\ndescription: a floor every host misses\nwarn_band: 0.05\nfloors:\n"
+        "  - {name: host memory, match: {bench: host, case: numa_copy}, metric: algbw_GBps, floor: 1000, "
+        "source: a floor no host reaches}\n")
+    (tmp_path / "cpu-acceptance.yaml").write_text(CPU_SUITE.replace("--sizes, 1M", "--sizes, 1M:8M:2")
+                                                  + f"profile: {tmp_path / 'floor.yaml'}\n")
     job_env = dict(slurm, WB_WIREBENCH=str(bin_dir() / "wirebench"), WB_RUN_DIR=str(tmp_path / "run"),
                    WB_SUITE=str(tmp_path / "cpu-acceptance.yaml"))
     job = subprocess.Popen(["sbatch", "--wait", f"--output={tmp_path}/job.out", "-N", "3",
@@ -162,8 +170,10 @@ def test_a_node_that_dies_mid_run_is_an_error_naming_it_and_the_rest_stays(slurm
     job.communicate(timeout=240)
     output = (tmp_path / "job.out").read_text()
     assert "wirebench report:" in output, output
+    assert "not measured again: a step could not finish" in output, output
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["exit_code"] == 2, output
+    assert any(v["verdict"] == "FAIL" and v["bench"] == "host" for v in summary["verdicts"]), output
     assert "The run is incomplete" in output and "The run is incomplete" in (tmp_path / "run" / "report.md").read_text()
     errors = [r for r in rows(tmp_path / "run") if r["status"] == "ERROR"]
     assert any("on node2" in r["reason"] and "stopped answering" in r["reason"] for r in errors), errors
