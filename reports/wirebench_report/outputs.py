@@ -223,8 +223,9 @@ def html_page(doc, plots):
     for level, entries in doc.attention:
         parts.append(f"<h2>{level}</h2>")
         for e in (e for e in entries if not e.problem):
-            parts.append(f"<div class='item verdict-{level.lower()}'>{badge(level)} <b>{escape(e.what)}</b>: "
-                         f"{escape(e.measured)}{' vs expected ' + escape(e.expected) if e.expected else ''}<dl>" +
+            figure = (f": {escape(e.measured)}{' vs expected ' + escape(e.expected) if e.expected else ''}"
+                      if e.measured else "")  # an ERROR has no figure: no bare colon
+            parts.append(f"<div class='item verdict-{level.lower()}'>{badge(level)} <b>{escape(e.what)}</b>{figure}<dl>" +
                          "".join(f"<dt>{escape(label)}</dt><dd>{escape(text)}</dd>" for label, text in e.details) +
                          "</dl></div>")
         parts += [f"<div class='item verdict-error'>{badge('ERROR')} input: {escape(e.problem)}</div>"

@@ -94,6 +94,7 @@ def _mark_incomplete(verdicts, context):
             v.verdict, v.reason = "NOT JUDGED", f"not judged: the sweep is incomplete ({why})"
             v.not_judged_why = "incomplete"
             v.fraction = v.ceiling_GBps = None
+            v.hold_against("")  # held against nothing: the table shows no stale ceiling
 
 
 def _profile_floors(verdicts, context):
