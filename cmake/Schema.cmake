@@ -97,3 +97,45 @@ inline constexpr std::array<std::string_view, ${count}> kEndpointWords = {
 ${words}};
 }  // namespace wb
 ")
+
+# judgements.h: enum class JudgedAt / JudgedAgainst and their words, in schema/judgements.csv's order
+wb_schema_rows(${WB_SCHEMA_DIR}/judgements.csv rows)
+foreach(part at against)
+  set(enumerators_${part} "")
+  set(words_${part} "")
+  set(count_${part} 0)
+endforeach()
+foreach(row IN LISTS rows)
+  string(REGEX MATCH "^([a-z]+),([a-z_]+)," _ "${row}")
+  set(part ${CMAKE_MATCH_1})
+  set(word ${CMAKE_MATCH_2})
+  string(REPLACE "_" ";" pieces "${word}")
+  set(name "")
+  foreach(piece IN LISTS pieces)
+    string(SUBSTRING "${piece}" 0 1 first)
+    string(SUBSTRING "${piece}" 1 -1 rest)
+    string(TOUPPER "${first}" first)
+    string(APPEND name "${first}${rest}")
+  endforeach()
+  string(APPEND enumerators_${part} "  k${name},\n")
+  string(APPEND words_${part} "    \"${word}\",\n")
+  math(EXPR count_${part} "${count_${part}} + 1")
+endforeach()
+file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/judgements.h CONTENT
+"// generated from schema/judgements.csv by cmake/Schema.cmake: edit that file, not this one
+#pragma once
+#include <array>
+#include <string_view>
+namespace wb {
+// Which size of a sweep a judgement takes (results.csv's `judged`: METRIC@AT:AGAINST).
+enum class JudgedAt {
+${enumerators_at}};
+inline constexpr std::array<std::string_view, ${count_at}> kJudgedAtWords = {
+${words_at}};
+// What the figure is held against.
+enum class JudgedAgainst {
+${enumerators_against}};
+inline constexpr std::array<std::string_view, ${count_against}> kJudgedAgainstWords = {
+${words_against}};
+}  // namespace wb
+")

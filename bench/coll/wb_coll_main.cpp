@@ -12,6 +12,7 @@
 #include <set>
 
 #include "harness/extra_items.h"
+#include "harness/judging.h"
 #include "harness/benchmark_main.h"
 #include "coll/coll_batch.h"
 #include "coll/coll_options.h"
@@ -267,6 +268,19 @@ class CollRun {
     return row;
   }
 
+  // How the reporter judges the row (its bus bandwidth at the sweep's largest size against what the
+  // communicator's wiring carries) and the command that measures it again, as it ran.
+  void declare_judging(ResultRow& row) const {
+    row.judged = transfer_judged(static_cast<double>(row.bytes), "busbw_GBps");
+    const auto algorithm = ExtraItems::parse(row.extra).get("NCCL_ALGO");
+    const char* placement = row.case_name == "in_place" ? " --in-place yes" : row.case_name == "out_of_place" ? " --in-place no" : "";
+    const std::string size = std::to_string(row.bytes);
+    row.rerun = (algorithm ? "NCCL_ALGO=" + *algorithm + " " : std::string()) + "mpiexec -n " +
+                std::to_string(program_.size()) + " wb-coll --backend " + row.backend + " --collective " + row.op +
+                " -d " + row.dtype + " -b " + size + " -e " + size + placement + " -c 1" +
+                (options_.split == Split::kIntraNode ? " --split intra" : options_.split == Split::kRails ? " --split rails" : "");
+  }
+
   void add_case(const ResultRow& base, CollOp op, DType dtype, RedOp redop, Placement placement,
                 const CollectiveShape& shape, int comm_size) {
     CollBatchConfig config;
@@ -292,6 +306,7 @@ class CollRun {
     info_.row.extra = ExtraItems::parse(info_.row.extra).set("iters", config.iterations).text();
     info_.bytes_per_op = static_cast<double>(shape.bytes);
     info_.busbw_factor = describe(op).busbw_factor(comm_size);
+    declare_judging(info_.row);
     info_.name = std::string("coll/") + describe(op).name + "/" + options_.backend + "/" + info(dtype).name + "/" +
                  (describe(op).reduces ? std::string(to_string(redop)) + "/" : std::string()) +
                  (config.in_place ? "in" : "out") + "/" + format_size(shape.bytes);

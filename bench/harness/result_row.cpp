@@ -56,7 +56,9 @@ std::array<std::string, kResultColumns.size()> to_fields(const ResultRow& row) {
           std::string(to_string(row.status)),
           row.reason,
           row.samples ? std::to_string(row.samples) : std::string(),
-          number_text(row.spread_pct)};
+          number_text(row.spread_pct),
+          row.judged,
+          row.rerun};
 }
 
 double bandwidth_GBps(double bytes, double time_us) {

@@ -43,6 +43,8 @@ struct ResultRow {
   std::string reason;        // why SKIP or ERROR
   std::uint64_t samples = 0;        // timed batches behind the statistics (harness/sampling.h)
   double spread_pct = kNotMeasured; // (p95 - p05) / median of those batches, in percent
+  std::string judged;  // how the reporter judges it: METRIC@AT:AGAINST ... (harness/judging.h)
+  std::string rerun;   // the command line that measures this row again, alone
 };
 
 // Column names in file order (kResultColumns) and the results schema (kResultsSchemaVersion): schema/.

@@ -47,7 +47,7 @@ void read_header(CsvReader& reader, const std::string& path) {
   } catch (const io::error::base& e) {
     throw InputError(path, 1, std::string("bad header: ") + e.what());
   }
-  // The columns after the minimum schema (status, reason; samples, spread_pct) may be absent.
+  // The columns after the minimum schema (status, reason; samples, spread_pct; judged, rerun) may be absent.
   for (std::size_t i = 0; i < 20; ++i)
     if (!reader.has_column(std::string(kResultColumns[i])))
       throw InputError(path, 1, "header lacks column '" + std::string(kResultColumns[i]) + "'");
@@ -79,6 +79,8 @@ ResultRow row_from_fields(const std::array<std::string, kResultColumns.size()>& 
   row.reason = f[21];
   row.samples = f[22].empty() ? 0 : parse_number<std::uint64_t>(f[22], "samples");
   row.spread_pct = parse_optional_double(f[23], "spread_pct");
+  row.judged = f[24];
+  row.rerun = f[25];
   return row;
 }
 

@@ -9,6 +9,7 @@
 
 #include "harness/endpoint_name.h"
 #include "harness/extra_items.h"
+#include "harness/judging.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_control.h"
 #include "gpu/gpu_runtime_info.h"
@@ -129,6 +130,8 @@ class HostRun {
     info.row.bytes = bytes;
     info.row.extra = ExtraItems().set("copies", config.copies).set("thread", "numa" + std::to_string(dst)).text();
     info.bytes_per_op = static_cast<double>(bytes);
+    info.row.judged = transfer_judged(info.bytes_per_op);
+    info.row.rerun = "wb-host --tests numa_copy --sizes " + std::to_string(bytes);
     info.name = "host/memcpy/numa" + std::to_string(src) + "->numa" + std::to_string(dst) + "/" + format_size(bytes);
     harness_.add(std::move(info), [this, config] { return make_numa_copy_batch(numa_, config); });
   }
@@ -145,6 +148,8 @@ class HostRun {
     info.row.bytes = config.bytes;
     info.row.extra = ExtraItems().set("hops", config.hops).set("node_bytes", std::uint64_t{64}).text();
     info.bytes_per_op = 0;  // a latency: no bandwidth
+    info.row.judged = transfer_judged(0);  // held against its siblings
+    info.row.rerun = "wb-host --tests latency --latency-bytes " + std::to_string(config.bytes);
     info.name = "host/latency/cpu-numa" + std::to_string(cpu) + "->mem-numa" + std::to_string(memory) + "/" +
                 format_size(config.bytes);
     harness_.add(std::move(info), [this, config] { return make_memory_latency_batch(numa_, config); });

@@ -11,6 +11,7 @@
 #include "harness/console_view.h"
 #include "harness/endpoint_name.h"
 #include "harness/extra_items.h"
+#include "harness/judging.h"
 #include "harness/benchmark_main.h"
 #include "comm/mpi_communicator.h"
 #include "comm/mpi_control.h"
@@ -50,6 +51,27 @@ ResultRow describe_pair(const std::string& backend, P2pPattern pattern, const Ra
   row.ranks = static_cast<int>(where.hosts.size());
   row.nodes = where.nodes;
   return row;
+}
+
+// How the reporter judges a measured row (harness/judging.h) and the command that measures it again:
+// a pair alone under 2 ranks; an aggregate (src "all") its whole pattern. A pair of an all-to-all is
+// compared with the others measured with it (the culprit finder), its aggregate with the ceiling.
+void declare_judging(ResultRow& row, P2pPattern pattern, const std::string& pairs) {
+  const double moved = bytes_per_op(pattern, row.bytes);
+  const bool aggregate = row.src == "all";
+  std::vector<Judgement> judgements;
+  if (moved > 0)
+    judgements.push_back(pairs == "alltoall" && !aggregate
+                             ? Judgement{"algbw_GBps", JudgedAt::kLargest, JudgedAgainst::kCulprits}
+                             : bandwidth_against_ceiling());
+  if (pattern == P2pPattern::kPingPong && row.bytes <= kSmallMessageBytes) judgements.push_back(latency_against_typical());
+  if (judgements.empty()) judgements.push_back(time_against_siblings());
+  row.judged = judged_text(judgements);
+  const std::string tests = pattern_names(pattern).test;
+  row.rerun = aggregate ? "mpiexec -n " + std::to_string(row.ranks) + " wb-net --tests " + tests + " --sizes " +
+                              std::to_string(row.bytes) + " --backend " + row.backend + " --pairs " + pairs
+                        : "mpiexec -n 2 wb-net --tests " + tests + " --sizes " + std::to_string(row.bytes) +
+                              " --backend " + row.backend;
 }
 
 class NetRun {
@@ -171,6 +193,8 @@ class NetRun {
     info.row = describe_pair(backend, pattern, first, where_);
     info.row.bytes = bytes;
     info.row.extra = extra.text();
+    const std::string pairs = pair_mode_name(options_.pairs);
+    declare_judging(info.row, pattern, pairs);
     info.bytes_per_op = bytes_per_op(pattern, bytes);
     info.busbw_factor = 1.0;  // point-to-point: bus bandwidth is the link's own
     const char* arrow = pattern == P2pPattern::kBidirectional ? "<->rank" : "->rank";
@@ -182,6 +206,7 @@ class NetRun {
         flow.row = describe_pair(backend, pattern, pair, where_);
         flow.row.bytes = bytes;
         flow.row.extra = extra.text();
+        declare_judging(flow.row, pattern, pairs);
         flow.ranks = {pair.initiator, pair.responder};
         flow.clock_ranks = {pair.initiator};
         if (pattern == P2pPattern::kBidirectional) flow.clock_ranks.push_back(pair.responder);
@@ -191,6 +216,7 @@ class NetRun {
       info.row.src = info.row.dst = "all";
       info.row.case_name = std::string("bisection_") + pattern_names(pattern).case_name;
       info.row.link_class = common_link_class(info.flows);
+      declare_judging(info.row, pattern, pairs);
       const bool reverse = first.initiator > first.responder;
       info.name = std::string("net/") + pattern_names(pattern).test + "/" + backend + "/" +
                   (options_.pairs == PairMode::kBisection ? "matching" : "round") + std::to_string(round.number) +
@@ -227,6 +253,7 @@ class NetRun {
     info.row.src = info.row.dst = "all";
     info.row.bytes = bytes;
     info.row.extra = extra.text();
+    declare_judging(info.row, P2pPattern::kStreamBandwidth, "alltoall");
     info.bytes_per_op = static_cast<double>(bytes);
     for (int dst = 0; dst < ranks; ++dst)
       for (int src = 0; src < ranks; ++src) {
@@ -235,6 +262,7 @@ class NetRun {
         flow.row = describe_pair(backend, P2pPattern::kStreamBandwidth, {src, dst}, where_);
         flow.row.bytes = bytes;
         flow.row.extra = extra.text();
+        declare_judging(flow.row, P2pPattern::kStreamBandwidth, "alltoall");
         flow.ranks = {src, dst};
         flow.clock_ranks = {dst};
         flow.clock_slot = src < dst ? src : src - 1;  // the receiver's peers in rank order, itself left out

@@ -8,6 +8,7 @@
 #include "gpu/gpu_runtime_info.h"
 #include "harness/endpoint_name.h"
 #include "harness/extra_items.h"
+#include "harness/judging.h"
 #include "harness/size_spec.h"
 #include "host/numa_memory.h"
 #include "p2p/gpu_cases.h"
@@ -89,6 +90,8 @@ int add_p2p_cases(MultiRankBenchmarks& harness, const P2pCaseOptions& options) {
         extra.set("initiator", "gpu" + std::to_string(initiating_gpu(pattern, pair)));
         info.row.extra = extra.text();
         info.bytes_per_op = bytes_per_op(pattern, bytes, n);
+        info.row.judged = transfer_judged(info.bytes_per_op);
+        info.row.rerun = "wb-p2p --tests copy --patterns " + pattern.name() + " --sizes " + std::to_string(bytes);
         info.name = "p2p/" + pattern.name() + "/gpu" + std::to_string(pair.src) +
                     (pattern.shape == Shape::kPair ? "->gpu" + std::to_string(pair.dst) : std::string()) + "/" +
                     format_size(bytes);
@@ -133,6 +136,8 @@ int add_p2p_cases(MultiRankBenchmarks& harness, const P2pCaseOptions& options) {
       info.row.dtype = "uint8";
       info.row.bytes = options.latency_bytes;
       info.row.ranks = info.row.nodes = 1;
+      info.row.judged = transfer_judged(0);  // a latency: held against its siblings
+      info.row.rerun = "wb-p2p --tests latency --latency-bytes " + std::to_string(options.latency_bytes);
       info.name = "p2p/latency/gpu" + std::to_string(pair.src) + "->gpu" + std::to_string(pair.dst) + "/" +
                   format_size(options.latency_bytes);
       const std::uint64_t bytes = options.latency_bytes;
@@ -169,6 +174,8 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
     info.row.ranks = info.row.nodes = 1;
     info.row.extra = ExtraItems().set("numa", placement).text();
     info.bytes_per_op = bytes_per_op;
+    info.row.judged = transfer_judged(bytes_per_op);
+    info.row.rerun = "wb-host --tests gpu --sizes " + std::to_string(bytes);
     info.name = name;
     harness.add(std::move(info), std::move(make));
   };
@@ -241,6 +248,8 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
     info.row.dtype = "uint8";
     info.row.bytes = options.latency_bytes;
     info.row.ranks = info.row.nodes = 1;
+    info.row.judged = transfer_judged(0);  // a latency: held against its siblings
+    info.row.rerun = "wb-host --tests gpu";
     info.name = "host/latency/gpu" + std::to_string(g) + "->numa" + std::to_string(local);
     const std::uint64_t bytes = options.latency_bytes;
     harness.add(std::move(info), [memory, g, local, bytes, timeout] {

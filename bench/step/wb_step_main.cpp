@@ -13,6 +13,7 @@
 #include "comm/mpi_control.h"
 #include "coll/nccl_backend.h"
 #include "gpu/gpu_runtime_info.h"
+#include "harness/judging.h"
 #include "harness/extra_items.h"
 #include "harness/benchmark_main.h"
 #include "harness/install_layout.h"
@@ -152,6 +153,9 @@ class StepRun {
       extra.set("costs", options_.fits ? "fits.csv" : "calibrated").merge(path_settings_extra(environ));
       if (p.strategy == "fsdp-hybrid") extra.set("shard_group", static_cast<std::uint64_t>(settings.shard_group));
       info.row.extra = extra.text();
+      // judged: the step against the cost model's prediction; measured again by the same run (all its strategies)
+      info.row.judged = judged_text({{"time_us", JudgedAt::kEach, JudgedAgainst::kPrediction}});
+      info.row.rerun = "mpiexec -n " + std::to_string(ranks) + " wb-step " + shell_join(args_.arguments());
       info.name = "step/" + p.strategy + "/" + model.shape.name + (options_.wiring.empty() ? "" : "/" + options_.wiring);
       const std::string trace = options_.harness.run_dir + "/step_trace_" + model.shape.name + "_" + p.strategy +
                                 (options_.wiring.empty() ? "" : "_" + options_.wiring) + ".json";

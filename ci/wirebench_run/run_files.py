@@ -102,13 +102,11 @@ def row_count(run_dir):
 
 def error_row(run_dir, step, reason, status="ERROR", command=None, nodes=None, log=None):
     """The step's failure (or, with status SKIP, why it did not run) in results.csv, so the report
-    names it: the step, its binary and ranks, the nodes it ran on (src) and, in `extra`, the command
-    line that reruns it as it ran and its log."""
+    names it: the step, its binary and ranks, the nodes it ran on (src), the command line that reruns
+    it as it ran (rerun) and, in `extra`, its log."""
     path = run_dir / "results.csv"
     new = not path.exists() or path.stat().st_size == 0
     items = {"binary": step["binary"]}
-    if command:
-        items["rerun"] = rerun_command(command)
     if log:
         items["log"] = str(log)
     with path.open("a", newline="") as out:
@@ -118,7 +116,7 @@ def error_row(run_dir, step, reason, status="ERROR", command=None, nodes=None, l
         writer.writerow({**{c: "" for c in COLUMNS}, "bench": step["binary"].removeprefix("wb-"), "case": step["name"],
                          "backend": "run", "src": ",".join(nodes or []), "bytes": 0, "ranks": step_ranks(step),
                          "nodes": max(len(nodes or []), 1), "iters": 0, "errors": "", "extra": encode_items(items),
-                         "status": status, "reason": reason})
+                         "status": status, "reason": reason, "rerun": rerun_command(command) if command else ""})
 
 
 def rerun_command(command):

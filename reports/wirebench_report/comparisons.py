@@ -2,6 +2,7 @@
 communicators of a split collective."""
 import statistics
 
+from . import judging
 from .extra import row_items
 from .verdict import ORDER
 
@@ -20,7 +21,7 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
     for v in verdicts:
         if v.verdict not in ("PASS", "WARN", "FAIL", "NOT JUDGED") or v.value is None or v.row.number("errors"):
             continue
-        if v.row.text("bench") == "step":  # strategies and wirings differ on purpose
+        if judging.by_prediction(v.row):  # a step: strategies and wirings differ on purpose
             continue
         groups.setdefault(sibling_key(v), []).append(v)
     for members in groups.values():

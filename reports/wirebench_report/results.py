@@ -5,13 +5,15 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import judging, legacy
 from .extra import parse as parse_extra, row_identity
 from .input_files import InputError, read_utf8
 from .schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS
 from .schema import version as schema_version
 
 # The results schemas this reporter reads (meta.json's results_schema_version): 1 without, 2 with the
-# columns samples and spread_pct (schema/results-columns.csv).
+# columns samples and spread_pct, 3 with judged and rerun (schema/results-columns.csv); rows of 1 and 2
+# get the columns of 3 from legacy.py.
 KNOWN_SCHEMAS = tuple(range(1, schema_version("results") + 1))
 REQUIRED = list(REQUIRED_RESULT_COLUMNS)
 OPTIONAL = [c for c in RESULT_COLUMNS if c not in REQUIRED]
@@ -60,7 +62,7 @@ class Results:
     # The row the file ends in the middle of, as far as it goes (its fields that survived whole):
     # the sweep it belongs to is incomplete, and no verdict may rest on that sweep's largest size.
     cut_row: Row = None
-    schema: int = 2
+    schema: int = 3
 
 
 IDENTITY = REQUIRED[:10]  # bench .. bytes: what of a cut row tells its sweep and size
@@ -78,7 +80,7 @@ def read_results(path: Path) -> Results:
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(f"{path}:1: header lacks column(s) {', '.join(missing)}")
-    schema = results_schema(path.parent / "meta.json", "samples" in header)
+    schema = results_schema(path.parent / "meta.json", header)
     result.schema = schema
     unknown = [c for c in header if c not in REQUIRED + OPTIONAL]
     if unknown:
@@ -106,17 +108,20 @@ def read_results(path: Path) -> Results:
             continue
         try:
             parse_extra(fields["extra"], f"{path}:{number}")
+            judging.parse(fields.get("judged", ""), f"{path}:{number}")
         except InputError as error:
             result.problems.append(f"{error}; row skipped")
             continue
+        if schema < 3:
+            legacy.fill(fields)
         result.rows.append(Row(number, fields))
     return result
 
 
-def results_schema(meta_path: Path, has_samples: bool) -> int:
-    """The results schema of a run directory: meta.json's results_schema_version (a run before it
-    was written: 2 when the header has the samples column, else 1). InputError for one this reporter
-    does not know: its columns or extra grammar would be misread."""
+def results_schema(meta_path: Path, header) -> int:
+    """The results schema of a run directory: meta.json's results_schema_version (where none says it:
+    the newest whose columns the header has). InputError for one this reporter does not know: its
+    columns or extra grammar would be misread."""
     version = None
     if meta_path.exists():
         try:
@@ -128,7 +133,7 @@ def results_schema(meta_path: Path, has_samples: bool) -> int:
             raise InputError(f"{meta_path}:1: schema_version {found!r}; this reporter reads meta.json version "
                              f"{schema_version('meta')}")
     if version is None:
-        return 2 if has_samples else 1
+        return 3 if "judged" in header else 2 if "samples" in header else 1
     if version not in KNOWN_SCHEMAS:
         raise InputError(f"{meta_path}: results_schema_version {version!r} is not one this reporter reads "
                          f"({', '.join(map(str, KNOWN_SCHEMAS))}): results.csv was written by another wirebench "

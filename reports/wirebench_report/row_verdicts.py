@@ -1,5 +1,6 @@
 """The first verdict of each row, judged alone: a bandwidth against its link's ceiling, a small
 message's latency against its class's typical figure, a data check, a step against the cost model."""
+from . import judging
 from .extra import row_items
 from .sweeps import sweep_key
 from .verdict import NO_CEILING, Verdict, metric_of
@@ -8,7 +9,6 @@ from .verdict import NO_CEILING, Verdict, metric_of
 WARN_BAND = 0.05
 ABOVE_CEILING = 1.05
 LATENCY_WARN_FACTOR = 2.0
-SMALL_MESSAGE_BYTES = 64
 
 # Step emulation (wb-step): a step is judged by whether the cost model explains it (beyond
 # PREDICTION_TOLERANCE the measured step is not what the links' measured alpha-beta predict:
@@ -63,15 +63,15 @@ def _judge_latency(row, typical):
 
 
 def _is_small_message_latency(row, smallest):
-    size = int(row.text("bytes") or 0)
-    return (row.text("bench") == "net" and row.text("case") == "pingpong" and size <= SMALL_MESSAGE_BYTES
-            and size == smallest.get(sweep_key(row)))
+    """A row declared to be held against its class's typical latency, at its sweep's smallest size."""
+    return (judging.against(row, "typical_latency") is not None
+            and int(row.text("bytes") or 0) == smallest.get(sweep_key(row)))
 
 
 def judge_row(row, ceilings, largest, smallest, share=(1, "")):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
-    if row.text("bench") == "step":
+    if judging.by_prediction(row):
         return _judge_step(row)
     metric, value, is_bandwidth = metric_of(row)
     errors = row.number("errors")
@@ -102,7 +102,7 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
         if ceiling is None:
             return Verdict(row, "NOT JUDGED", f"not judged: the aggregate of {pairs} at once is held against {pairs} x "
                            "its link class's ceiling, which the suite does not state", metric, value)
-    elif items_.get("pairs") == "alltoall":
+    elif judging.against(row, "culprits"):
         # A pair's share of an all-to-all follows the others' (one that arrives late leaves room for
         # the rest): no ceiling holds it; the aggregate is judged, and the pairs name a culprit.
         return Verdict(row, "DATA", "a pair of an all-to-all: compared with the other pairs (culprits), not with a "

@@ -21,6 +21,10 @@ def rows(name):
 RESULT_COLUMNS = tuple(r["name"] for r in rows("results-columns.csv"))
 REQUIRED_RESULT_COLUMNS = tuple(r["name"] for r in rows("results-columns.csv") if r["required"] == "yes")
 
+# The words of results.csv's `judged` column (METRIC@AT:AGAINST): which size of a sweep, against what.
+JUDGED_AT = tuple(r["word"] for r in rows("judgements.csv") if r["part"] == "at")
+JUDGED_AGAINST = tuple(r["word"] for r in rows("judgements.csv") if r["part"] == "against")
+
 # Exit codes: ExitCode.OK, FAILED, INFRASTRUCTURE, USAGE.
 ExitCode = enum.IntEnum("ExitCode", {r["name"].upper(): int(r["code"]) for r in rows("exit-codes.csv")})
 

@@ -1,5 +1,6 @@
 """Sweeps: which rows are one measurement at several sizes (a sweep's key), and which sweeps did
 not finish (an ERROR at a larger size, a step that ended, a cut file), whose largest point is then no item."""
+from . import judging
 from .extra import row_identity
 from .results import IDENTITY
 
@@ -30,7 +31,7 @@ def incomplete_sweeps(results, largest):
     for key in largest:
         by_identity.setdefault(key[:8], []).append(key)
     for row in results.rows:
-        if row.status == "ERROR" and row.text("bench") != "step":
+        if row.status == "ERROR" and not judging.by_prediction(row):
             size = int(row.text("bytes") or 0)
             for key in by_identity.get(sweep_key(row)[:8], []):
                 if size > largest[key]:

@@ -2,6 +2,7 @@
 the order of verdicts, the run's exit code, SKIPs and NOT JUDGED grouped by reason."""
 from dataclasses import dataclass
 
+from . import judging
 from .schema import ExitCode
 
 
@@ -42,12 +43,11 @@ class Verdict:
 
 
 def metric_of(row):
-    """The number a row is judged by: busbw for collectives, algbw for other transfers, the time
-    for latencies; and whether higher is better."""
-    if row.text("bench") == "coll" and row.number("busbw_GBps") is not None:
-        return "busbw_GBps", row.number("busbw_GBps"), True
-    if row.number("algbw_GBps") is not None:
-        return "algbw_GBps", row.number("algbw_GBps"), True
+    """The number a row is judged by, as it declares (judging.py): its bandwidth (a collective's
+    busbw, other transfers' algbw), else its time; and whether higher is better."""
+    declared = judging.bandwidth(row)
+    if declared and row.number(declared.metric) is not None:
+        return declared.metric, row.number(declared.metric), True
     return "time_us", row.number("time_us"), False
 
 

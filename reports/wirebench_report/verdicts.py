@@ -32,6 +32,7 @@ profile floor or equivalent links to judge it by; the reason says which are miss
 
 from dataclasses import dataclass
 
+from . import judging
 from . import culprits
 from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key
 from .contention import port_shares
@@ -135,7 +136,7 @@ def remeasurable(v):
     """A FAIL on its figure, which `wirebench run` measures once more (wrong data always stands,
     and the topology's findings are no measurement)."""
     return (v.verdict == "FAIL" and v.row.status == "OK" and not v.row.number("errors")
-            and v.row.text("bench") not in ("topology", "step") and v.value is not None)
+            and v.row.text("bench") != "topology" and not judging.by_prediction(v.row) and v.value is not None)
 
 
 def _figure(v):

@@ -5,10 +5,9 @@ only format them."""
 from collections import OrderedDict
 
 from .endpoints import nic_of, spoken_rail
-from .extra import command_item, row_items
+from .extra import row_items
 from .verdicts import EXPOSED_FINDING_PCT, counts, floor_outcomes, grouped, items
 
-NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
 
 
 def row_name(v):
@@ -85,16 +84,17 @@ def percent(text):
 def look_closer(v):
     """A command or a place to look, per bench: how to see the fault more closely."""
     f = v.row.fields
-    bench, size = f["bench"], f["bytes"]
+    bench = f["bench"]
+    rerun = f.get("rerun", "")  # as the binary wrote it (legacy.py's for an older run)
     if f["backend"] == "run":  # a step that failed: its own command line, and its log
-        items = row_items(v.row)
-        rerun, log = command_item(items, "rerun"), items.get("log")
+        log = row_items(v.row).get("log")
         if not rerun:
             return f"read {log}" if log else ""
         return f"rerun it as it ran: {rerun}" + (f"; its log: {log}" if log else "")
     if bench == "net":
-        return (f"rerun the pair alone: mpiexec -n 2 wb-net --tests {NET_TESTS.get(f['case'], 'latency,bw,bibw')} "
-                f"--sizes {size} --backend {f['backend']} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "
+        if f["src"] == "all":  # an aggregate: its whole pattern again
+            return f"rerun: {rerun}; check the links (ethtool, ibstat, ip -s link) and the switches (ibdiagnet)"
+        return (f"rerun the pair alone: {rerun} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "
                 f"and {f['dst'].rpartition('/')[0] or f['dst']}; check the link (ethtool, ibstat, ip -s link)")
     if bench == "fabric":
         kind = f["case"].partition(":")[0]
@@ -120,17 +120,11 @@ def look_closer(v):
                     "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
         return "check the switches (ibdiagnet) and the ceiling the report used for these links"
     if bench == "coll":
-        # as it ran: its backend, type, placement and any NCCL_ALGO it was forced to
-        algorithm = row_items(v.row).get("NCCL_ALGO")
-        placement = {"in_place": "yes", "out_of_place": "no"}.get(f["case"])
-        return (f"rerun: {'NCCL_ALGO=' + algorithm + ' ' if algorithm else ''}mpiexec -n {f['ranks']} wb-coll "
-                f"--backend {f['backend']} --collective {f['op']} -d {f['dtype']} -b {size} -e {size}"
-                f"{' --in-place ' + placement if placement else ''} -c 1; compare with nccl-tests' or OSU's figure on "
-                "the same ranks")
+        return f"rerun: {rerun}; compare with nccl-tests' or OSU's figure on the same ranks"
     if bench == "host":
-        return f"rerun: wb-host --sizes {size}; check numactl --hardware and the memory's speed (dmidecode -t memory)"
+        return f"rerun: {rerun}; check numactl --hardware and the memory's speed (dmidecode -t memory)"
     if bench == "p2p":
-        return f"rerun: wb-p2p --sizes {size}; check nvidia-smi topo -m, nvidia-smi nvlink -s and lspci -vv (LnkSta)"
+        return f"rerun: {rerun}; check nvidia-smi topo -m, nvidia-smi nvlink -s and lspci -vv (LnkSta)"
     if bench == "topology":
         return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
     if bench == "step":

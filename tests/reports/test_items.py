@@ -43,7 +43,7 @@ def test_a_results_schema_this_reporter_does_not_know_is_refused(tmp_path, capsy
     run = make_run(tmp_path / "run", [stream()], schema=99)
     assert main(["wirebench report", str(run)]) == 3
     err = capsys.readouterr().err
-    assert "results_schema_version 99 is not one this reporter reads (1, 2)" in err and "meta.json" in err
+    assert "results_schema_version 99 is not one this reporter reads (1, 2, 3)" in err and "meta.json" in err
     with pytest.raises(InputError):
         read_results(run / "results.csv")
 

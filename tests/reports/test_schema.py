@@ -78,3 +78,13 @@ def test_the_generated_cpp_endpoint_kinds_are_the_schemas():
     if not generated.is_file():
         pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")
     assert tuple(re.findall(r'^    "(\w+)",$', generated.read_text(), flags=re.M)) == KINDS
+
+
+def test_the_generated_cpp_judgement_words_are_the_schemas():
+    from wirebench_report.schema import JUDGED_AGAINST, JUDGED_AT
+    generated = ROOT / "build" / "ci" / "generated" / "schema" / "judgements.h"
+    if not generated.is_file():
+        pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")
+    at, against = generated.read_text().split("enum class JudgedAgainst")
+    assert tuple(re.findall(r'^    "(\w+)",$', at, flags=re.M)) == JUDGED_AT == ("largest", "smallest", "each")
+    assert tuple(re.findall(r'^    "(\w+)",$', against, flags=re.M)) == JUDGED_AGAINST

@@ -175,7 +175,7 @@ TEST(ResultsCsv, BadRowsAreNamedByLineAndTheRestIsRead) {
   const std::string path = dir.file("results.csv");
   { ResultsCsvWriter writer(path); writer.write(sample_row()); }
   std::string text = read_text(path);
-  text += "net,pingpong,mpi,shm,a,b,uni,send_recv,uint8,notanumber,2,1,10,1,1,1,1,1,0,,OK,,,\n";
+  text += "net,pingpong,mpi,shm,a,b,uni,send_recv,uint8,notanumber,2,1,10,1,1,1,1,1,0,,OK,,,,,\n";
   text += "net,too,few\n";
   text += csv_line(to_fields(sample_row()));
   write_text(path, text);

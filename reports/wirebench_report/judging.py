@@ -1,0 +1,54 @@
+"""How a row is judged, as the binary that measured it declared (results.csv's `judged` column,
+results schema 3; schema/judgements.csv): METRIC@AT:AGAINST judgements, space-separated. The
+reporter's passes ask these questions of a row, never its bench name. A run of an older schema gets
+the same declarations from legacy.py."""
+from dataclasses import dataclass
+
+from .input_files import InputError
+from .schema import JUDGED_AGAINST, JUDGED_AT, RESULT_COLUMNS
+
+METRICS = ("busbw_GBps", "algbw_GBps", "time_us")
+assert all(m in RESULT_COLUMNS for m in METRICS)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    metric: str   # a results column
+    at: str       # largest, smallest, each
+    against: str  # ceiling, typical_latency, siblings, culprits, prediction
+
+
+def parse(text, where=""):
+    """The judgements of a `judged` text; InputError naming `where` for one outside the grammar."""
+    judgements = []
+    for word in text.split():
+        metric, _, rest = word.partition("@")
+        at, _, against = rest.partition(":")
+        if metric not in METRICS or at not in JUDGED_AT or against not in JUDGED_AGAINST:
+            raise InputError(f"{where}: judgement '{word}' is not METRIC@AT:AGAINST (metric: {', '.join(METRICS)}; "
+                             f"at: {', '.join(JUDGED_AT)}; against: {', '.join(JUDGED_AGAINST)}; schema/judgements.csv)")
+        judgements.append(Judgement(metric, at, against))
+    return tuple(judgements)
+
+
+def of(row):
+    """The row's judgements (the reader has checked them; a row built by the reporter has none)."""
+    try:
+        return parse(row.text("judged"))
+    except InputError:
+        return ()
+
+
+def against(row, what):
+    """The row's judgement against `what`, or None."""
+    return next((j for j in of(row) if j.against == what), None)
+
+
+def bandwidth(row):
+    """The judgement of a figure where higher is better (a bandwidth), or None."""
+    return next((j for j in of(row) if j.metric != "time_us"), None)
+
+
+def by_prediction(row):
+    """A row held against a model's prediction (a step): each is an item, compared with no sibling."""
+    return against(row, "prediction") is not None
