@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import judging
 from .endpoints import node_of, parse
 from .input_files import InputError, read_utf8
 from .schema import version
@@ -133,7 +134,8 @@ class Ceilings:
         """What an NCCL all_reduce row should reach on its wiring: the expectation for its node count
         (1, 2, 3+) and GPUs a node, for the algorithm NCCL_ALGO forced (in the row's extra) or else
         NCCL's own pick; None where topology.json has none."""
-        if row.text("bench") != "coll" or row.text("backend") != "nccl" or not self.collectives:
+        declared = judging.bandwidth(row)
+        if not declared or declared.metric != "busbw_GBps" or row.text("backend") != "nccl" or not self.collectives:
             return None
         nodes, ranks = int(row.number("nodes") or 0), int(row.number("ranks") or 0)
         if nodes < 1 or ranks % nodes:

@@ -50,7 +50,7 @@ def _candidates(verdicts):
     for v in verdicts:
         f = v.row.fields
         all_to_all = v.verdict == "DATA" and "pairs=alltoall" in f.get("extra", "") and f["src"] != "all"
-        if (f["bench"] != "net" or not (v.item or all_to_all) or v.metric != "algbw_GBps" or v.value is None
+        if (rank_of(f["src"]) is None or rank_of(f["dst"]) is None or not (v.item or all_to_all) or v.metric != "algbw_GBps" or v.value is None
                 or v.row.status != "OK" or v.row.number("errors") or v.verdict not in _ORDER and not all_to_all):
             continue
         a, b = node_of(f["src"]), node_of(f["dst"])
@@ -253,7 +253,7 @@ def _explain_aggregates(verdicts, found):
     for v in verdicts:
         f = v.row.fields
         slowest = row_items(v.row).get("slowest", "")
-        if f["bench"] != "net" or f["src"] != "all" or v.verdict not in ("WARN", "FAIL") or "->" not in slowest:
+        if f["src"] != "all" or v.verdict not in ("WARN", "FAIL") or "->" not in slowest:
             continue
         a, _, b = (node_of(end) for end in slowest.partition("->"))
         pair = "-".join(sorted((a, b)))

@@ -6,6 +6,7 @@ from .extra import command_item, parse as parse_extra
 from .input_files import InputError
 
 SMALL_MESSAGE_BYTES = 64  # harness/judging.h's kSmallMessageBytes
+LATENCY_CASES = ("latency", "memory_latency", "gpu_host_latency")  # pointer chases: no bandwidth
 NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
 
 
@@ -26,7 +27,13 @@ def judged(f, items):
         return "time_us@each:prediction"
     size = int(f["bytes"]) if f.get("bytes", "").isdigit() else 0
     out = []
-    metric = "busbw_GBps" if bench == "coll" and f.get("busbw_GBps") else "algbw_GBps" if f.get("algbw_GBps") else ""
+    # Whether it moves bytes: a measured row by its bandwidth; one that was not measured (SKIP,
+    # ERROR) by its size, as its binary declared it before measuring.
+    if (f.get("status") or "OK") == "OK":
+        moves = bool(f.get("busbw_GBps") if bench == "coll" else f.get("algbw_GBps"))
+    else:
+        moves = size > 0 and case not in LATENCY_CASES
+    metric = ("busbw_GBps" if bench == "coll" else "algbw_GBps") if moves else ""
     if metric:
         alltoall_pair = items.get("pairs") == "alltoall" and f["src"] != "all"
         out.append(f"{metric}@largest:{'culprits' if alltoall_pair else 'ceiling'}")

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from . import judging
 from .extra import row_items  # noqa: E402
 from .endpoints import nic_name, node_of, parse, rails_of, rank_of  # noqa: E402
 
@@ -38,7 +39,7 @@ def _grouped(verdicts, keep):
     groups = OrderedDict()
     for v in verdicts:
         # a fabric culprit is no sweep: its rows are drawn, each on its own line
-        if v.row.status == "OK" and v.row.text("bench") not in ("step", "topology", "fabric") and keep(v):
+        if v.row.status == "OK" and not v.row.origin and not judging.by_prediction(v.row) and keep(v):
             groups.setdefault(_link_class(v), []).append(v)
     return groups
 
@@ -209,11 +210,12 @@ def _natural(name):
     return (head, int(name[len(head):]) if name[len(head):] else -1)
 
 
-def _matrices(verdicts, bench, name_of):
-    """{(case, backend, link_class): {(src, dst): item}} of bandwidth items, with the names name_of gives."""
+def _matrices(verdicts, name_of):
+    """{(case, backend, link_class): {(src, dst): item}} of bandwidth items between the endpoints
+    name_of names (a kind of endpoint: GPUs, NUMA nodes, ranks), with its names."""
     out = OrderedDict()
     for v in verdicts:
-        if (v.row.text("bench") != bench or not (v.item or v.explained_by) or v.verdict in ("SKIP", "ERROR")
+        if (v.row.origin or not (v.item or v.explained_by) or v.verdict in ("SKIP", "ERROR")
                 or v.metric not in ("algbw_GBps", "busbw_GBps") or v.value is None):
             continue
         src, dst = name_of(v.row.text("src")), name_of(v.row.text("dst") or v.row.text("src"))
@@ -228,7 +230,7 @@ def gpu_heatmaps(verdicts):
         found = parse(name)
         return found.local if found and found.kind == "gpu" else None
     figures = []
-    for (case, backend, link_class), cells in _matrices(verdicts, "p2p", gpu).items():
+    for (case, backend, link_class), cells in _matrices(verdicts, gpu).items():
         labels = sorted({n for pair in cells for n in pair}, key=lambda g: int(g[3:]))
         figure = _fraction_heatmap(f"p2p {case}: GPU x GPU, fraction of the ceiling", labels, cells, "heatmap:gpus")
         figures.append((f"heatmap-{_safe(case)}", f"p2p {case}: GPU x GPU by fraction of each link's ceiling; "
@@ -242,7 +244,7 @@ def numa_heatmaps(verdicts):
         found = parse(name)
         return name if found and found.kind == "numa" else None
     figures = []
-    for (case, backend, link_class), cells in _matrices(verdicts, "host", numa).items():
+    for (case, backend, link_class), cells in _matrices(verdicts, numa).items():
         labels = sorted({n for pair in cells for n in pair})
         figure = _fraction_heatmap(f"host {case}: NUMA x NUMA (GB/s where no ceiling is known)", labels, cells,
                                    "heatmap:numa")
@@ -257,17 +259,19 @@ def node_heatmaps(verdicts, per_nic=False):
     least two nodes: one bad node pair stands out, framed when it FAILs. With a NIC per rank
     (`per_nic`: rails; a rank's place among its node's ranks is its rail), NIC x NIC (node3/rail1): a
     node's rails apart, as the screen judges them."""
-    ranks = {rank_of(end): node_of(end) for v in verdicts if v.row.text("bench") == "net"
+    ranks = {rank_of(end): node_of(end) for v in verdicts if not v.row.origin
              for end in (v.row.text("src"), v.row.text("dst")) if rank_of(end) is not None}
     rails = rails_of(ranks) if per_nic else {}
 
-    def node(name):
+    def node(name):  # a rank's node (its NIC with rails); other endpoints are in other matrices
+        if rank_of(name) is None:
+            return None
         if rank_of(name) in rails:
             return nic_name(*rails[rank_of(name)])
         return node_of(name) or None
     unit = "NIC x NIC" if rails else "node x node"
     figures = []
-    for (case, backend, link_class), cells in _matrices(verdicts, "net", node).items():
+    for (case, backend, link_class), cells in _matrices(verdicts, node).items():
         labels = sorted({n for pair in cells for n in pair}, key=_natural)
         if len(labels) < 2:
             continue
@@ -290,7 +294,7 @@ def _measured_steps(verdicts, key):
     """Measured step-emulation rows grouped by key(row), in order of appearance."""
     groups = OrderedDict()
     for v in verdicts:
-        if v.row.text("bench") == "step" and v.row.status == "OK" and v.row.number("time_us") is not None:
+        if judging.by_prediction(v.row) and v.row.status == "OK" and v.row.number("time_us") is not None:
             groups.setdefault(key(v.row), []).append(v)
     return groups
 

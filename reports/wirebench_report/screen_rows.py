@@ -19,7 +19,7 @@ class ReplayMismatch(Exception):
 def screen_members(verdicts):
     """The rows an adaptive screen decides by: wb-net's listed rounds, each direction of each pair."""
     return [v for v in verdicts
-            if v.row.text("bench") == "net" and row_items(v.row).get("pairs") == "listed" and v.metric == "algbw_GBps"
+            if row_items(v.row).get("pairs") == "listed" and v.metric == "algbw_GBps"
             and v.value is not None and v.row.status == "OK" and not v.row.number("errors")
             and v.row.text("src") != "all"]
 

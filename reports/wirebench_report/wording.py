@@ -4,7 +4,8 @@ and findings lists; the cells of the tables. document.py orders them, the printe
 only format them."""
 from collections import OrderedDict
 
-from .endpoints import nic_of, spoken_rail
+from . import judging
+from .endpoints import nic_of, parse, spoken_rail
 from .extra import row_items
 from .verdicts import EXPOSED_FINDING_PCT, counts, floor_outcomes, grouped, items
 
@@ -38,7 +39,7 @@ def what(v):
         return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
     if bench == "topology":
         return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {f['case']}"
-    if bench == "step":
+    if judging.by_prediction(v.row):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
     if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
         kind, _, case = f["case"].partition(":")
@@ -63,7 +64,7 @@ def measured(v):
     if v.value is None:
         return ""
     if v.metric == "time_us":
-        return f"{v.value / 1e3:.4g} ms" if v.row.text("bench") == "step" else f"{v.value:.4g} us"
+        return f"{v.value / 1e3:.4g} ms" if judging.by_prediction(v.row) else f"{v.value:.4g} us"
     text = f"{v.value:.4g} GB/s"
     return text + (f" ({100 * v.fraction:.1f}% of the ceiling)" if v.fraction is not None else "")
 
@@ -82,7 +83,8 @@ def percent(text):
 
 
 def look_closer(v):
-    """A command or a place to look, per bench: how to see the fault more closely."""
+    """A command or a place to look: how to see the fault more closely (the row's own rerun, and where to
+    look by what it measured)."""
     f = v.row.fields
     bench = f["bench"]
     rerun = f.get("rerun", "")  # as the binary wrote it (legacy.py's for an older run)
@@ -91,11 +93,6 @@ def look_closer(v):
         if not rerun:
             return f"read {log}" if log else ""
         return f"rerun it as it ran: {rerun}" + (f"; its log: {log}" if log else "")
-    if bench == "net":
-        if f["src"] == "all":  # an aggregate: its whole pattern again
-            return f"rerun: {rerun}; check the links (ethtool, ibstat, ip -s link) and the switches (ibdiagnet)"
-        return (f"rerun the pair alone: {rerun} with its ranks on {f['src'].rpartition('/')[0] or f['src']} "
-                f"and {f['dst'].rpartition('/')[0] or f['dst']}; check the link (ethtool, ibstat, ip -s link)")
     if bench == "fabric":
         kind = f["case"].partition(":")[0]
         if kind == "node":
@@ -119,18 +116,34 @@ def look_closer(v):
             return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "
                     "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
         return "check the switches (ibdiagnet) and the ceiling the report used for these links"
-    if bench == "coll":
-        return f"rerun: {rerun}; compare with nccl-tests' or OSU's figure on the same ranks"
-    if bench == "host":
-        return f"rerun: {rerun}; check numactl --hardware and the memory's speed (dmidecode -t memory)"
-    if bench == "p2p":
-        return f"rerun: {rerun}; check nvidia-smi topo -m, nvidia-smi nvlink -s and lspci -vv (LnkSta)"
     if bench == "topology":
         return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
-    if bench == "step":
+    if judging.by_prediction(v.row):
         trace = row_items(v.row).get("trace")
         return f"open {trace} in Perfetto (ui.perfetto.dev) or chrome://tracing" if trace else "open the step's trace"
-    return ""
+    src, dst = parse(f["src"]), parse(f["dst"])
+    if src and dst and src.kind == dst.kind == "rank":
+        again = (f"rerun the pair alone: {rerun} with its ranks on {src.node} and {dst.node}" if rerun
+                 else f"rerun the pair alone, its ranks on {src.node} and {dst.node}")
+    else:
+        again = f"rerun: {rerun}" if rerun else ""
+    return "; ".join(part for part in (again, _advice(v, src, dst)) if part)
+
+
+def _advice(v, src, dst):
+    """Where to look, by what the row measured: a collective against the peers' figure, a GPU's
+    links, a NUMA node's memory, or the network between ranks."""
+    declared = judging.bandwidth(v.row)
+    if declared and declared.metric == "busbw_GBps":
+        return "compare with nccl-tests' or OSU's figure on the same ranks"
+    kinds = {e.kind for e in (src, dst) if e}
+    if "gpu" in kinds:
+        return "check nvidia-smi topo -m, nvidia-smi nvlink -s and lspci -vv (LnkSta)"
+    if "numa" in kinds:
+        return "check numactl --hardware and the memory's speed (dmidecode -t memory)"
+    if v.row.text("src") == "all":
+        return "check the links (ethtool, ibstat, ip -s link) and the switches (ibdiagnet)"
+    return "check the link (ethtool, ibstat, ip -s link)"
 
 
 def headline(v):
@@ -180,7 +193,7 @@ def findings(verdicts):
     out = []
     groups = OrderedDict()
     for v in verdicts:
-        if v.row.text("bench") == "step" and v.value is not None and v.verdict != "ERROR":
+        if judging.by_prediction(v.row) and v.value is not None and v.verdict != "ERROR":
             groups.setdefault((v.row.text("case"), v.row.text("src")), []).append(v)
     for (strategy, model), members in groups.items():
         flagged = [v for v in members if v.finding]
@@ -212,7 +225,7 @@ def link_class_tables(verdicts):
         if v.verdict == "SKIP":
             continue
         f = v.row.fields
-        key = "step emulation" if f["bench"] == "step" else "topology" if f["bench"] == "topology" else \
+        key = "step emulation" if judging.by_prediction(v.row) else "topology" if f["bench"] == "topology" else \
             (f["link_class"] or "unclassified") + " links"
         tables.setdefault(key, []).append(v)
     return tables
