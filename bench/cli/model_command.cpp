@@ -10,7 +10,7 @@
 #include <set>
 #include <tuple>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "harness/errors.h"
 #include "harness/option_parser.h"
 #include "harness/results_csv_reader.h"

@@ -13,7 +13,7 @@
 
 #include "comm/communicator.h"
 #include "coll/coll_buffers.h"
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "harness/timed_batch.h"
 
 namespace wb {

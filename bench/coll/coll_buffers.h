@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 
 namespace wb {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "harness/command_line.h"
-#include "harness/multi_rank_benchmarks.h"
+#include "runner/multi_rank_benchmarks.h"
 
 namespace wb {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "harness/extra_items.h"
 
 namespace wb {

@@ -13,7 +13,7 @@
 
 #include "harness/extra_items.h"
 #include "harness/judging.h"
-#include "harness/benchmark_main.h"
+#include "runner/benchmark_main.h"
 #include "coll/coll_batch.h"
 #include "coll/coll_options.h"
 #include "coll/sweep_report.h"
@@ -24,7 +24,7 @@
 #include "harness/checked_mpi.h"
 #include "harness/errors.h"
 #include "harness/link_class.h"
-#include "harness/mpi_program.h"
+#include "runner/mpi_program.h"
 #include "harness/results_csv_writer.h"
 #include "harness/run_metadata.h"
 #include "harness/size_spec.h"

@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 
 namespace wb {
 

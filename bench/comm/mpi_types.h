@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "coll/dtype.h"
+#include "comm/dtype.h"
 
 namespace wb {
 

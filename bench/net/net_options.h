@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/command_line.h"
-#include "harness/multi_rank_benchmarks.h"
+#include "runner/multi_rank_benchmarks.h"
 #include "net/p2p_batches.h"
 #include "net/pair_plan.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/multi_rank_benchmarks.h"
+#include "runner/multi_rank_benchmarks.h"
 #include "p2p/copy_patterns.h"
 
 namespace wb {

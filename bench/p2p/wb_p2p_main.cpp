@@ -12,7 +12,7 @@
 #include "harness/errors.h"
 #include "harness/version.h"
 #include "harness/matrix_table.h"
-#include "harness/mpi_program.h"
+#include "runner/mpi_program.h"
 #include "harness/results_csv_reader.h"
 #include "harness/size_spec.h"
 #include "harness/option_parser.h"

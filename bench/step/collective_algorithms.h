@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 
 namespace wb::step {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "harness/errors.h"
 
 namespace wb::step {

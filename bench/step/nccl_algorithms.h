@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "step/collective_algorithms.h"
 
 namespace wb::step {

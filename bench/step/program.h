@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 
 namespace wb::step {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "harness/command_line.h"
-#include "harness/multi_rank_benchmarks.h"
+#include "runner/multi_rank_benchmarks.h"
 #include "step/strategy.h"
 #include "step/what_if.h"
 

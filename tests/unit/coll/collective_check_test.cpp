@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "coll/collective.h"
+#include "comm/collective.h"
 #include "collective_check.h"
 
 namespace wb {

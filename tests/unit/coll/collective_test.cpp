@@ -1,11 +1,11 @@
-#include "coll/collective.h"
+#include "comm/collective.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "coll/dtype.h"
+#include "comm/dtype.h"
 #include "harness/errors.h"
 
 namespace wb {

@@ -1,4 +1,4 @@
-#include "harness/multi_rank_benchmarks.h"
+#include "runner/multi_rank_benchmarks.h"
 
 #include <benchmark/benchmark.h>
 

@@ -10,7 +10,7 @@
 
 #include "harness/command_line.h"
 #include "harness/errors.h"
-#include "harness/mpi_program.h"
+#include "runner/mpi_program.h"
 #include "harness/version.h"
 
 namespace wb {

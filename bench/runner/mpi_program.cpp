@@ -1,4 +1,4 @@
-#include "harness/mpi_program.h"
+#include "runner/mpi_program.h"
 
 #include <mpi.h>
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "coll/dtype.h"
+#include "comm/dtype.h"
 #include "collective_check.h"
 
 namespace wb {

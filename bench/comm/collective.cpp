@@ -1,4 +1,4 @@
-#include "coll/collective.h"
+#include "comm/collective.h"
 
 #include <algorithm>
 #include <cctype>

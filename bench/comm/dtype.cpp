@@ -1,4 +1,4 @@
-#include "coll/dtype.h"
+#include "comm/dtype.h"
 
 #include <bit>
 #include <cmath>
