@@ -65,10 +65,11 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
             if noisy:
                 note += "; its own fastest samples reach that median: a noisy measurement, or a link that is slow at times"
             if ORDER[level] > ORDER[m.verdict]:
-                m.verdict, m.reason = level, note + "; " + m.reason
+                m.verdict = level
+                m.note_before(note)
                 m.hold_against(expected)
             else:
-                m.reason += "; " + note
+                m.note_after(note)
 
 
 def _reaches(v, median):
@@ -121,6 +122,7 @@ def compare_communicators(verdicts, context=None, minimum=3):
             note = (f"communicator {label}: {t:.4g} us per call, {100 * (t / median - 1):.0f}% above the median "
                     f"{median:.4g} us of {len(times)} communicators")
             if v.verdict == "PASS":
-                v.verdict, v.reason = "WARN", note + "; " + v.reason
+                v.verdict = "WARN"
+                v.note_before(note)
             else:
-                v.reason += "; " + note
+                v.note_after(note)

@@ -218,8 +218,8 @@ def _not_reproduced(pair, rows):
     for m in rows:
         if m.verdict == "FAIL":
             m.verdict = "WARN"
-        m.reason = (f"slow once, not reproduced: the adaptive screen measured {pair.replace('-', ' and ')} again, "
-                    "each with healthy nodes and the pair itself, and found them fast; " + m.reason)
+        m.note_before(f"slow once, not reproduced: the adaptive screen measured {pair.replace('-', ' and ')} again, "
+                      "each with healthy nodes and the pair itself, and found them fast")
 
 
 def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
@@ -240,7 +240,7 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
     culprit.culprit = f"{kind}:{name}"
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"
-        m.reason = f"explained by the culprit {kind} {name}; " + m.reason
+        m.note_before(f"explained by the culprit {kind} {name}")
     return culprit
 
 
@@ -263,4 +263,4 @@ def _explain_aggregates(verdicts, found):
         if culprit is not None:
             kind, _, name = culprit.culprit.partition(":")
             v.verdict, v.explained_by = "DATA", f"{kind} {name}"
-            v.reason = f"explained by the culprit {kind} {name} (its slowest pair, {slowest}); " + v.reason
+            v.note_before(f"explained by the culprit {kind} {name} (its slowest pair, {slowest})")

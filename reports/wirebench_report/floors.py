@@ -41,10 +41,11 @@ def apply_profile(verdicts, profile, largest):
                 v.verdict, v.reason, v.metric, v.value = level, note, floor.metric, value
                 v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})")
             elif ORDER[level] > ORDER[v.verdict]:
-                v.verdict, v.reason = level, note + "; " + v.reason
+                v.verdict = level
+                v.note_before(note)
                 v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})")
             else:
-                v.reason += "; " + note
+                v.note_after(note)
 
 
 def floor_outcomes(profile):

@@ -1,6 +1,6 @@
 """A verdict and what is counted of verdicts: the Verdict record (its typed notes beside the prose),
 the order of verdicts, the run's exit code, SKIPs and NOT JUDGED grouped by reason."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import judging
 from .schema import ExitCode
@@ -15,7 +15,7 @@ NO_CEILING = "no ceiling"  # Verdict.not_judged_why of an item nothing has judge
 class Verdict:
     row: object
     verdict: str
-    reason: str
+    said: str                # the first judgement's sentence; `reason` is it with the later passes' notes
     metric: str = ""         # busbw_GBps, algbw_GBps, time_us
     value: float = None
     ceiling_GBps: float = None
@@ -30,6 +30,32 @@ class Verdict:
     # Typed notes the later passes read, so that none reads the prose back:
     not_judged_why: str = ""  # NO_CEILING where nothing judged it yet (the reason is written at the end)
     latency_limit_us: float = None  # the typical-latency bound a latency is held against, while it is
+
+    # The later passes' notes, each (text, separator): said before the first sentence (the latest
+    # outermost) or after it. They are only ever added; the prose is put together when read.
+    notes_before: list = field(default_factory=list)
+    notes_after: list = field(default_factory=list)
+
+    @property
+    def reason(self):
+        """Why, in words: the notes before, the first sentence, the notes after."""
+        text = self.said
+        for note, separator in self.notes_before:
+            text = note + separator + text
+        for note, separator in self.notes_after:
+            text = text + separator + note
+        return text
+
+    @reason.setter
+    def reason(self, sentence):
+        """A pass that judges the item anew says why from the start: earlier notes no longer apply."""
+        self.said, self.notes_before, self.notes_after = sentence, [], []
+
+    def note_before(self, note, separator="; "):
+        self.notes_before.append((note, separator))
+
+    def note_after(self, note, separator="; "):
+        self.notes_after.append((note, separator))
 
     def hold_against(self, expected):
         """The figure is now held against `expected` (prose for the reader); a typical-latency bound

@@ -113,7 +113,7 @@ def _note_degraded(verdicts, context):
     for v in verdicts:
         degraded = context.ceilings.degradation_for_row(v.row) if v.row.status == "OK" else []
         if degraded and v.item:
-            v.reason += "; its link is degraded: " + "; ".join(degraded)
+            v.note_after("its link is degraded: " + "; ".join(degraded))
 
 
 def _note_confidences(verdicts, context):
@@ -161,16 +161,16 @@ def apply_remeasure(verdicts, again):
             continue  # its step was not measured again: nothing says it is gone
         if second is None and v.culprit:
             v.verdict = "WARN"
-            v.reason = (f"intermittent: {_figure(v)} (FAIL) the first time, and when measured again no pair points at this "
-                        "culprit any more; look for what disturbed the first measurement; the first: " + v.reason)
+            v.note_before(f"intermittent: {_figure(v)} (FAIL) the first time, and when measured again no pair points at "
+                          "this culprit any more; look for what disturbed the first measurement; the first:", " ")
         elif second is None:
-            v.reason = "not measured again (no second figure); " + v.reason
+            v.note_before("not measured again (no second figure)")
         elif second.verdict == "FAIL":
-            v.reason = f"reproduced: measured again, {_figure(second)} (FAIL); " + v.reason
+            v.note_before(f"reproduced: measured again, {_figure(second)} (FAIL)")
         else:
             v.verdict = "WARN"
-            v.reason = (f"intermittent: {_figure(v)} (FAIL) the first time, {_figure(second)} ({second.verdict}) when "
-                        f"measured again; look for what disturbed the first measurement; the first: " + v.reason)
+            v.note_before(f"intermittent: {_figure(v)} (FAIL) the first time, {_figure(second)} ({second.verdict}) when "
+                          "measured again; look for what disturbed the first measurement; the first:", " ")
 
 
 def _nothing_to_judge_by(v, profile, verdicts):
@@ -188,7 +188,7 @@ def _note_confidence(v):
     row = v.row
     samples = row.samples
     if samples is not None and samples < MIN_SAMPLES:
-        v.reason += f"; rests on {samples} sample{'s' if samples != 1 else ''} ({MIN_SAMPLES} wanted): not enough to be sure"
+        v.note_after(f"rests on {samples} sample{'s' if samples != 1 else ''} ({MIN_SAMPLES} wanted): not enough to be sure")
     median, p05, p95 = row.number("time_us"), row.number("time_us_p05"), row.number("time_us_p95")
     if not (median and p05 and p95) or v.value is None:
         return
@@ -201,7 +201,7 @@ def _note_confidence(v):
         low, high = p05, p95
     if threshold is not None and low < threshold <= high:
         spread = row.text("spread_pct")
-        v.reason += (f"; its samples range over {low:.4g}-{high:.4g} {unit}"
+        v.note_after(f"its samples range over {low:.4g}-{high:.4g} {unit}"
                      f"{' (spread ' + format(float(spread), '.3g') + '%)' if spread else ''}, across the threshold "
                      f"{threshold:.4g} {unit}: the verdict is not certain")
 
