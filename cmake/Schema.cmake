@@ -1,5 +1,5 @@
 # The contracts in schema/ generated into C++ headers (build/generated/schema/*.h), so the binaries
-# hold the same lists the Python side reads at run time (reports/wirebench_report/schema.py). Editing
+# hold the same lists the Python side reads at run time (python/wirebench/report/schema.py). Editing
 # a schema file reconfigures. The CSVs' first column (and the second where named) never hold commas.
 
 # The data rows of a schema CSV (no comments, no header line) into OUT, a list of lines.

@@ -1,9 +1,9 @@
 # The data every binary finds beside its own bin/ folder (harness/install_layout.h), in two trees:
-#   build tree: BUILD/share/wirebench/{suites,schema,reports,ci} are links into the source tree, made at
+#   build tree: BUILD/share/wirebench/{suites,schema,python,ci} are links into the source tree, made at
 #               configure time, so an edit to a suite or the reporter needs no rebuild;
 #   install:    PREFIX/share/wirebench holds copies, so PREFIX can be moved or copied to a node.
 # And the Debian package of the install (cpack -G DEB; ci/package builds it).
-set(WB_DATA_DIRS suites schema reports ci)
+set(WB_DATA_DIRS suites schema python ci)
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/share/wirebench)
 foreach(dir IN LISTS WB_DATA_DIRS)
   file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${dir} ${CMAKE_BINARY_DIR}/share/wirebench/${dir} SYMBOLIC)
@@ -14,10 +14,11 @@ set(WB_INSTALL_DATA ${CMAKE_INSTALL_DATADIR}/wirebench)
 set(WB_PY_EXCLUDE PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
 install(DIRECTORY suites/ DESTINATION ${WB_INSTALL_DATA}/suites)
 install(DIRECTORY schema/ DESTINATION ${WB_INSTALL_DATA}/schema)
-install(DIRECTORY reports/ DESTINATION ${WB_INSTALL_DATA}/reports ${WB_PY_EXCLUDE})
-# From ci/: what runs on a cluster (the runner, the virtual cluster, the CI templates), not the
-# scripts that build and test this repository.
-install(DIRECTORY ci/wirebench_run ci/wirebench_slurm ci/templates DESTINATION ${WB_INSTALL_DATA}/ci ${WB_PY_EXCLUDE})
+# The Python package (reporter, runner, Slurm's side) and its tools.
+install(DIRECTORY python/ DESTINATION ${WB_INSTALL_DATA}/python ${WB_PY_EXCLUDE})
+# From ci/: what runs on a cluster (the virtual cluster, the CI templates), not the scripts that
+# build and test this repository.
+install(DIRECTORY ci/templates DESTINATION ${WB_INSTALL_DATA}/ci)
 install(DIRECTORY ci/vcluster.d DESTINATION ${WB_INSTALL_DATA}/ci USE_SOURCE_PERMISSIONS)
 install(PROGRAMS ci/vcluster DESTINATION ${WB_INSTALL_DATA}/ci)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -18,7 +18,7 @@
 namespace wb {
 namespace {
 
-std::string plot_script() { return data_dir() + "/reports/plots/topology_png.py"; }
+std::string plot_script() { return data_dir() + "/python/tools/topology_png.py"; }
 
 // Single-quoted for the shell (' becomes '\''), so any file name passes through unchanged.
 std::string shell_quoted(const std::string& text) {

@@ -31,11 +31,12 @@ constexpr const char* kUsage =
     "options:\n"
     "  --version  the version and the git revision this was built from\n";
 
-// The reporter is Python (reports/wirebench_report); this front door hands over to it.
+// The reporter, the runner and Slurm's side are Python (the package python/wirebench); this front
+// door hands over to them.
 int run_python_reporter(const char* module, int argc, char** argv) {
   const std::string data = wb::data_dir();
   const char* old_path = std::getenv("PYTHONPATH");
-  std::string path = data + "/reports:" + data + "/ci";
+  std::string path = data + "/python";
   if (old_path != nullptr && *old_path != '\0') path.append(":").append(old_path);
   setenv("PYTHONPATH", path.c_str(), 1);
   // The runner starts the binaries that sit beside this one.
@@ -59,11 +60,11 @@ int main(int argc, char** argv) {
   // The subcommand sees its own options as if it were the program.
   wb::CommandLine args(argc - 1, argv + 1);
   try {
-    if (command == "report") return run_python_reporter("wirebench_report", argc, argv);
-    if (command == "compare") return run_python_reporter("wirebench_report.compare", argc, argv);
-    if (command == "run") return run_python_reporter("wirebench_run", argc, argv);
-    if (command == "check") return run_python_reporter("wirebench_slurm.check", argc, argv);
-    if (command == "slurm") return run_python_reporter("wirebench_slurm", argc, argv);
+    if (command == "report") return run_python_reporter("wirebench.report", argc, argv);
+    if (command == "compare") return run_python_reporter("wirebench.report.compare", argc, argv);
+    if (command == "run") return run_python_reporter("wirebench.run", argc, argv);
+    if (command == "check") return run_python_reporter("wirebench.slurm.check", argc, argv);
+    if (command == "slurm") return run_python_reporter("wirebench.slurm", argc, argv);
     if (command == "topo") {
       if (args.asks_for_help()) {
         std::fputs(wb::topo_help().c_str(), stdout);

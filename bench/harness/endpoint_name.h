@@ -1,5 +1,5 @@
 // A row's src and dst as every binary writes them: NODE/KINDINDEX (schema/endpoints.csv), the one
-// builder of that grammar in C++; the reporter parses it in reports/wirebench_report/endpoints.py.
+// builder of that grammar in C++; the reporter parses it in python/wirebench/report/endpoints.py.
 #pragma once
 
 #include <cstddef>

@@ -10,7 +10,7 @@
 //   alltoall    every rank streaming to every other at once (net/all_to_all_batch.h): one round
 //               holding every pair, not disjoint
 //   A-B,C-D     the pairs listed, disjoint, as one round at once (a schedule chosen outside, round
-//               by round: the runner's adaptive screen, wirebench_report/adaptive_screen.py)
+//               by round: the runner's adaptive screen, python/wirebench/report/adaptive_screen.py)
 #pragma once
 
 #include <cstdint>

@@ -45,7 +45,7 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-// The adaptive screen (reports/wirebench_report/adaptive_screen.py) on one switch: a screen round of
+// The adaptive screen (python/wirebench/report/adaptive_screen.py) on one switch: a screen round of
 // n/2 pairs, every node at once; where a pair is slow, an isolate round (its nodes with healthy ones)
 // and a confirm round (once more). A slow path or a transient takes more (tests/screening holds the
 // schedule to these counts).

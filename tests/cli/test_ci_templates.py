@@ -282,8 +282,8 @@ def test_a_step_on_every_node_runs_one_rank_per_node_or_says_why_it_cannot(tmp_p
 
 def test_merging_keeps_a_cut_row_behind(tmp_path):
     import sys
-    sys.path[:0] = [str(ROOT / "ci"), str(ROOT / "reports")]
-    from wirebench_run.run_files import merge_node_results
+    sys.path[:0] = [str(ROOT / "python")]
+    from wirebench.run.run_files import merge_node_results
     header = "bench,case\n"
     for node, text in [("a", header + "p2p,x\np2p,y\n"), ("b", header + "host,z\nhost,cu")]:  # b was killed
         (tmp_path / "nodes" / node).mkdir(parents=True)

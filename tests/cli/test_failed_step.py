@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "reports"))
-sys.path.insert(0, str(ROOT / "ci"))
+sys.path.insert(0, str(ROOT / "python"))
 
-from wirebench_run.run_files import failure_words  # noqa: E402
+from wirebench.run.run_files import failure_words  # noqa: E402
 
 # MPICH refuses, inside MPI_Init, an algorithm it does not know: a real fatal line from the library.
 SUITE = """name: broken

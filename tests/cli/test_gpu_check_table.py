@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "tools"))
 import gpu_check_table  # noqa: E402
 
 COLUMNS = ["bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "bytes", "ranks",

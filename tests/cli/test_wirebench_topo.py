@@ -130,7 +130,7 @@ def test_png_is_drawn(tmp_path):
 
 def test_plot_draws_every_device_and_the_near_links(tmp_path):
     """The plotting code itself: the right series are on the axes."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports/plots"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python/tools"))
     import matplotlib.pyplot as plt
     import topology_png
 

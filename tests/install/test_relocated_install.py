@@ -49,7 +49,7 @@ def test_layout_and_no_tree_paths_in_binaries(moved_prefix):
             assert tree not in text, f"{name} carries the path {tree}"
     data = moved_prefix / "share" / "wirebench"
     for part in ("suites/default.yaml", "suites/ceilings.csv", "suites/models/tiny.json", "suites/profiles",
-                 "reports/wirebench_report/__main__.py", "ci/wirebench_run/__main__.py", "ci/vcluster",
+                 "python/wirebench/report/__main__.py", "python/wirebench/run/__main__.py", "ci/vcluster",
                  "ci/templates/slurm-acceptance.sbatch"):
         assert (data / part).exists(), part
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import FAST, bin_dir, mpiexec, read_results, run_mpi
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reports"))
-from wirebench_report.judging import parse  # noqa: E402
-from wirebench_report.legacy import fill  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from wirebench.report.judging import parse  # noqa: E402
+from wirebench.report.legacy import fill  # noqa: E402
 
 IDENTITY = ("bench", "case", "backend", "src", "dst", "direction", "op", "dtype", "bytes")
 

@@ -5,11 +5,11 @@ import json
 import random
 import re
 
-from wirebench_report.__main__ import main
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.plots import node_heatmaps
-from wirebench_report.results import read_results
-from wirebench_report.verdicts import apply_remeasure, counts, exit_code, judge
+from wirebench.report.__main__ import main
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.plots import node_heatmaps
+from wirebench.report.results import read_results
+from wirebench.report.verdicts import apply_remeasure, counts, exit_code, judge
 
 from test_items import HEADER
 
@@ -163,7 +163,7 @@ def test_the_report_names_the_culprit_once_and_marks_it_on_the_heatmap(tmp_path,
     axes = figure.axes[0]
     assert "culprit:node5" in [p.get_gid() for p in axes.patches]
     assert "culprit: node5" in axes.get_title() and "culprit" in caption
-    from wirebench_report.plots import bandwidth_figures
+    from wirebench.report.plots import bandwidth_figures
     [(_, _, sweeps)] = bandwidth_figures(verdicts)
     assert len([p for p in sweeps.axes[0].patches if p.get_gid() == "bars"]) == 56  # the rows; the culprit is none
     cells = [t.get_text() for t in axes.texts]

@@ -26,8 +26,8 @@ def report(tmp_path, name):
     copy's path written as RUN_DIR."""
     run_dir = tmp_path / name
     shutil.copytree(RUNS / name, run_dir, ignore=shutil.ignore_patterns("golden"))
-    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'reports'}:{ROOT / 'ci'}", MPLBACKEND="Agg")
-    done = subprocess.run([sys.executable, "-m", "wirebench_report", str(run_dir)], capture_output=True, text=True,
+    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'python'}", MPLBACKEND="Agg")
+    done = subprocess.run([sys.executable, "-m", "wirebench.report", str(run_dir)], capture_output=True, text=True,
                           env=env, timeout=300, cwd=tmp_path)
     texts = {"console.txt": f"exit code {done.returncode}\n{done.stdout}"}
     texts.update({out: (run_dir / out).read_text() for out in OUTPUTS})

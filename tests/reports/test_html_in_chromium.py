@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wirebench_report.__main__ import main
+from wirebench.report.__main__ import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "reports" / "basic"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

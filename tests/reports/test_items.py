@@ -4,12 +4,12 @@ import csv
 import io
 import json
 
-from wirebench_report.__main__ import main
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.extra import kind_of, kinds, parse
-from wirebench_report.wording import skip_lines
-from wirebench_report.results import InputError, read_results
-from wirebench_report.verdicts import judge
+from wirebench.report.__main__ import main
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.extra import kind_of, kinds, parse
+from wirebench.report.wording import skip_lines
+from wirebench.report.results import InputError, read_results
+from wirebench.report.verdicts import judge
 
 import pytest
 
@@ -119,7 +119,7 @@ def small_stream(pair):
 
 
 def step_timeout_row():
-    """The runner's ERROR row of a step it stopped at its timeout (ci/wirebench_run/run_files.py)."""
+    """The runner's ERROR row of a step it stopped at its timeout (python/wirebench/run/run_files.py)."""
     fields = dict.fromkeys(HEADER.strip().split(","), "")
     fields.update({"bench": "net", "case": "point-to-point, every node pair", "backend": "run",
                    "src": "node0,node1,node2", "bytes": "0", "ranks": "3", "nodes": "3", "iters": "0",

@@ -4,13 +4,13 @@ import csv
 import io
 import json
 
-from wirebench_report.__main__ import main
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.judging import Judgement, parse
-from wirebench_report.legacy import fill
-from wirebench_report.results import InputError, read_results
-from wirebench_report.schema import RESULT_COLUMNS, ExitCode
-from wirebench_report.verdicts import judge
+from wirebench.report.__main__ import main
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.judging import Judgement, parse
+from wirebench.report.legacy import fill
+from wirebench.report.results import InputError, read_results
+from wirebench.report.schema import RESULT_COLUMNS, ExitCode
+from wirebench.report.verdicts import judge
 
 import pytest
 
@@ -88,7 +88,7 @@ def test_a_judgement_outside_the_grammar_names_file_and_line_and_keeps_the_rest(
 
 
 def test_the_rerun_a_row_carries_is_what_look_closer_prints(tmp_path):
-    from wirebench_report.wording import look_closer
+    from wirebench.report.wording import look_closer
     run = run_dir(tmp_path / "run", [row("algbw_GBps@largest:ceiling")])
     (v,) = verdicts(run)
     assert look_closer(v).startswith("rerun the pair alone: mpiexec -n 2 wb-net --tests bw --sizes 1048576 "

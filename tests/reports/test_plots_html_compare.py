@@ -7,12 +7,12 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from wirebench_report import compare as compare_module
-from wirebench_report.__main__ import main
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.plots import bandwidth_figures, gpu_heatmaps, latency_figures, node_heatmaps
-from wirebench_report.results import read_results
-from wirebench_report.verdicts import judge
+from wirebench.report import compare as compare_module
+from wirebench.report.__main__ import main
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.plots import bandwidth_figures, gpu_heatmaps, latency_figures, node_heatmaps
+from wirebench.report.results import read_results
+from wirebench.report.verdicts import judge
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "reports" / "basic"
 

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from wirebench_report.__main__ import main
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.document import document
-from wirebench_report.outputs import junit, markdown
-from wirebench_report.profiles import PROFILES, load_profile, parse_profile
-from wirebench_report.results import InputError, read_results
-from wirebench_report.verdicts import exit_code, floor_outcomes, judge
+from wirebench.report.__main__ import main
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.document import document
+from wirebench.report.outputs import junit, markdown
+from wirebench.report.profiles import PROFILES, load_profile, parse_profile
+from wirebench.report.results import InputError, read_results
+from wirebench.report.verdicts import exit_code, floor_outcomes, judge
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "reports"
 HEADER = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
@@ -166,7 +166,7 @@ def test_the_bandwidth_plot_draws_the_profile_floor(run):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from wirebench_report.plots import bandwidth_figures
+    from wirebench.report.plots import bandwidth_figures
     v, _ = judged(run, load_profile("h100-sxm-8gpu"))
     figures = {name: figure for name, _, figure in bandwidth_figures(list(v.values()))}
     gids = {line.get_gid() for line in figures["bandwidth-nvlink"].axes[0].get_lines()}

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from wirebench_report.__main__ import main
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.document import document
-from wirebench_report.outputs import junit, markdown
-from wirebench_report.wording import look_closer
-from wirebench_report.results import InputError, read_results
-from wirebench_report.verdicts import exit_code, judge
+from wirebench.report.__main__ import main
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.document import document
+from wirebench.report.outputs import junit, markdown
+from wirebench.report.wording import look_closer
+from wirebench.report.results import InputError, read_results
+from wirebench.report.verdicts import exit_code, judge
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "reports"
 GOLDEN = DATA / "golden"
@@ -421,7 +421,7 @@ def test_step_rows_are_judged_by_their_prediction_and_show_the_wiring_s_cost(tmp
     assert "equivalent links" not in v[5].reason
     assert v[5].verdict == "PASS" and "80%" in v[5].finding  # 80% exposed: the 200 Mbit/s wiring's cost
     assert main(["wirebench report", str(run_dir)]) == 0
-    from wirebench_report.wording import findings
+    from wirebench.report.wording import findings
     # one line per model and strategy, its share on every wiring, the worst first
     assert findings(list(v.values())) == [
         "ddp of tiny waits on communication for 80% of its step on 200mbit, 20% on 1gbit, 11% on 4gbit (above 40% "
@@ -437,7 +437,7 @@ def test_step_rows_are_judged_by_their_prediction_and_show_the_wiring_s_cost(tmp
 
 
 def test_step_breakdown_plot_shows_measured_and_predicted_parts(tmp_path):
-    from wirebench_report.plots import step_breakdown_figures
+    from wirebench.report.plots import step_breakdown_figures
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
@@ -456,7 +456,7 @@ def test_step_breakdown_plot_shows_measured_and_predicted_parts(tmp_path):
 
 
 def test_step_wiring_plot_has_a_line_per_strategy_across_wirings(tmp_path):
-    from wirebench_report.plots import step_wiring_figures
+    from wirebench.report.plots import step_wiring_figures
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]

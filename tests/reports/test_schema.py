@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from wirebench_report.__main__ import main
-from wirebench_report.schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS, ExitCode, rows, version
+from wirebench.report.__main__ import main
+from wirebench.report.schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS, ExitCode, rows, version
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = (ROOT / "docs" / "results.md").read_text()
@@ -59,7 +59,7 @@ def test_a_topology_of_another_version_is_refused_naming_file_and_version(tmp_pa
 
 
 def test_an_endpoint_is_read_by_its_grammar_and_anything_else_is_none():
-    from wirebench_report.endpoints import KINDS, name, nic_of, node_of, parse, rank_of
+    from wirebench.report.endpoints import KINDS, name, nic_of, node_of, parse, rank_of
     assert KINDS == ("rank", "gpu", "numa", "rail")
     assert parse("node3/gpu5") == ("node3", "gpu", 5) and parse("node3/gpu5").local == "gpu5"
     assert parse("dgx-a100-017.cluster/numa1").node == "dgx-a100-017.cluster"
@@ -73,7 +73,7 @@ def test_an_endpoint_is_read_by_its_grammar_and_anything_else_is_none():
 
 
 def test_the_generated_cpp_endpoint_kinds_are_the_schemas():
-    from wirebench_report.endpoints import KINDS
+    from wirebench.report.endpoints import KINDS
     generated = ROOT / "build" / "ci" / "generated" / "schema" / "endpoint_kinds.h"
     if not generated.is_file():
         pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")
@@ -81,7 +81,7 @@ def test_the_generated_cpp_endpoint_kinds_are_the_schemas():
 
 
 def test_the_generated_cpp_judgement_words_are_the_schemas():
-    from wirebench_report.schema import JUDGED_AGAINST, JUDGED_AT
+    from wirebench.report.schema import JUDGED_AGAINST, JUDGED_AT
     generated = ROOT / "build" / "ci" / "generated" / "schema" / "judgements.h"
     if not generated.is_file():
         pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")

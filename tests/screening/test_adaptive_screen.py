@@ -1,5 +1,5 @@
-"""The adaptive screen (reports/wirebench_report/adaptive_screen.py) against simulated fleets
-(ci/wirebench_run/fleet_simulator.py): the bad nodes and routes of a thousand nodes in a few rounds,
+"""The adaptive screen (python/wirebench/report/adaptive_screen.py) against simulated fleets
+(python/wirebench/run/fleet_simulator.py): the bad nodes and routes of a thousand nodes in a few rounds,
 no false culprit in healthy fleets, every round a set of disjoint pairs (ctest label: unit)."""
 import random
 import sys
@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "reports"))
-sys.path.insert(0, str(ROOT / "ci"))
+sys.path.insert(0, str(ROOT / "python"))
 
-from wirebench_report.adaptive_screen import AdaptiveScreen  # noqa: E402
-from wirebench_run.fleet_simulator import Fault, Fleet, planted, score, screen, trial  # noqa: E402
+from wirebench.report.adaptive_screen import AdaptiveScreen  # noqa: E402
+from wirebench.run.fleet_simulator import Fault, Fleet, planted, score, screen, trial  # noqa: E402
 
 LEAF = 32  # nodes per leaf switch: a 64-port switch, half of it down to the nodes
 
@@ -124,7 +123,7 @@ def test_score_tells_a_false_culprit_from_a_wrong_kind():
 
         def findings(self):
             return self._findings
-    from wirebench_report.adaptive_screen import Finding
+    from wirebench.report.adaptive_screen import Finding
     outcome = score(fleet, Named(Finding("path", "node1-node4", True, []), Finding("node", "node6", False, [])))
     assert [f.name for f in outcome.wrong_kind] == ["node1-node4"]
     assert [f.name for f in outcome.false] == ["node6"]

@@ -1,4 +1,4 @@
-"""The adaptive screen on a rail-optimised fabric (reports/wirebench_report/adaptive_screen.py, rails):
+"""The adaptive screen on a rail-optimised fabric (python/wirebench/report/adaptive_screen.py, rails):
 every pair stays on its rail; a slow NIC is named as that NIC, not its node; a NIC cabled to another
 rail's switch is named as miswired, with the rail it is on; every NIC of a node slow is the node; a
 slow rail is the rail; a healthy fabric names nothing (ctest label: unit)."""
@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "reports"))
+sys.path.insert(0, str(ROOT / "python"))
 
-from wirebench_report.adaptive_screen import AdaptiveScreen  # noqa: E402
+from wirebench.report.adaptive_screen import AdaptiveScreen  # noqa: E402
 
 
 class RailFabric:
@@ -114,10 +114,9 @@ def test_rails_and_leaf_groups_are_one_or_the_other():
                                                                               "c": ("n2", 0)})
 
 
-# The simulator's rails (ci/wirebench_run/fleet_simulator.py): realistic noise, NIC spread and
+# The simulator's rails (python/wirebench/run/fleet_simulator.py): realistic noise, NIC spread and
 # transients, eight rails, faults at random places.
-sys.path.insert(0, str(ROOT / "ci"))
-from wirebench_run.fleet_simulator import Fleet, screen as simulate, trial  # noqa: E402
+from wirebench.run.fleet_simulator import Fleet, screen as simulate, trial  # noqa: E402
 
 
 def test_on_eight_rails_slow_nics_miswires_and_a_slow_rail_are_found_in_12_rounds():

@@ -9,18 +9,17 @@ import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "reports"))
-sys.path.insert(0, str(ROOT / "ci"))
+sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "tests" / "reports"))
 
 from test_items import HEADER  # noqa: E402
-from wirebench_report.adaptive_screen import AdaptiveScreen  # noqa: E402
-from wirebench_report.screen_rows import SEED  # noqa: E402
-from wirebench_report.ceilings import Ceilings  # noqa: E402
-from wirebench_report.results import InputError, read_results  # noqa: E402
-from wirebench_report.switches import load_switches, write_switches  # noqa: E402
-from wirebench_report.verdicts import judge  # noqa: E402
-from wirebench_run.fleet_simulator import Fault, Fleet  # noqa: E402
+from wirebench.report.adaptive_screen import AdaptiveScreen  # noqa: E402
+from wirebench.report.screen_rows import SEED  # noqa: E402
+from wirebench.report.ceilings import Ceilings  # noqa: E402
+from wirebench.report.results import InputError, read_results  # noqa: E402
+from wirebench.report.switches import load_switches, write_switches  # noqa: E402
+from wirebench.report.verdicts import judge  # noqa: E402
+from wirebench.run.fleet_simulator import Fault, Fleet  # noqa: E402
 
 CEILING = 0.025  # 200 Mbit/s
 SUITE = {"expectations": [{"link_class": "eth", "ceiling_GBps": CEILING, "reason": "200 Mbit/s shaping",
@@ -116,7 +115,7 @@ def test_a_slow_route_between_two_switches_is_named_by_its_switches(tmp_path):
     [culprit] = [v for v in verdicts if v.culprit]
     assert culprit.culprit == "route:leaf1-leaf3" and culprit.verdict == "FAIL"
     assert "the route between the two switches" in culprit.reason
-    from wirebench_report.wording import look_closer, what
+    from wirebench.report.wording import look_closer, what
     assert what(culprit).startswith("fabric culprit: the route leaf1-leaf3, from net stream_bw --pairs adaptive")
     assert "uplinks of switches leaf1 and leaf3" in look_closer(culprit)
     # Without the switches the runner planned with, the screen's rounds cannot be replayed.

@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "reports"))
-sys.path.insert(0, str(ROOT / "ci"))
+sys.path.insert(0, str(ROOT / "python"))
 
-from wirebench_run.switches import job_nodes, leaf_switches  # noqa: E402
+from wirebench.run.switches import job_nodes, leaf_switches  # noqa: E402
 
 TOPOLOGY = """SwitchName=leafa Level=0 LinkSpeed=1 Nodes=gpu[01-03]
 SwitchName=leafb Level=0 LinkSpeed=1 Nodes=gpu[04-05],login1

@@ -1,6 +1,6 @@
 import sys
 from pathlib import Path
 
-# wirebench_slurm and wirebench_run live in ci/, the reporter in reports/
+# the package wirebench (report, run, slurm) lives in python/
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "ci"), str(ROOT / "reports")]
+sys.path[:0] = [str(ROOT / "python")]

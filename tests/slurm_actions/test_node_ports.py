@@ -3,7 +3,7 @@ rate, and a tc rate limit on the interface (tbf, or htb's default class), from a
 a fake tc that prints what iproute2 6.1 prints."""
 import pytest
 
-from wirebench_slurm.node_ports import PortSpecError, judge_port, parse_port_spec, parse_rate, read_port
+from wirebench.slurm.node_ports import PortSpecError, judge_port, parse_port_spec, parse_rate, read_port
 
 
 def test_rates_as_users_and_tc_write_them():

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from wirebench_slurm.__main__ import main, plan_drain, plan_resume
-from wirebench_slurm.run_findings import RunDirError, read_run
-from wirebench_slurm.slurm_nodes import REASON_LIMIT, drain_command, parse_sinfo, reason_text, resume_command
+from wirebench.slurm.__main__ import main, plan_drain, plan_resume
+from wirebench.slurm.run_findings import RunDirError, read_run
+from wirebench.slurm.slurm_nodes import REASON_LIMIT, drain_command, parse_sinfo, reason_text, resume_command
 
 SINFO = """node0|vcluster*|idle|Unknown|none
 node1|vcluster*|idle|Unknown|none

@@ -18,7 +18,7 @@ import yaml
 from .extra import row_items
 from .input_files import InputError, read_utf8
 
-PROFILES = Path(__file__).resolve().parents[2] / "suites" / "profiles"
+PROFILES = Path(__file__).resolve().parents[3] / "suites" / "profiles"
 METRICS = ("algbw_GBps", "busbw_GBps")
 MATCHABLE = ("bench", "case", "backend", "link_class", "src", "dst", "direction", "op", "dtype", "ranks", "nodes")
 UNITS = {"": 1, "B": 1, "K": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GiB": 1 << 30,

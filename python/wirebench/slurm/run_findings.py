@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wirebench_report.endpoints import parse
-from wirebench_report.schema import version
+from wirebench.report.endpoints import parse
+from wirebench.report.schema import version
 
 SUMMARY_SCHEMAS = (version("summary"),)
 CHECK_SCHEMA = version("check")  # check.json, written by check.py

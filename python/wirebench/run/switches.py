@@ -1,6 +1,6 @@
 """The leaf switch of every node of a Slurm job, from Slurm's own topology (the topology/tree plugin's
 `scontrol show topology`: a leaf's line says `Level=0 ... Nodes=node[0-31]`), for the adaptive screen
-and the report (wirebench_report/switches.py keeps the file's version). Nothing when Slurm has no
+and the report (wirebench/report/switches.py keeps the file's version). Nothing when Slurm has no
 topology, or outside a job: the screen then treats the fabric as one switch."""
 import os
 import subprocess

@@ -4,7 +4,7 @@ from .adaptive_screen import AdaptiveScreen
 from .endpoints import nic_name, node_of, rails_of, rank_of
 from .extra import row_items
 
-# The runner (wirebench_run/screen_step.py) measures each round with `wb-net --pairs A-B,... --round
+# The runner (wirebench/run/screen_step.py) measures each round with `wb-net --pairs A-B,... --round
 # N`, one rank per node (or, with rails, one per NIC: a rank's place among its node's ranks is its
 # rail, as the matrix culprits read it), the ranks named rank0..rankN-1, seed 1; the reporter replays
 # the schedule from the rows with the same figures and names, so both reach the same findings. A run

@@ -1,10 +1,10 @@
 """A FAIL is measured once more before it stands: after the suite, the steps whose items FAILed on
 their figure (not on wrong data, not the topology's findings) run again at the failing sizes only,
-into RUN_DIR/remeasured; the report (wirebench_report.verdicts.apply_remeasure) then calls a FAIL
+into RUN_DIR/remeasured; the report (wirebench.report.verdicts.apply_remeasure) then calls a FAIL
 that does not reproduce an intermittent WARN, with both figures."""
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.results import InputError, read_results
-from wirebench_report.verdicts import judge, remeasurable
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.results import InputError, read_results
+from wirebench.report.verdicts import judge, remeasurable
 
 from .placement import too_few_nodes
 from .screen_step import is_adaptive

@@ -1,22 +1,22 @@
-"""A step of `wb-net --pairs adaptive`: the adaptive screen (wirebench_report/adaptive_screen.py),
+"""A step of `wb-net --pairs adaptive`: the adaptive screen (wirebench/report/adaptive_screen.py),
 round by round. Each round is one run of wb-net with the round's rank pairs listed (--pairs A-B,...
 --round N) into the run directory; the runner judges its rows as the report will (the same judge,
 the same figures) and asks the schedule for the next round, until every suspect is decided. The
 report replays the schedule from the rows and names the culprits.
 One rank per node (rank r is node r's), or with rails one per NIC, node by node (rank r is NIC r % R
 of node r // R); one test at one size, so that each pair has one figure."""
-from wirebench_report.adaptive_screen import MIN_NODES as ADAPTIVE_MIN_NODES, AdaptiveScreen
-from wirebench_report.endpoints import node_of, rank_of
-from wirebench_report.screen_rows import (SEED, ReplayMismatch, display_names, figures_for, pair_figures, planned_rails,
+from wirebench.report.adaptive_screen import MIN_NODES as ADAPTIVE_MIN_NODES, AdaptiveScreen
+from wirebench.report.endpoints import node_of, rank_of
+from wirebench.report.screen_rows import (SEED, ReplayMismatch, display_names, figures_for, pair_figures, planned_rails,
                                           rank_groups, rank_rails, screen_members)
-from wirebench_report.ceilings import Ceilings
-from wirebench_report.extra import row_items
-from wirebench_report.results import InputError, read_results
-from wirebench_report.switches import write_switches
-from wirebench_report.verdicts import judge
+from wirebench.report.ceilings import Ceilings
+from wirebench.report.extra import row_items
+from wirebench.report.results import InputError, read_results
+from wirebench.report.switches import write_switches
+from wirebench.report.verdicts import judge
 
 from .run_files import row_count
-from wirebench_report.schema import ExitCode
+from wirebench.report.schema import ExitCode
 
 
 def is_adaptive(step):

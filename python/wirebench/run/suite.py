@@ -4,8 +4,8 @@ import os
 from pathlib import Path
 
 import yaml
-from wirebench_report.profiles import load_profile
-from wirebench_report.input_files import InputError, read_utf8
+from wirebench.report.profiles import load_profile
+from wirebench.report.input_files import InputError, read_utf8
 
 from .paths import BIN, SUITES
 
@@ -62,7 +62,7 @@ def load_suite(name):
 
 
 def list_suites_and_profiles():
-    from wirebench_report.profiles import PROFILES
+    from wirebench.report.profiles import PROFILES
     print(f"suites ({SUITES}):")
     for path in sorted(SUITES.glob("*.yaml")):
         try:

@@ -1,5 +1,5 @@
 """A fleet on paper: N nodes under leaf switches, links of a given rate and noise, faults planted, and
-a schedule (wirebench_run.adaptive_screen) run against it. No MPI: the planner's tests, and the
+a schedule (wirebench.run.adaptive_screen) run against it. No MPI: the planner's tests, and the
 estimate of what a screen of N nodes costs, use it.
 
 A pair's figure is the fraction of its ceiling that a stream both ways between the two nodes reads
@@ -21,9 +21,9 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 
-from wirebench_report.adaptive_screen import AdaptiveScreen
-from wirebench_report.endpoints import nic_name, node_of, parse
-from wirebench_report.schema import ExitCode
+from wirebench.report.adaptive_screen import AdaptiveScreen
+from wirebench.report.endpoints import nic_name, node_of, parse
+from wirebench.report.schema import ExitCode
 
 HEALTHY = 0.94          # what a healthy pair reads of its ceiling (a 400 Gbit/s port's osu_bw, about)
 DIP_RANGE = (0.45, 0.85)
@@ -219,7 +219,7 @@ def summary_table(sizes, fleets, group_size, fault_sets, round_seconds=None, rai
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python3 -m wirebench_run.fleet_simulator",
+    parser = argparse.ArgumentParser(prog="python3 -m wirebench.run.fleet_simulator",
                                      description="The adaptive screen against simulated fleets with planted faults.")
     parser.add_argument("--nodes", default="64,256,1024", help="fleet sizes, comma-separated")
     parser.add_argument("--fleets", type=int, default=100, help="fleets per size and fault set (seeds 1..N)")

@@ -26,9 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-from wirebench_report.profiles import load_profile
-from wirebench_report.results import InputError
-from wirebench_report.schema import ExitCode
+from wirebench.report.profiles import load_profile
+from wirebench.report.results import InputError
+from wirebench.report.schema import ExitCode
 
 from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, step_nodes, step_ranks, too_few_nodes

@@ -33,7 +33,7 @@ def what(v):
     """The item in words: what was judged, on which link."""
     f = v.row.fields
     bench = f["bench"]
-    if f["backend"] == "run":  # the runner's row for a step that failed or did not run (ci/wirebench_run)
+    if f["backend"] == "run":  # the runner's row for a step that failed or did not run (python/wirebench/run)
         binary = row_items(v.row).get("binary") or f"wb-{bench}"
         where = f" on {f['src']}" if f["src"] else ""
         return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
