@@ -118,20 +118,27 @@ def read_results(path: Path) -> Results:
     return result
 
 
+def read_meta(meta_path: Path) -> dict:
+    """meta.json (schema/versions.csv's one Python reader of it), its version checked; {} where the
+    run has none. InputError for a file that is no JSON object or of another version."""
+    if not meta_path.exists():
+        return {}
+    try:
+        meta = json.loads(read_utf8(meta_path))
+        found = meta.get("schema_version")
+    except (ValueError, AttributeError):
+        raise InputError(f"{meta_path}:1: not a JSON object") from None
+    if found is not None and found != schema_version("meta"):
+        raise InputError(f"{meta_path}:1: schema_version {found!r}; this reporter reads meta.json version "
+                         f"{schema_version('meta')}")
+    return meta
+
+
 def results_schema(meta_path: Path, header) -> int:
     """The results schema of a run directory: meta.json's results_schema_version (where none says it:
     the newest whose columns the header has). InputError for one this reporter does not know: its
     columns or extra grammar would be misread."""
-    version = None
-    if meta_path.exists():
-        try:
-            meta = json.loads(read_utf8(meta_path))
-            found, version = meta.get("schema_version"), meta.get("results_schema_version")
-        except (ValueError, AttributeError):
-            raise InputError(f"{meta_path}:1: not a JSON object") from None
-        if found is not None and found != schema_version("meta"):
-            raise InputError(f"{meta_path}:1: schema_version {found!r}; this reporter reads meta.json version "
-                             f"{schema_version('meta')}")
+    version = read_meta(meta_path).get("results_schema_version")
     if version is None:
         return 3 if "judged" in header else 2 if "samples" in header else 1
     if version not in KNOWN_SCHEMAS:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wirebench.report.endpoints import parse
+from wirebench.report.input_files import InputError
+from wirebench.report.results import read_meta
 from wirebench.report.schema import version
 
 SUMMARY_SCHEMAS = (version("summary"),)
@@ -84,9 +86,9 @@ def read_run(run_dir):
         return found
     summary = load_summary(run_dir)
     try:
-        found.time = _utc(json.loads((run_dir / "meta.json").read_text()).get("created"))
-    except (OSError, ValueError):
-        pass  # a run without meta.json: no time, so it resumes nothing
+        found.time = _utc(read_meta(run_dir / "meta.json").get("created"))
+    except (OSError, InputError):
+        pass  # a run without a readable meta.json: no time, so it resumes nothing
     measured, failing = set(), set()  # a node in a failing pair is not found healthy, nor blamed
     for v in summary["verdicts"]:
         ends = [node_of(v[end]) for end in ("src", "dst") if v.get(end)] if v["bench"] != "fabric" else []
