@@ -1,5 +1,5 @@
-// wirebench: the front door. `topo`, `place` and `model` are C++; `run`, `report`, `compare`, `check`
-// and `slurm` hand over to the Python runner, reporter and Slurm actions installed beside the
+// wirebench: the front door. `topo`, `place` and `model` are C++; `run`, `report`, `compare`, `import`,
+// `check` and `slurm` hand over to the Python runner, reporter and Slurm actions installed beside the
 // binaries (harness/install_layout.h).
 #include <unistd.h>
 
@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "  model   the cost model's algorithms against measured ones: fitted on one, the others predicted\n"
     "  report  verdicts for a run directory: report.md/.html, junit.xml, summary.json (wirebench report RUN_DIR)\n"
     "  compare the same measurements of several runs side by side; drops flagged (wirebench compare A B)\n"
+    "  import  judge the outputs of nccl-tests and OSU like wirebench's own rows (wirebench import FILE...)\n"
     "  run     a suite from suites/: topology, benchmarks, report in one run directory (wirebench run [SUITE])\n"
     "  check   this node's quick health check for Slurm (HealthCheckProgram, prolog): ports, host, GPUs\n"
     "  slurm   drain the nodes a run blames, resume those healthy again (wirebench slurm drain|resume RUN_DIR)\n"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "report") return run_python_reporter("wirebench.report", argc, argv);
     if (command == "compare") return run_python_reporter("wirebench.report.compare", argc, argv);
+    if (command == "import") return run_python_reporter("wirebench.importer", argc, argv);
     if (command == "run") return run_python_reporter("wirebench.run", argc, argv);
     if (command == "check") return run_python_reporter("wirebench.slurm.check", argc, argv);
     if (command == "slurm") return run_python_reporter("wirebench.slurm", argc, argv);

@@ -26,5 +26,5 @@ def test_each_cpp_layer_includes_only_the_layers_below_it():
 
 def test_the_reporter_imports_nothing_of_the_runner():
     wrong = [f"{p.relative_to(ROOT)}" for p in sorted((ROOT / "python" / "wirebench" / "report").glob("*.py"))
-             if re.search(r"^\s*(from|import) (wirebench\.run|wirebench\.slurm|\.\.run|\.\.slurm)\b", p.read_text(), re.M)]
+             if re.search(r"^\s*(from|import) (wirebench\.run|wirebench\.slurm|wirebench\.importer|\.\.run|\.\.slurm|\.\.importer)\b", p.read_text(), re.M)]
     assert wrong == []

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import FAST, bin_dir, mpiexec, read_results, run_mpi
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
@@ -53,6 +54,8 @@ def test_wb_coll_declares_what_an_older_run_is_judged_by(tmp_path):
 
 
 def test_wb_host_declares_what_an_older_run_is_judged_by(tmp_path):
+    if not (bin_dir() / "wb-host").exists():
+        pytest.skip("this build tree has no wb-host (the Debian MPICH tree builds the MPI binaries only)")
     result = subprocess.run([str(bin_dir() / "wb-host"), "--tests", "numa_copy,latency", "--sizes", "1MiB",
                              "--latency-bytes", "1MiB", "--run-dir", str(tmp_path), *FAST],
                             capture_output=True, text=True, timeout=300)

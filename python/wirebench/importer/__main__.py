@@ -1,0 +1,81 @@
+"""wirebench import FILE... [--out DIR] [--link-class C --rate GBPS] [--op OP] [--hosts A,B] [--ranks N]:
+the outputs of nccl-tests and OSU as a run directory (results.csv, and suite.json holding --rate as
+the ceiling of --link-class), then its report, as `wirebench report DIR` writes it. The tool is told
+from each file's content. Exit codes as `wirebench report`'s; 3 for a file it cannot read, naming
+file and line."""
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from ..report.__main__ import report
+from ..report.input_files import InputError, read_utf8
+from ..report.schema import RESULT_COLUMNS, ExitCode
+from . import nccl_tests, osu
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests and OSU")
+    parser.add_argument("files", nargs="+", type=Path, help="a tool's output, as it printed it")
+    parser.add_argument("--out", type=Path, default=Path("wirebench-import"), help="the run directory to write")
+    parser.add_argument("--link-class", default="", help="the link the tool measured: nvlink, pcie, ib, roce, eth, shm")
+    parser.add_argument("--rate", type=float, help="that link's ceiling in GB/s (10^9 bytes/s), for a link no "
+                        "topology describes")
+    parser.add_argument("--op", choices=nccl_tests.OPS, help="nccl-tests' collective, where the file's name does not say it")
+    parser.add_argument("--hosts", default="", help="OSU point to point: the two ranks' nodes, A,B")
+    parser.add_argument("--ranks", type=int, help="OSU collectives: the ranks they ran on (for busbw)")
+    args = parser.parse_args(argv[1:])
+    if args.rate is not None and not args.link_class:
+        parser.error("--rate needs --link-class: the link whose ceiling it is")
+    return args
+
+
+def read_file(path, args):
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    text = read_utf8(path)
+    if nccl_tests.looks_like(text):
+        return "nccl-tests", nccl_tests.parse(path, text, args.op, args.link_class)
+    if osu.looks_like(text):
+        hosts = (args.hosts.split(",") + ["", ""])[:2]
+        return "osu", osu.parse(path, text, hosts, args.ranks, args.link_class)
+    raise InputError(f"{path}:1: not an output wirebench imports: nccl-tests' (its '# nThread' header) or OSU's "
+                     "(its '# OSU MPI ... Test' title)")
+
+
+def main(argv):
+    try:
+        args = parse_args(argv)
+    except SystemExit as exit_:
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    try:
+        if (args.out / "results.csv").exists():
+            raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
+        imported = [(path, *read_file(path, args)) for path in args.files]
+    except InputError as error:
+        print(f"error: {error} (exit code 3)", file=sys.stderr)
+        return ExitCode.USAGE
+    args.out.mkdir(parents=True, exist_ok=True)
+    with (args.out / "results.csv").open("w", newline="") as out:
+        writer = csv.DictWriter(out, RESULT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for _, _, (rows, _) in imported:
+            writer.writerows(rows)
+    if args.rate is not None:
+        (args.out / "suite.json").write_text(json.dumps({"expectations": [{
+            "link_class": args.link_class, "ceiling_GBps": args.rate, "healthy_fraction": 0.8, "collectives": True,
+            "reason": f"{args.rate:g} GB/s given to wirebench import --rate", "source": "wirebench import --rate"}]}))
+    for path, tool, (rows, notes) in imported:
+        print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")
+        for note in notes:
+            print(f"  {note}")
+    try:
+        return report(args.out)
+    except InputError as error:
+        print(f"error: {error} (exit code 3)", file=sys.stderr)
+        return ExitCode.USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

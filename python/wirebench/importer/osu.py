@@ -1,0 +1,100 @@
+"""The OSU micro-benchmarks' text output (osu_latency, osu_bw, osu_bibw, osu_allreduce and the other
+collectives' latency tests, 5.x to 7.x): a title line `# OSU MPI ... Test vX`, a column header
+`# Size ...`, then a line per size. OSU prints MB/s as 10^6 bytes/s; a latency in microseconds (the
+point-to-point one is half a round trip, as wb-net's)."""
+import re
+
+from ..report.input_files import InputError
+from .lines import lines_of
+from .rows import number, row
+
+TITLE = re.compile(r"^#\s*OSU (?:MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
+DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
+POINT_TO_POINT = {"Latency": ("pingpong", "uni", "latency"), "Bandwidth": ("stream_bw", "uni", "bw"),
+                  "Bi-Directional Bandwidth": ("bidir_bw", "bidir", "bibw")}
+COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather", "reduce_scatter": "reduce_scatter",
+               "reduce scatter": "reduce_scatter", "bcast": "broadcast", "broadcast": "broadcast", "reduce": "reduce",
+               "alltoall": "alltoall", "all-to-all": "alltoall"}
+BUSBW = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+         "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
+         "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
+SMALL_MESSAGE_BYTES = 64  # as wb-net declares (harness/judging.h)
+
+
+def looks_like(text):
+    return any(TITLE.match(line) for line in text.splitlines()[:5])
+
+
+def _kind(title, where):
+    name = title.replace(" Latency", "").strip()
+    if title in POINT_TO_POINT:
+        return ("net",) + POINT_TO_POINT[title]
+    op = COLLECTIVES.get(name.lower())
+    if op:
+        return ("coll", op)
+    raise InputError(f"{where}: OSU's '{title}' test is not one wirebench imports (latency, bw, bibw and the "
+                     f"collectives' latency tests: {', '.join(sorted(set(COLLECTIVES.values())))})")
+
+
+def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
+    lines = lines_of(text)
+    title = next(((TITLE.match(l.text), l) for l in lines if TITLE.match(l.text)), None)
+    if title is None:
+        raise InputError(f"{path}:1: no OSU title line ('# OSU MPI ... Test vX')")
+    (found, title_line) = title
+    name, version = found.group(1).strip(), found.group(2).rstrip(".")
+    kind = _kind(name, f"{path}:{title_line.number}")
+    rows, notes = [], []
+    for line in lines:
+        if line.text.startswith("#") or not line.text.strip():
+            continue
+        where = f"{path}:{line.number}"
+        if line.last_and_cut:  # its sweep did not finish: an ERROR at its size, so no smaller size stands for it
+            notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+            size = re.match(r"\s*(\d+)\s", line.text)
+            if size and rows:
+                rows.append({**rows[-1], "bytes": size.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
+                             "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
+            continue
+        data = DATA.match(line.text)
+        if data is None:
+            raise InputError(f"{where}: not a line of OSU's table (size, then its figure): {line.text.strip()[:80]!r}")
+        size, figure = int(data.group(1)), float(data.group(2))
+        if kind[0] == "net":
+            rows.append(_point_to_point(where, version, kind, size, figure, hosts, link_class))
+        else:
+            rows.append(_collective(where, version, kind[1], size, figure, ranks, link_class))
+    if not rows:
+        notes.append(f"{path}: no line of OSU's table: nothing was measured")
+    return rows, notes
+
+
+def _point_to_point(where, version, kind, size, figure, hosts, link_class):
+    _, case, direction, test = kind
+    if case == "pingpong":
+        time_us = figure
+        algbw = size / (time_us * 1e3) if size and time_us > 0 else None
+    else:  # MB/s, 10^6 bytes/s; bibw counts both directions, as wb-net's bidir rows
+        algbw = figure / 1e3
+        time_us = size * (2 if direction == "bidir" else 1) / (algbw * 1e3) if algbw > 0 else None
+    judged = ["algbw_GBps@largest:ceiling"] if algbw else []
+    if case == "pingpong" and size <= SMALL_MESSAGE_BYTES:
+        judged.append("time_us@smallest:typical_latency")
+    a, b = hosts
+    return row(where, "osu", version, bench="net", case=case, backend="mpi", link_class=link_class,
+               src=f"{a}/rank0" if a else "rank0", dst=f"{b}/rank1" if b else "rank1", direction=direction,
+               op="send_recv", dtype="uint8", bytes=size, ranks=2, nodes=len({a, b} - {""}) or "",
+               time_us=number(time_us), algbw_GBps=number(algbw), busbw_GBps=number(algbw),
+               judged=" ".join(judged or ["time_us@smallest:siblings"]),
+               rerun=f"mpiexec -n 2 osu_{'latency' if case == 'pingpong' else test} -m {size}:{size}")
+
+
+def _collective(where, version, op, size, figure, ranks, link_class):
+    algbw = size / (figure * 1e3) if size and figure > 0 else None
+    busbw = algbw * BUSBW[op](ranks) if algbw and ranks else None
+    judged = "busbw_GBps@largest:ceiling" if busbw else "time_us@smallest:siblings"
+    osu_name = {"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "bcast"}.get(op, op)
+    return row(where, "osu", version, bench="coll", case="out_of_place", backend="mpi", link_class=link_class,
+               src="world", direction="uni", op=op, dtype="float32", bytes=size, ranks=ranks or "",
+               time_us=number(figure), algbw_GBps=number(algbw), busbw_GBps=number(busbw), judged=judged,
+               rerun=f"mpiexec -n {ranks or 'N'} osu_{osu_name} -m {size}:{size}")

@@ -1,0 +1,55 @@
+"""Writes this folder's fixtures: outputs in the exact formats nccl-tests and OSU print (their
+printf formats; figures invented by the team, none copied). Run it to remake them."""
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def nccl(ranks_hosts, rows, version="2.13.9", prefix="", nccl_info=False):
+    out = ["# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+           "validation: 1 graph: 0", "#"]
+    if version:
+        out.append(f"# nccl-tests version {version} nccl-headers=22005 nccl-library=22005")
+    out.append("# Using devices")
+    for r, (h, d) in enumerate(ranks_hosts):
+        out.append(f"#  Rank {r:2d} Group  0 Pid {4000 + r:6d} on {h:>10s} device {d:2d} [0x{d * 16 + 7:02x}] NVIDIA H100 80GB HBM3")
+    if nccl_info:
+        out.append(f"{ranks_hosts[0][0]}:4000:4000 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM")
+    out += ["#",
+            "#                                                              out-of-place                       in-place          ",
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       "]
+    n = len(ranks_hosts)
+    for size, t_out, t_in, wrong in rows:
+        def cells(t):
+            alg = size / t / 1e3
+            return f"{t:9.2f}  {alg:6.2f}  {alg * 2 * (n - 1) / n:6.2f}  {wrong:5}"
+        out.append(f"{size:12d}  {size // 4:12d}     float     sum      -1  {cells(t_out)}  {cells(t_in)}")
+    out += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 123.4 ", "#"]
+    return "\n".join(prefix + line for line in out) + "\n"
+
+
+def main():
+    eight = [("dgx01", d) for d in range(8)]
+    healthy = [(8, 35.2, 34.9, 0), (1048576, 40.1, 39.8, 0), (134217728, 700.0, 702.0, 0)]  # 128 MiB: busbw 335.5
+    (HERE / "all_reduce_perf.txt").write_text(nccl(eight, healthy))
+    (HERE / "all_reduce_perf-slow.txt").write_text(nccl(eight, [(8, 35.2, 34.9, 0), (134217728, 900.0, 905.0, 0)]))
+    (HERE / "all_reduce_perf-mpirun.txt").write_text(nccl(eight, healthy, prefix="[1,0]<stdout>:", nccl_info=True))
+    (HERE / "all_reduce_perf-1gpu.txt").write_text(nccl([("dgx01", 0)], [(8, 5.0, 5.0, "N/A"), (1048576, 6.0, 6.0, "N/A")],
+                                                        version=None))
+    text = nccl(eight, healthy)
+    (HERE / "all_reduce_perf-cut.txt").write_text(text[: text.index("134217728  ") + 40])
+    (HERE / "nccl-unnamed.txt").write_text(text)
+    (HERE / "osu_latency.txt").write_text("# OSU MPI Latency Test v7.3\n# Size          Latency (us)\n" + "".join(
+        f"{s:<20d}{t:12.2f}\n" for s, t in [(0, 1.62), (8, 1.70), (64, 1.85), (1024, 2.9), (4194304, 350.3)]))
+    (HERE / "osu_bw.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n" + "".join(
+        f"{s:<10d}{b:20.2f}\n" for s, b in [(1, 2.45), (1024, 1950.3), (4194304, 11250.8)]))
+    (HERE / "osu_allreduce.txt").write_text("# OSU MPI Allreduce Latency Test v7.3\n# Datatype: MPI_FLOAT.\n"
+                                            "# Size       Avg Latency(us)\n" + "".join(
+        f"{s:<13d}{t:15.2f}\n" for s, t in [(4, 1.9), (1048576, 410.2), (16777216, 6012.7)]))
+    (HERE / "not-a-tool.txt").write_text("hello\nworld\n")
+    (HERE / "osu_bw-bad.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n1 2.45\nsegfault here\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""wirebench import: nccl-tests' and OSU's outputs become rows like wirebench's own, judged by the same
+reporter, with their provenance; bad files end in exit 3 naming file and line (ctest label: unit).
+The fixtures (tests/data/imports) are written by make_fixtures.py in the tools' formats."""
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from wirebench.importer.__main__ import main
+from wirebench.report.extra import parse
+from wirebench.report.schema import ExitCode
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
+
+
+def imported(tmp_path, *args, files=()):
+    out = tmp_path / "run"
+    code = main(["wirebench import", *[str(DATA / f) for f in files], "--out", str(out), *args])
+    rows = list(csv.DictReader((out / "results.csv").open())) if (out / "results.csv").exists() else []
+    summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
+    return code, rows, summary
+
+
+def test_nccl_tests_rows_are_judged_against_the_ceiling_given(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "370", files=["all_reduce_perf.txt"])
+    assert code == ExitCode.OK, capsys.readouterr()
+    assert len(rows) == 6 and {r["case"] for r in rows} == {"out_of_place", "in_place"}
+    big = next(r for r in rows if r["bytes"] == "134217728" and r["case"] == "out_of_place")
+    assert (big["op"], big["dtype"], big["ranks"], big["nodes"], big["busbw_GBps"]) == ("all_reduce", "float32", "8", "1", "335.54")
+    assert big["judged"] == "busbw_GBps@largest:ceiling"
+    assert big["rerun"] == "mpirun -np 8 all_reduce_perf -b 134217728 -e 134217728 -d float -o sum"
+    items = parse(big["extra"])
+    assert (items["tool"], items["tool_version"], items["redop"]) == ("nccl-tests", "2.13.9", "sum")
+    assert items["source"].endswith("all_reduce_perf.txt:19")
+    judged = [v for v in summary["verdicts"] if v["verdict"] != "DATA"]
+    assert [v["verdict"] for v in judged] == ["PASS", "PASS"]  # the largest size of each placement
+
+
+def test_a_slow_collective_fails_and_says_how_to_measure_it_again(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "400",
+                                   files=["all_reduce_perf-slow.txt"])
+    assert code == ExitCode.FAILED
+    out = capsys.readouterr().out
+    assert "FAIL coll out_of_place bandwidth (nvlink): world, all_reduce 128 MiB (nccl): 261 GB/s" in out and "rerun: mpirun -np 8 all_reduce_perf -b 134217728 -e 134217728" in out
+
+
+def test_launcher_prefixes_and_nccls_own_lines_change_nothing(tmp_path):
+    _, plain, _ = imported(tmp_path / "a", files=["all_reduce_perf.txt"])
+    _, tagged, _ = imported(tmp_path / "b", files=["all_reduce_perf-mpirun.txt"])
+    figures = ("case", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "errors", "judged")
+    assert [[r[c] for c in figures] for r in tagged] == [[r[c] for c in figures] for r in plain]
+
+
+def test_a_one_gpu_run_is_said_not_judged(tmp_path):
+    code, rows, summary = imported(tmp_path, files=["all_reduce_perf-1gpu.txt"])
+    assert code == ExitCode.OK
+    assert {r["status"] for r in rows} == {"SKIP"} and "one GPU" in rows[0]["reason"]
+    assert parse(rows[0]["extra"])["tool_version"] == "unknown" and rows[0]["errors"] == ""
+
+
+def test_a_cut_file_keeps_its_whole_rows_and_judges_no_stand_in(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "400",
+                                   files=["all_reduce_perf-cut.txt"])
+    assert "cut short" in capsys.readouterr().out
+    assert [r["bytes"] for r in rows if r["status"] == "OK"] == ["8", "8", "1048576", "1048576"]
+    assert [r["status"] for r in rows if r["bytes"] == "134217728"] == ["ERROR", "ERROR"]
+    assert code == ExitCode.INFRASTRUCTURE
+    # the 1 MiB point is no item: its sweep did not reach its largest size
+    assert not [v for v in summary["verdicts"] if v["verdict"] in ("PASS", "WARN", "FAIL")]
+
+
+def test_the_collective_comes_from_the_files_name_or_op(tmp_path, capsys):
+    code, _, _ = imported(tmp_path / "a", files=["nccl-unnamed.txt"])
+    assert code == ExitCode.USAGE and "nccl-unnamed.txt:1: nccl-tests does not print its collective" in capsys.readouterr().err
+    code, rows, _ = imported(tmp_path / "b", "--op", "all_gather", files=["nccl-unnamed.txt"])
+    assert code == ExitCode.OK and {r["op"] for r in rows} == {"all_gather"}
+
+
+def test_osu_point_to_point_rows_are_wb_nets_rows(tmp_path):
+    code, rows, summary = imported(tmp_path, "--link-class", "eth", "--rate", "12.5", "--hosts", "n1,n2",
+                                   files=["osu_latency.txt", "osu_bw.txt"])
+    assert code == ExitCode.OK
+    lat = {r["bytes"]: r for r in rows if r["case"] == "pingpong"}
+    assert lat["0"]["judged"] == "time_us@smallest:typical_latency" and lat["0"]["time_us"] == "1.62"
+    assert lat["8"]["judged"] == "algbw_GBps@largest:ceiling time_us@smallest:typical_latency"
+    assert (lat["8"]["src"], lat["8"]["dst"], lat["8"]["nodes"]) == ("n1/rank0", "n2/rank1", "2")
+    bw = {r["bytes"]: r for r in rows if r["case"] == "stream_bw"}
+    assert bw["4194304"]["algbw_GBps"] == "11.2508" and parse(bw["4194304"]["extra"])["tool_version"] == "5.3"
+    verdicts = {}
+    for v in summary["verdicts"]:
+        if v["verdict"] != "DATA":
+            verdicts.setdefault((v["key"].split("/")[9], v["metric"]), []).append(v["verdict"])  # 9: bytes
+    assert verdicts[("4194304", "algbw_GBps")] == ["PASS", "PASS"]  # osu_bw 11.25, osu_latency 11.97 of 12.5 GB/s
+
+
+def test_osu_collectives_need_their_ranks_for_a_bus_bandwidth(tmp_path):
+    _, rows, _ = imported(tmp_path / "a", "--ranks", "4", files=["osu_allreduce.txt"])
+    big = next(r for r in rows if r["bytes"] == "16777216")
+    assert float(big["busbw_GBps"]) == pytest.approx(float(big["algbw_GBps"]) * 1.5, rel=1e-6) and big["judged"] == "busbw_GBps@largest:ceiling"
+    _, rows, _ = imported(tmp_path / "b", files=["osu_allreduce.txt"])
+    assert {r["judged"] for r in rows} == {"time_us@smallest:siblings"} and {r["busbw_GBps"] for r in rows} == {""}
+
+
+def test_what_it_cannot_read_ends_in_exit_3_naming_file_and_line(tmp_path, capsys):
+    assert imported(tmp_path / "a", files=["not-a-tool.txt"])[0] == ExitCode.USAGE
+    assert "not-a-tool.txt:1: not an output wirebench imports" in capsys.readouterr().err
+    assert imported(tmp_path / "b", files=["osu_bw-bad.txt"])[0] == ExitCode.USAGE
+    assert "osu_bw-bad.txt:4: not a line of OSU's table" in capsys.readouterr().err
+    shutil.copytree(DATA, tmp_path / "c" / "run")
+    (tmp_path / "c" / "run" / "results.csv").write_text("")
+    assert imported(tmp_path / "c", files=["osu_bw.txt"])[0] == ExitCode.USAGE
+    assert "exists; import into a new directory" in capsys.readouterr().err
