@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from wirebench.importer.__main__ import main
+from wirebench.importer.rows import number
 from wirebench.report.extra import parse
 from wirebench.report.schema import ExitCode
 
@@ -112,3 +113,22 @@ def test_what_it_cannot_read_ends_in_exit_3_naming_file_and_line(tmp_path, capsy
     (tmp_path / "c" / "run" / "results.csv").write_text("")
     assert imported(tmp_path / "c", files=["osu_bw.txt"])[0] == ExitCode.USAGE
     assert "exists; import into a new directory" in capsys.readouterr().err
+
+
+def test_imb_ping_pong_and_allreduce_become_rows_like_wirebenchs(tmp_path):
+    code, rows, summary = imported(tmp_path, "--link-class", "eth", "--rate", "12.5", "--hosts", "n1,n2",
+                                   files=["IMB-MPI1.txt"])
+    assert code == ExitCode.OK
+    pingpong = {r["bytes"]: r for r in rows if r["case"] == "pingpong"}
+    assert set(pingpong) == {"0", "1", "64", "4194304"}
+    assert pingpong["4194304"]["algbw_GBps"] == number(4194304 / 348.2e3)  # from bytes and t[usec], not Mbytes/sec
+    assert pingpong["0"]["judged"] == "time_us@smallest:typical_latency"
+    assert pingpong["4194304"]["rerun"] == "mpiexec -n 2 IMB-MPI1 PingPong -msglog 22:22"
+    allreduce = {r["bytes"]: r for r in rows if r["op"] == "all_reduce"}
+    big = allreduce["16777216"]
+    assert (big["ranks"], big["time_us"], big["iters"]) == ("4", "2200.5", "10")  # t_avg
+    assert float(big["busbw_GBps"]) == pytest.approx(16777216 / 2200.5e3 * 1.5, rel=1e-6)
+    items = parse(big["extra"])
+    assert (items["tool"], items["tool_version"], items["rank_time"]) == ("imb", "2021.7", "avg")
+    verdicts = [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA" and v["bench"] == "net"]
+    assert "PASS" in verdicts  # 4 MiB at 12.05 GB/s of 12.5

@@ -1,5 +1,5 @@
 """wirebench import FILE... [--out DIR] [--link-class C --rate GBPS] [--op OP] [--hosts A,B] [--ranks N]:
-the outputs of nccl-tests and OSU as a run directory (results.csv, and suite.json holding --rate as
+the outputs of nccl-tests, OSU and IMB-MPI1 as a run directory (results.csv, and suite.json holding --rate as
 the ceiling of --link-class), then its report, as `wirebench report DIR` writes it. The tool is told
 from each file's content. Exit codes as `wirebench report`'s; 3 for a file it cannot read, naming
 file and line."""
@@ -12,18 +12,18 @@ from pathlib import Path
 from ..report.__main__ import report
 from ..report.input_files import InputError, read_utf8
 from ..report.schema import RESULT_COLUMNS, ExitCode
-from . import nccl_tests, osu
+from . import imb, nccl_tests, osu
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests and OSU")
+    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests, OSU and IMB-MPI1")
     parser.add_argument("files", nargs="+", type=Path, help="a tool's output, as it printed it")
     parser.add_argument("--out", type=Path, default=Path("wirebench-import"), help="the run directory to write")
     parser.add_argument("--link-class", default="", help="the link the tool measured: nvlink, pcie, ib, roce, eth, shm")
     parser.add_argument("--rate", type=float, help="that link's ceiling in GB/s (10^9 bytes/s), for a link no "
                         "topology describes")
     parser.add_argument("--op", choices=nccl_tests.OPS, help="nccl-tests' collective, where the file's name does not say it")
-    parser.add_argument("--hosts", default="", help="OSU point to point: the two ranks' nodes, A,B")
+    parser.add_argument("--hosts", default="", help="OSU's and IMB's point to point: the two ranks' nodes, A,B")
     parser.add_argument("--ranks", type=int, help="OSU collectives: the ranks they ran on (for busbw)")
     args = parser.parse_args(argv[1:])
     if args.rate is not None and not args.link_class:
@@ -40,8 +40,10 @@ def read_file(path, args):
     if osu.looks_like(text):
         hosts = (args.hosts.split(",") + ["", ""])[:2]
         return "osu", osu.parse(path, text, hosts, args.ranks, args.link_class)
-    raise InputError(f"{path}:1: not an output wirebench imports: nccl-tests' (its '# nThread' header) or OSU's "
-                     "(its '# OSU MPI ... Test' title)")
+    if imb.looks_like(text):
+        return "imb", imb.parse(path, text, (args.hosts.split(",") + ["", ""])[:2], args.link_class)
+    raise InputError(f"{path}:1: not an output wirebench imports: nccl-tests' (its '# nThread' header), OSU's "
+                     "(its '# OSU MPI ... Test' title) or IMB-MPI1's ('# Benchmarking ...' blocks)")
 
 
 def main(argv):

@@ -29,6 +29,22 @@ def nccl(ranks_hosts, rows, version="2.13.9", prefix="", nccl_info=False):
     return "\n".join(prefix + line for line in out) + "\n"
 
 
+def imb():
+    rule = "#" + "-" * 63
+    out = [rule, "#    Intel(R) MPI Benchmarks 2021.7, MPI-1 part", rule, "# Date                  : Wed Dec  2 10:00:00 2026",
+           "# Machine               : x86_64", "#", "# List of Benchmarks to run:", "", "# PingPong", "# Allreduce", "",
+           rule, "# Benchmarking PingPong", "# #processes = 2", rule,
+           "       #bytes #repetitions      t[usec]   Mbytes/sec"]
+    for size, t in [(0, 1.55), (1, 1.58), (64, 1.75), (4194304, 348.2)]:
+        out.append(f"{size:13d}{1000 if size < 65536 else 20:13d}{t:13.2f}{(size / t if t else 0):13.2f}")
+    out += ["", rule, "# Benchmarking Allreduce", "# #processes = 4", rule,
+            "       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]"]
+    for size, t in [(0, 0.05), (4, 2.1), (16777216, 2200.5)]:
+        out.append(f"{size:13d}{1000 if size < 65536 else 10:13d}{t * 0.97:13.2f}{t * 1.03:13.2f}{t:13.2f}")
+    out += ["", "", "# All processes entering MPI_Finalize", ""]
+    return "\n".join(out)
+
+
 def main():
     eight = [("dgx01", d) for d in range(8)]
     healthy = [(8, 35.2, 34.9, 0), (1048576, 40.1, 39.8, 0), (134217728, 700.0, 702.0, 0)]  # 128 MiB: busbw 335.5
@@ -47,6 +63,7 @@ def main():
     (HERE / "osu_allreduce.txt").write_text("# OSU MPI Allreduce Latency Test v7.3\n# Datatype: MPI_FLOAT.\n"
                                             "# Size       Avg Latency(us)\n" + "".join(
         f"{s:<13d}{t:15.2f}\n" for s, t in [(4, 1.9), (1048576, 410.2), (16777216, 6012.7)]))
+    (HERE / "IMB-MPI1.txt").write_text(imb())
     (HERE / "not-a-tool.txt").write_text("hello\nworld\n")
     (HERE / "osu_bw-bad.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n1 2.45\nsegfault here\n")
 

@@ -1,0 +1,89 @@
+"""IMB-MPI1's text output (Intel MPI Benchmarks 2018 on): blocks `# Benchmarking NAME` with
+`# #processes = N`, then a table under a `#bytes #repetitions ...` header. Times are microseconds;
+PingPong's t[usec] is half a round trip (as wb-net's ping-pong). The bandwidth is computed from bytes
+and time here (IMB's Mbytes/sec column changed units between versions)."""
+import re
+
+from ..report.input_files import InputError
+from .lines import lines_of
+from .rows import number, row
+
+VERSION = re.compile(r"Intel\(R\) MPI Benchmarks (\S+?),? ")
+BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
+PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d+)")
+HEADER = re.compile(r"^\s*#bytes\s+#repetitions\s+(.*)$")
+DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(.*)$")
+COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall": "alltoall", "Bcast": "broadcast",
+               "Reduce": "reduce", "Reduce_scatter": "reduce_scatter"}
+BUSBW = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+         "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
+         "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
+SMALL_MESSAGE_BYTES = 64  # as wb-net declares (harness/judging.h)
+
+
+def looks_like(text):
+    return "Intel(R) MPI Benchmarks" in text or "# Benchmarking " in text
+
+
+def parse(path, text, hosts=("", ""), link_class=""):
+    version, name, processes, columns, rows, notes = None, None, None, None, [], []
+    for line in lines_of(text):
+        where = f"{path}:{line.number}"
+        found = VERSION.search(line.text)
+        if found and version is None:
+            version = found.group(1)
+        if BLOCK.match(line.text):
+            name, processes, columns = BLOCK.match(line.text).group(1), None, None
+            continue
+        if PROCESSES.match(line.text):
+            processes = int(PROCESSES.match(line.text).group(1))
+            continue
+        if HEADER.match(line.text):
+            columns = HEADER.match(line.text).group(1).split()
+            continue
+        if line.text.startswith("#") or not line.text.strip() or columns is None:
+            continue
+        if name not in COLLECTIVES and name != "PingPong":
+            continue  # a benchmark wirebench does not import yet (Sendrecv, Exchange, ...): its lines pass by
+        data = DATA.match(line.text)
+        figures = data.group(3).split() if data else []
+        if line.last_and_cut or data is None or len(figures) != len(columns):
+            if line.last_and_cut:
+                notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                if data and rows:
+                    rows.append({**rows[-1], "bytes": data.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
+                                 "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
+                continue
+            raise InputError(f"{where}: not a line of IMB's {name} table ({' '.join(['#bytes', '#repetitions'] + columns)}): "
+                             f"{line.text.strip()[:80]!r}")
+        size, repetitions = int(data.group(1)), int(data.group(2))
+        values = dict(zip(columns, figures))
+        time_key = "t[usec]" if "t[usec]" in values else "t_avg[usec]"
+        try:
+            time_us = float(values[time_key])
+        except (KeyError, ValueError):
+            raise InputError(f"{where}: no time ({time_key}) in IMB's {name} line") from None
+        algbw = size / (time_us * 1e3) if size and time_us > 0 else None
+        common = dict(iters=repetitions, time_us=number(time_us), algbw_GBps=number(algbw), link_class=link_class,
+                      bytes=size, backend="mpi", direction="uni")
+        if name == "PingPong":
+            a, b = hosts
+            judged = (["algbw_GBps@largest:ceiling"] if algbw else []) + (
+                ["time_us@smallest:typical_latency"] if size <= SMALL_MESSAGE_BYTES else [])
+            rows.append(row(where, "imb", version, bench="net", case="pingpong", src=f"{a}/rank0" if a else "rank0",
+                            dst=f"{b}/rank1" if b else "rank1", op="send_recv", dtype="uint8", ranks=2,
+                            nodes=len({a, b} - {""}) or "", busbw_GBps=number(algbw), judged=" ".join(judged),
+                            rerun=f"mpiexec -n 2 IMB-MPI1 PingPong -msglog {size.bit_length() - 1}:{size.bit_length() - 1}"
+                                  if size else "mpiexec -n 2 IMB-MPI1 PingPong", **common))
+        else:
+            op = COLLECTIVES[name]
+            busbw = algbw * BUSBW[op](processes) if algbw and processes else None
+            rows.append(row(where, "imb", version, bench="coll", case="out_of_place", src="world", op=op,
+                            dtype="float32", ranks=processes or "", busbw_GBps=number(busbw),
+                            judged="busbw_GBps@largest:ceiling" if busbw else "time_us@smallest:siblings",
+                            rerun=f"mpiexec -n {processes or 'N'} IMB-MPI1 {name} -npmin {processes or 2}"
+                                  + (f" -msglog {size.bit_length() - 1}:{size.bit_length() - 1}" if size else ""),
+                            items={"rank_time": "avg"}, **common))
+    if not rows:
+        notes.append(f"{path}: no table of PingPong or a collective IMB wirebench imports: nothing was measured")
+    return rows, notes
