@@ -132,3 +132,19 @@ def test_imb_ping_pong_and_allreduce_become_rows_like_wirebenchs(tmp_path):
     assert (items["tool"], items["tool_version"], items["rank_time"]) == ("imb", "2021.7", "avg")
     verdicts = [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA" and v["bench"] == "net"]
     assert "PASS" in verdicts  # 4 MiB at 12.05 GB/s of 12.5
+
+
+def test_nvbandwidth_matrices_become_gpu_pairs_and_host_copies(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "450", "--hosts", "dgx01",
+                                   files=["nvbandwidth.txt"])
+    pairs = {(r["src"], r["dst"]): r for r in rows if r["bench"] == "p2p"}
+    assert len(pairs) == 6 and {r["case"] for r in pairs.values()} == {"ce/read"}
+    slow = pairs[("dgx01/gpu2", "dgx01/gpu1")]  # row 1 <- column 2: gpu1 reads gpu2's memory
+    assert (slow["algbw_GBps"], slow["bytes"], slow["link_class"]) == ("181.4", str(512 << 20), "nvlink")
+    assert slow["rerun"] == "nvbandwidth -t device_to_device_memcpy_read_ce -b 512"
+    host = [r for r in rows if r["bench"] == "host"]
+    assert [(r["src"], r["dst"], r["link_class"]) for r in host][0] == ("dgx01/numa0", "dgx01/gpu0", "pcie")
+    assert parse(host[0]["extra"])["tool_version"] == "0.5"
+    assert code == ExitCode.FAILED
+    out = capsys.readouterr().out
+    assert "FAIL p2p ce/read bandwidth (nvlink): dgx01/gpu2 -> dgx01/gpu1" in out and "181.4 GB/s (40.3% of the ceiling)" in out

@@ -120,10 +120,10 @@ class Ceilings:
     def for_row(self, row):
         src_host, dst_host = node_of(row.text("src")), node_of(row.text("dst"))
         link = self._link_of_row(row)
-        # A collective names no endpoint: a stated ceiling holds its busbw where the statement says
-        # so (`collectives: true`, as `wirebench import --rate` writes it).
-        stated_for_collectives = not src_host and self.expectations.get(row.text("link_class"), {}).get("collectives")
-        if (not link or link.get("ceiling_GBps") is None) and (src_host != dst_host or stated_for_collectives):
+        # A stated ceiling holds rows between nodes; within a node, and a collective's communicator,
+        # only where the statement says so (`any_endpoints: true`, as `wirebench import --rate` writes it).
+        stated_everywhere = self.expectations.get(row.text("link_class"), {}).get("any_endpoints")
+        if (not link or link.get("ceiling_GBps") is None) and (src_host != dst_host or stated_everywhere):
             # A link the topology cannot see (a virtual cluster's, a stated network): the suite's.
             stated = self.for_link_class(row.text("link_class"))
             if stated:

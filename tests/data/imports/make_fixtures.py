@@ -45,6 +45,23 @@ def imb():
     return "\n".join(out)
 
 
+def nvbandwidth():
+    out = ["nvbandwidth Version: v0.5", "Built from Git version: ", "",
+           "NOTE: This tool reports current measured bandwidth on your system.",
+           "Additional system-specific tuning may be required to achieve maximal peak bandwidth.", "",
+           "CUDA Runtime Version: 12040", "CUDA Driver Version: 12040", "Driver Version: 550.54.15", "",
+           "Device 0: NVIDIA H100 80GB HBM3", "Device 1: NVIDIA H100 80GB HBM3", "Device 2: NVIDIA H100 80GB HBM3", "",
+           "Running host_to_device_memcpy_ce.", "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)",
+           "           0         1         2", " 0     55.63     55.62     55.60", "",
+           "SUM host_to_device_memcpy_ce 166.85", "",
+           "Running device_to_device_memcpy_read_ce.", "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)",
+           "           0         1         2"]
+    matrix = [["N/A", "392.08", "391.90"], ["392.21", "N/A", "181.40"], ["391.77", "392.02", "N/A"]]  # gpu1 <- gpu2 slow
+    out += [f" {i}" + "".join(f"{v:>10s}" for v in cells) for i, cells in enumerate(matrix)]
+    out += ["", "SUM device_to_device_memcpy_read_ce 2141.38", ""]
+    return "\n".join(out) + "\n"
+
+
 def main():
     eight = [("dgx01", d) for d in range(8)]
     healthy = [(8, 35.2, 34.9, 0), (1048576, 40.1, 39.8, 0), (134217728, 700.0, 702.0, 0)]  # 128 MiB: busbw 335.5
@@ -64,6 +81,7 @@ def main():
                                             "# Size       Avg Latency(us)\n" + "".join(
         f"{s:<13d}{t:15.2f}\n" for s, t in [(4, 1.9), (1048576, 410.2), (16777216, 6012.7)]))
     (HERE / "IMB-MPI1.txt").write_text(imb())
+    (HERE / "nvbandwidth.txt").write_text(nvbandwidth())
     (HERE / "not-a-tool.txt").write_text("hello\nworld\n")
     (HERE / "osu_bw-bad.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n1 2.45\nsegfault here\n")
 
