@@ -27,7 +27,14 @@ class Row:
 
     @property
     def where(self):
-        return self.origin or f"results.csv line {self.line}"
+        """Where the figure can be read: results.csv's line, and for an imported row the tool's output
+        it came from (its `source` item)."""
+        try:
+            source = parse_extra(self.fields.get("extra", "")).get("source")
+        except InputError:  # a damaged extra (a cut row's) names no source
+            source = None
+        line = self.origin or f"results.csv line {self.line}"
+        return f"{source} ({line})" if source else line
 
     def text(self, name):
         return self.fields.get(name, "") or ""
