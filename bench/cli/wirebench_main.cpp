@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "  model   the cost model's algorithms against measured ones: fitted on one, the others predicted\n"
     "  report  verdicts for a run directory: report.md/.html, junit.xml, summary.json (wirebench report RUN_DIR)\n"
     "  compare the same measurements of several runs side by side; drops flagged (wirebench compare A B)\n"
-    "  import  judge the outputs of nccl-tests, nvbandwidth, OSU and IMB like wirebench's own rows (wirebench import FILE...)\n"
+    "  import  judge the outputs of nccl-tests, nvbandwidth, OSU, IMB, perftest like wirebench's own rows (wirebench import FILE...)\n"
     "  run     a suite from suites/: topology, benchmarks, report in one run directory (wirebench run [SUITE])\n"
     "  check   this node's quick health check for Slurm (HealthCheckProgram, prolog): ports, host, GPUs\n"
     "  slurm   drain the nodes a run blames, resume those healthy again (wirebench slurm drain|resume RUN_DIR)\n"

@@ -149,3 +149,24 @@ def test_nvbandwidth_matrices_become_gpu_pairs_and_host_copies(tmp_path, capsys)
     assert code == ExitCode.FAILED
     out = capsys.readouterr().out
     assert "FAIL p2p ce/read bandwidth (nvlink): dgx01/gpu2 -> dgx01/gpu1" in out and "181.4 GB/s (40.3% of the ceiling)" in out
+
+
+def test_perftest_bandwidth_and_latency_rows_say_their_device_and_link(tmp_path):
+    code, rows, summary = imported(tmp_path, "--rate", "25", "--link-class", "ib", "--hosts", "n1,n2",
+                                   files=["ib_write_bw.txt", "ib_write_lat.txt"])
+    assert code == ExitCode.OK
+    bw = {r["bytes"]: r for r in rows if r["case"] == "stream_bw"}
+    assert set(bw) == {"2", "65536", "1048576"}  # the CPU-frequency warning between rows passed by
+    big = bw["1048576"]
+    assert float(big["algbw_GBps"]) == pytest.approx(1048576 * 0.023e6 / 1e9, rel=1e-6)  # bytes x MsgRate
+    assert (big["link_class"], big["op"], big["src"], big["dst"]) == ("ib", "rdma_write", "n1", "n2")
+    assert parse(big["extra"])["device"] == "mlx5_0" and big["rerun"] == "ib_write_bw -s 1048576 -d mlx5_0 n2"
+    lat = {r["bytes"]: r for r in rows if r["case"] == "pingpong"}
+    assert lat["2"]["time_us"] == "1.02" and lat["2"]["judged"] == "time_us@smallest:typical_latency"
+    verdicts = [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA" and v["metric"] == "algbw_GBps"]
+    assert verdicts == ["PASS"]  # 24.1 of 25 GB/s
+
+
+def test_perftests_link_type_is_the_link_class_when_none_is_given(tmp_path):
+    _, rows, _ = imported(tmp_path, files=["ib_write_bw.txt"])
+    assert {r["link_class"] for r in rows} == {"ib"}

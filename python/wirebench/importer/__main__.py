@@ -1,5 +1,5 @@
 """wirebench import FILE... [--out DIR] [--link-class C --rate GBPS] [--op OP] [--hosts A,B] [--ranks N]:
-the outputs of nccl-tests, nvbandwidth, OSU and IMB-MPI1 as a run directory (results.csv, and suite.json holding --rate as
+the outputs of nccl-tests, nvbandwidth, OSU, IMB-MPI1 and perftest as a run directory (results.csv, and suite.json holding --rate as
 the ceiling of --link-class), then its report, as `wirebench report DIR` writes it. The tool is told
 from each file's content. Exit codes as `wirebench report`'s; 3 for a file it cannot read, naming
 file and line."""
@@ -12,18 +12,18 @@ from pathlib import Path
 from ..report.__main__ import report
 from ..report.input_files import InputError, read_utf8
 from ..report.schema import RESULT_COLUMNS, ExitCode
-from . import imb, nccl_tests, nvbandwidth, osu
+from . import imb, nccl_tests, nvbandwidth, osu, perftest
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests, nvbandwidth, OSU and IMB-MPI1")
+    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests, nvbandwidth, OSU, IMB-MPI1 and perftest")
     parser.add_argument("files", nargs="+", type=Path, help="a tool's output, as it printed it")
     parser.add_argument("--out", type=Path, default=Path("wirebench-import"), help="the run directory to write")
     parser.add_argument("--link-class", default="", help="the link the tool measured: nvlink, pcie, ib, roce, eth, shm")
     parser.add_argument("--rate", type=float, help="that link's ceiling in GB/s (10^9 bytes/s), for a link no "
                         "topology describes")
     parser.add_argument("--op", choices=nccl_tests.OPS, help="nccl-tests' collective, where the file's name does not say it")
-    parser.add_argument("--hosts", default="", help="OSU's and IMB's point to point: the two ranks' nodes, A,B; nvbandwidth: its node, A")
+    parser.add_argument("--hosts", default="", help="OSU's, IMB's and perftest's point to point: the two nodes, A,B; nvbandwidth: its node, A")
     parser.add_argument("--bytes", type=int, default=nvbandwidth.DEFAULT_BYTES,
                         help="nvbandwidth: the buffer size it ran with (-b; default 512 MiB), which it does not print")
     parser.add_argument("--ranks", type=int, help="OSU collectives: the ranks they ran on (for busbw)")
@@ -44,10 +44,12 @@ def read_file(path, args):
         return "osu", osu.parse(path, text, hosts, args.ranks, args.link_class)
     if nvbandwidth.looks_like(text):
         return "nvbandwidth", nvbandwidth.parse(path, text, args.hosts.split(",")[0], args.bytes, args.link_class)
+    if perftest.looks_like(text):
+        return "perftest", perftest.parse(path, text, (args.hosts.split(",") + ["", ""])[:2], args.link_class)
     if imb.looks_like(text):
         return "imb", imb.parse(path, text, (args.hosts.split(",") + ["", ""])[:2], args.link_class)
     raise InputError(f"{path}:1: not an output wirebench imports: nccl-tests' (its '# nThread' header), OSU's "
-                     "(its '# OSU MPI ... Test' title), nvbandwidth's ('Running ...' testcases) or IMB-MPI1's ('# Benchmarking ...' "
+                     "(its '# OSU MPI ... Test' title), nvbandwidth's ('Running ...' testcases), perftest's ('RDMA_Write BW Test' ...) or IMB-MPI1's ('# Benchmarking ...' "
                      "blocks)")
 
 

@@ -62,6 +62,38 @@ def nvbandwidth():
     return "\n".join(out) + "\n"
 
 
+PERFTEST_RULE = "-" * 87
+
+
+def perftest_settings(title):
+    return [PERFTEST_RULE, f"                    {title}", " Dual-port       : OFF\t\tDevice         : mlx5_0",
+            " Number of qps   : 1\t\tTransport type : IB", " Connection type : RC\t\tUsing SRQ      : OFF",
+            " TX depth        : 128", " Mtu             : 4096[B]", " Link type       : IB", " Max inline data : 0[B]",
+            " rdma_cm QPs\t : OFF", " Data ex. method : Ethernet", PERFTEST_RULE,
+            " local address: LID 0x1f9 QPN 0x0180 PSN 0xbee21d RKey 0x006dc5 VAddr 0x007f5bd95e2000",
+            " remote address: LID 0x1f7 QPN 0x5864 PSN 0x7a35c6 RKey 0x00624f VAddr 0x007f746bc41000", PERFTEST_RULE]
+
+
+def perftest_bw():
+    out = perftest_settings("RDMA_Write BW Test") + [" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"]
+    for size, mps in [(2, 2.036842), (65536, 0.180), (1048576, 0.02300)]:  # 1 MiB: 24.1 GB/s (NDR200: 25)
+        mib = size * mps * 1e6 / 2 ** 20
+        out.append(f" {size:<10d} {5000:<16d} {mib * 1.001:<18.2f} {mib:<18.2f}\t   {mps:.6f}")
+        if size == 2:
+            out.append(" Conflicting CPU frequency values detected: 1496.133000 != 1529.788000. CPU Frequency is not max.")
+    return "\n".join(out + [PERFTEST_RULE]) + "\n"
+
+
+def perftest_lat():
+    out = perftest_settings("RDMA_Write Latency Test") + [
+        " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   "
+        "99% percentile[usec]   99.9% percentile[usec] "]
+    for size, t in [(2, 1.02), (4096, 2.31)]:
+        out.append(f" {size:<7d} {1000:<10d} {t * 0.95:<14.2f} {t * 3:<12.2f} {t:<16.2f} {t * 1.02:<14.2f} {0.05:<15.2f} "
+                   f"{t * 1.3:<22.2f} {t * 2.5:.2f}")
+    return "\n".join(out + [PERFTEST_RULE]) + "\n"
+
+
 def main():
     eight = [("dgx01", d) for d in range(8)]
     healthy = [(8, 35.2, 34.9, 0), (1048576, 40.1, 39.8, 0), (134217728, 700.0, 702.0, 0)]  # 128 MiB: busbw 335.5
@@ -82,6 +114,8 @@ def main():
         f"{s:<13d}{t:15.2f}\n" for s, t in [(4, 1.9), (1048576, 410.2), (16777216, 6012.7)]))
     (HERE / "IMB-MPI1.txt").write_text(imb())
     (HERE / "nvbandwidth.txt").write_text(nvbandwidth())
+    (HERE / "ib_write_bw.txt").write_text(perftest_bw())
+    (HERE / "ib_write_lat.txt").write_text(perftest_lat())
     (HERE / "not-a-tool.txt").write_text("hello\nworld\n")
     (HERE / "osu_bw-bad.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n1 2.45\nsegfault here\n")
 

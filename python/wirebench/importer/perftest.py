@@ -1,0 +1,108 @@
+"""perftest's text output (ib_write_bw, ib_read_bw, ib_send_bw; ib_write_lat, ib_send_lat,
+ib_read_lat): a test title (`RDMA_Write BW Test`), `Link type : IB|Ethernet` and `Device : mlx5_0`
+in its settings, then a table under ` #bytes #iterations ...`. perftest's MB/sec are 2^20 bytes/s
+(its help says MiB); where the MsgRate[Mpps] column is printed the bandwidth is bytes x messages a
+second, which needs no unit. The _lat tools' t_typical: half a round trip for write and send (a
+ping-pong), a whole one for read."""
+import re
+
+from ..report.input_files import InputError
+from .lines import lines_of
+from .rows import number, row
+
+TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*) (BW|Latency) Test\s*$")
+LINK = re.compile(r"Link type\s*:\s*(\w+)")
+DEVICE = re.compile(r"Device\s*:\s*(\S+)")
+VERSION = re.compile(r"^\s*(?:perftest )?[Vv]ersion\s*:?\s*(\d[\w.]*)")
+HEADER = re.compile(r"^\s*#bytes\s+#iterations\s+(.*)$")
+DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(.*)$")
+WARNINGS = ("Conflicting CPU frequency", "CPU Frequency is not max", "Requested mtu is higher")
+TOOLS = {("RDMA_Write", "BW"): "ib_write_bw", ("RDMA_Read", "BW"): "ib_read_bw", ("Send", "BW"): "ib_send_bw",
+         ("RDMA_Write", "Latency"): "ib_write_lat", ("RDMA_Read", "Latency"): "ib_read_lat",
+         ("Send", "Latency"): "ib_send_lat"}
+SMALL_MESSAGE_BYTES = 64
+
+
+def looks_like(text):
+    return bool(re.search(r"^\s*(RDMA_Write|RDMA_Read|Send) (BW|Latency) Test", text, re.M)) and "#bytes" in text
+
+
+def _columns(header):
+    """Column names of perftest's header: 'BW peak[MB/sec]', '99% percentile[usec]' are one each."""
+    return re.findall(r"[^\s\[]+(?: [^\s\[]+)*\[[^\]]+\]|\S+", header)
+
+
+def parse(path, text, hosts=("", ""), link_class=""):
+    title = tool = link = device = version = columns = None
+    rows, notes = [], []
+    for line in lines_of(text):
+        where = f"{path}:{line.number}"
+        if any(w in line.text for w in WARNINGS):
+            continue
+        if TITLE.match(line.text):
+            title = TITLE.match(line.text).groups()
+            tool, columns = TOOLS.get(title), None
+            continue
+        for pattern, name in ((LINK, "link"), (DEVICE, "device")):
+            found = pattern.search(line.text)
+            if found and title:
+                if name == "link":
+                    link = found.group(1)
+                else:
+                    device = found.group(1)
+        if VERSION.match(line.text):
+            version = VERSION.match(line.text).group(1)
+        if HEADER.match(line.text):
+            columns = _columns(HEADER.match(line.text).group(1))
+            continue
+        if columns is None or not line.text.strip() or line.text.strip().startswith("-"):
+            continue
+        data = DATA.match(line.text)
+        figures = data.group(3).split() if data else []
+        if data is None or len(figures) < 1:
+            if line.last_and_cut:
+                notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                continue
+            columns = None  # the table ended (perftest prints its settings and tables again per run)
+            continue
+        if line.last_and_cut:
+            notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+            if rows:
+                rows.append({**rows[-1], "bytes": data.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
+                             "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
+            continue
+        if tool is None:
+            raise InputError(f"{where}: a perftest table without the test's title above it (RDMA_Write BW Test ...)")
+        values = dict(zip(columns, figures))
+        rows.append(_row(where, version, title, tool, int(data.group(1)), int(data.group(2)), values, hosts,
+                         link_class or {"IB": "ib", "Ethernet": "roce"}.get(link or "", ""), device))
+    if not rows:
+        notes.append(f"{path}: no perftest table: nothing was measured")
+    return rows, notes
+
+
+def _row(where, version, title, tool, size, iterations, values, hosts, link_class, device):
+    op, kind = title
+    a, b = hosts
+    common = dict(bench="net", backend="rdma", link_class=link_class, src=a or "client", dst=b or "server",
+                  op=op.lower(), dtype="uint8", bytes=size, ranks=2, nodes=len({a, b} - {""}) or "", iters=iterations,
+                  items={"device": device} if device else {}, rerun=f"{tool} -s {size}" + (f" -d {device}" if device else "")
+                  + (f" {b}" if b else " SERVER"))
+    if kind == "BW":
+        rate = values.get("MsgRate[Mpps]")
+        try:
+            GBps = size * float(rate) * 1e6 / 1e9 if rate else float(values["BW average[MB/sec]"]) * 2 ** 20 / 1e9
+        except (KeyError, ValueError):
+            raise InputError(f"{where}: no BW average[MB/sec] in perftest's line") from None
+        time_us = size / (GBps * 1e3) if GBps > 0 else None
+        return row(where, "perftest", version, case="stream_bw", direction="uni", time_us=number(time_us),
+                   algbw_GBps=number(GBps), busbw_GBps=number(GBps),
+                   judged="algbw_GBps@largest:ceiling" if GBps > 0 else "time_us@smallest:siblings", **common)
+    try:
+        time_us = float(values.get("t_typical[usec]") or values["t_avg[usec]"])
+    except (KeyError, ValueError):
+        raise InputError(f"{where}: no t_typical[usec] in perftest's line") from None
+    judged = "time_us@smallest:typical_latency" if op != "RDMA_Read" and size <= SMALL_MESSAGE_BYTES else \
+        "time_us@smallest:siblings"  # ib_read_lat: a whole round trip, no half of one
+    return row(where, "perftest", version, case="pingpong" if op != "RDMA_Read" else "read_latency", direction="uni",
+               time_us=number(time_us), judged=judged, **common)
