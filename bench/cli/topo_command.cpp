@@ -133,8 +133,9 @@ int run_topo_command(CommandLine& args) {
 
   std::optional<NcclReport> nccl;
   if (nccl_file) {
-    NcclReport n{*nccl_file, read_nccl_log(*nccl_file), {}};
+    NcclReport n{*nccl_file, read_nccl_log(*nccl_file), {}, {}};
     n.misconfigurations = nccl_misconfigurations(n.log, matrix ? &*matrix : nullptr, *nccl_file);
+    n.diagnoses = diagnose_nccl_log(n.log, matrix && !matrix->nic_indices().empty());
     nccl = std::move(n);
   }
 

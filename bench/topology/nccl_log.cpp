@@ -60,15 +60,16 @@ std::string_view to_string(NcclTransport transport) {
 
 NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
   require_text(text, source);
-  // host:pid:tid [dev] NCCL INFO message
-  static const std::regex prefix(R"(^\s*([^:\s]+):\d+:\d+ \[(\d+)\] NCCL INFO (.*)$)");
+  // [launcher prefix] host:pid:tid [dev] NCCL INFO|WARN message
+  static const std::regex prefix(
+      R"(^(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?\s*([^:\s]+):\d+:\d+ \[(\d+)\] NCCL (INFO|WARN) (.*)$)");
   // Channel 00/0 : 2[2] -> 3[3] via X   |   Channel 00 : 3[3] -> 4[4] via X   |   Ring 00 : 3[3] -> 2[2] via X
   static const std::regex channel(
       R"(^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\])"
       R"((?: \[(?:send|receive)\])? via (.+?)\s*$)");
   static const std::regex ring(R"(^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$)");
   static const std::regex trees(R"(^Trees((?: \[\d+\] \S+)+)\s*$)");
-  static const std::regex network(R"(^Using network (\S+))");
+  static const std::regex network(R"(^Using network (.+?)\s*$)");
   static const std::regex ib_list(R"(^NET/IB : Using (.*?)(?:;|$))");
   static const std::regex bracketed(R"(\[\d+\]\s*(\S+))");
 
@@ -83,9 +84,11 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
         log.problems.push_back(InputError(source, static_cast<long>(i) + 1, "line too long to be NCCL's; skipped").what());
       continue;
     }
-    if (!std::regex_match(lines[i], p, prefix)) continue;  // not an NCCL INFO line
-    const std::string message = p[3];
+    if (!std::regex_match(lines[i], p, prefix)) continue;  // not an NCCL line
+    const std::string message = p[4];
     const long line = static_cast<long>(i) + 1;
+    log.messages.push_back({line, p[1], p[3] == "WARN", message});
+    if (p[3] == "WARN") continue;
     if (std::regex_match(message, m, channel)) {
       NcclChannelLine c;
       c.line = line;

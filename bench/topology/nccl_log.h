@@ -1,4 +1,5 @@
-// Reader for NCCL_DEBUG=INFO logs: the transport of every channel line (P2P over NVLink or PCIe,
+// Reader for NCCL_DEBUG=INFO logs (NCCL's INFO and WARN lines, with NCCL's own `host:pid:tid [dev]`
+// prefix after mpirun --tag-output's `[1,0]<stdout>:` or srun -l's `0: `, among other output): the transport of every channel line (P2P over NVLink or PCIe,
 // SHM, NET/IB with or without GPUDirect RDMA, NET/Socket), the network NCCL chose, its HCAs,
 // rings and trees, in the new ("Channel 00/0 : 2[2] -> 3[3] via ...") and old ("Ring 00 : 3[3]
 // -> 2[2] via ...", bus ids in brackets) formats; and the classic misconfigurations.
@@ -30,11 +31,20 @@ struct NcclChannelLine {
   bool old_format = false;
 };
 
+// Every NCCL INFO or WARN line, for the diagnoses (topology/nccl_diagnosis.h).
+struct NcclMessage {
+  long line = 0;
+  std::string host;
+  bool warn = false;  // NCCL WARN
+  std::string text;   // after "NCCL INFO " / "NCCL WARN "
+};
+
 struct NcclLog {
+  std::vector<NcclMessage> messages;
   std::vector<NcclChannelLine> channels;
   std::vector<std::vector<int>> rings;       // rank order per channel, as rank 0 prints it
   std::vector<std::string> trees;            // "1/-1/-1->0->-1" per tree channel
-  std::optional<std::string> network;        // "IB", "Socket"
+  std::optional<std::string> network;        // "IB", "Socket", "AWS Libfabric", "IBext_v8"
   std::vector<std::string> ib_devices;       // "mlx5_0:1/IB", in NCCL's index order
   std::vector<std::string> problems;         // "log:7: channel line not understood: ..."
 };

@@ -92,7 +92,10 @@ nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::op
     doc["nccl"] = {{"source", nccl->source}, {"network", optional_json(nccl->log.network)},
                    {"ib_devices", nccl->log.ib_devices}, {"rings", nccl->log.rings}, {"trees", nccl->log.trees},
                    {"channels", channels}, {"problems", nccl->log.problems},
-                   {"misconfigurations", nccl->misconfigurations}};
+                   {"misconfigurations", nccl->misconfigurations}, {"diagnoses", json::array()}};
+    for (const auto& d : nccl->diagnoses)
+      doc["nccl"]["diagnoses"].push_back({{"id", d.id}, {"verdict", d.verdict}, {"line", d.line}, {"what", d.what},
+                                          {"why", d.why}, {"fix", d.fix}, {"source", d.source}});
   }
   return doc;
 }
@@ -156,6 +159,10 @@ std::string topology_table(const std::vector<NodeReport>& nodes, const std::opti
           << to_string(c.transport) << (c.gdrdma ? " (GDRDMA)" : "") << "  via " << c.via << "\n";
     for (const auto& p : nccl->log.problems) out << "  PROBLEM: " << p << "\n";
     for (const auto& m : nccl->misconfigurations) out << "  MISCONFIGURED: " << m << "\n";
+    for (const auto& d : nccl->diagnoses)
+      out << "  " << d.verdict << " " << d.what << "\n      where: " << nccl->source
+          << (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) << "\n      why: " << d.why
+          << "\n      fix: " << d.fix << "\n      source: " << d.source << "\n";
   }
   return out.str();
 }

@@ -11,6 +11,7 @@
 
 #include "topology/ceilings.h"
 #include "topology/link_derivation.h"
+#include "topology/nccl_diagnosis.h"
 #include "topology/nccl_log.h"
 #include "topology/node_topology.h"
 
@@ -42,6 +43,7 @@ struct NcclReport {
   std::string source;
   NcclLog log;
   std::vector<std::string> misconfigurations;
+  std::vector<NcclDiagnosis> diagnoses;  // the catalogue's entries the log shows (docs/nccl-diagnosis.md)
 };
 
 nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl,

@@ -1,0 +1,203 @@
+#include "topology/nccl_diagnosis.h"
+
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+
+namespace wb {
+namespace {
+
+constexpr const char* kEnvDocs = "NCCL documentation, Environment Variables "
+                                 "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html)";
+constexpr const char* kTroubleshooting = "NCCL documentation, Troubleshooting "
+                                         "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)";
+constexpr const char* kVerbs = "libibverbs, enum ibv_wc_status (infiniband/verbs.h; man ibv_poll_cq)";
+
+// The first message matching `pattern` (with its groups), or none.
+std::optional<std::pair<const NcclMessage*, std::smatch>> first(const NcclLog& log, const std::regex& pattern,
+                                                                bool warn_only = false) {
+  for (const auto& m : log.messages) {
+    if (warn_only && !m.warn) continue;
+    std::smatch found;
+    if (std::regex_search(m.text, found, pattern)) return std::make_pair(&m, found);
+  }
+  return std::nullopt;
+}
+
+// The completion statuses NCCL's IB transport reports, as libibverbs names them.
+std::string completion_status(int code) {
+  static const std::map<int, std::string> names = {
+      {1, "IBV_WC_LOC_LEN_ERR: a message longer than the receive buffer"},
+      {2, "IBV_WC_LOC_QP_OP_ERR: a local queue pair error"},
+      {4, "IBV_WC_LOC_PROT_ERR: a memory registration or protection error (GPUDirect RDMA's memory not registered: "
+          "nvidia-peermem or DMA-BUF)"},
+      {5, "IBV_WC_WR_FLUSH_ERR: the queue pair had already failed; an earlier error is the cause"},
+      {9, "IBV_WC_REM_INV_REQ_ERR: the peer rejected the request"},
+      {10, "IBV_WC_REM_ACCESS_ERR: the peer's memory key was refused"},
+      {11, "IBV_WC_REM_OP_ERR: the peer could not complete the operation"},
+      {12, "IBV_WC_RETRY_EXC_ERR: transport retries exhausted, the peer never acknowledged: the fabric does not "
+           "connect the two nodes (a port down, another subnet or partition, a RoCE route or GID that does not reach, "
+           "a cable)"},
+      {13, "IBV_WC_RNR_RETRY_EXC_ERR: the peer had no receive posted in time"}};
+  const auto it = names.find(code);
+  return it != names.end() ? it->second : "status " + std::to_string(code) + " (see ibv_wc_status)";
+}
+
+}  // namespace
+
+std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, bool nics_seen) {
+  std::vector<NcclDiagnosis> out;
+  auto add = [&](std::string id, std::string verdict, long line, std::string what, std::string why, std::string fix,
+                 std::string source) {
+    out.push_back({std::move(id), std::move(verdict), line, std::move(what), std::move(why), std::move(fix),
+                   std::move(source)});
+  };
+  // NCCL's choice (`Using network X`); an older log without that line: the socket transport's own line
+  static const std::regex socket_network(R"(^Using network Socket\b)");
+  static const std::regex socket_devices(R"(^NET/Socket : Using )");
+  static const std::regex ib_disabled(R"(NCCL_IB_DISABLE set by environment to [1-9])");
+  static const std::regex net_forced(R"(NCCL_NET set by environment to (\S+))");
+  static const std::regex no_plugin(R"(NET/Plugin.*(No plugin found|Could not find|Failed to find|unable to load))",
+                                    std::regex::icase);
+  static const std::regex ib_list(R"(^NET/IB : Using )");
+  static const std::regex no_ib(R"(NET/IB : No device found)");
+
+  // 1. Inter-node traffic on TCP sockets where InfiniBand or RoCE is there to use.
+  const auto s = log.network ? first(log, socket_network) : first(log, socket_devices);
+  if (s) {
+    std::vector<std::string> evidence;
+    if (first(log, ib_list)) evidence.push_back("the log lists InfiniBand/RoCE devices (NET/IB : Using ...)");
+    if (nics_seen) evidence.push_back("the node's topology lists network devices (mlx5 ...)");
+    if (const auto d = first(log, ib_disabled)) evidence.push_back("NCCL_IB_DISABLE is set (line " + std::to_string(d->first->line) + ")");
+    if (const auto n = first(log, net_forced)) evidence.push_back("NCCL_NET=" + n->second[1].str() + " (line " + std::to_string(n->first->line) + ")");
+    if (const auto p = first(log, no_plugin)) evidence.push_back("a network plugin did not load (line " + std::to_string(p->first->line) + ")");
+    if (!evidence.empty()) {
+      std::string why = "NCCL fell back to TCP sockets, many times slower than RDMA: ";
+      for (std::size_t i = 0; i < evidence.size(); ++i) why += (i ? "; " : "") + evidence[i];
+      add("socket-fallback", "FAIL", s->first->line, "NCCL moves inter-node data over TCP sockets (NET/Socket)", why,
+          "unset NCCL_IB_DISABLE and NCCL_NET=Socket; check ibv_devinfo on the node (rdma-core, the HCA's driver); "
+          "give NCCL the RDMA devices with NCCL_IB_HCA; install the network plugin the cluster uses",
+          std::string(kEnvDocs) + ": NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA");
+    }
+  }
+
+  // 2. One device list mixing InfiniBand ports with RoCE (Ethernet) ones.
+  {
+    bool ib = false, roce = false;
+    for (const auto& d : log.ib_devices) {
+      ib = ib || d.ends_with("/IB");
+      roce = roce || d.ends_with("/RoCE");
+    }
+    if (ib && roce) {
+      const auto l = first(log, ib_list);
+      add("mixed-link-layers", "WARN", l ? l->first->line : 0,
+          "NCCL's network devices mix InfiniBand and RoCE ports",
+          "a rank may pick a RoCE port (a bond, a management NIC) whose peers are on InfiniBand, or share one slower "
+          "port: rings run at the slowest port's rate, or do not connect",
+          "list only the fabric's ports in NCCL_IB_HCA (e.g. NCCL_IB_HCA=mlx5_0:1,mlx5_1:1,...; '^mlx5_bond_0' "
+          "excludes one)", std::string(kEnvDocs) + ": NCCL_IB_HCA");
+    }
+  }
+
+  // 3. InfiniBand completion errors: the fabric did not carry the message.
+  static const std::regex completion(R"(Got completion (?:from peer (\S+) )?with (?:error |status=)(\d+))");
+  if (const auto c = first(log, completion, true)) {
+    const int code = std::stoi(c->second[2].str());
+    const std::string peer = c->second[1].matched ? " from " + c->second[1].str() : "";
+    add("ib-completion-error", "FAIL", c->first->line,
+        "an InfiniBand completion error on " + c->first->host + peer + ": " + std::to_string(code),
+        completion_status(code),
+        code == 12 ? "check both nodes' ports (ibstat: State Active, the same subnet; RoCE: the GID index, "
+                     "NCCL_IB_GID_INDEX, and the route), the cables and the switch between them (ibdiagnet)"
+                   : "look at the first error of the job (a status 5 follows another); check the ports (ibstat) and "
+                     "GPUDirect RDMA's module",
+        std::string(kVerbs) + "; " + kTroubleshooting);
+  }
+
+  // 4. SHARP could not be allocated: CollNet is off.
+  static const std::regex sharp(R"((SHARP|sharp).*(No resource|no resource|failed)|CollNet.*(disabled|not available))");
+  if (const auto sh = first(log, sharp)) {
+    add("collnet-unavailable", "WARN", sh->first->line, "CollNet (SHARP in-network reduction) is not used",
+        "the log says: " + sh->first->text + "; NCCL then reduces on the GPUs over the network (ring or tree)",
+        "check the SHARP aggregation manager (sharp_am) and its resource limits, the SHARP plugin "
+        "(libnccl-net with SHARP), and NCCL_COLLNET_ENABLE=1",
+        std::string(kEnvDocs) + ": NCCL_COLLNET_ENABLE");
+  }
+
+  // 5. A TCP network plugin on a node with RDMA devices.
+  if (log.network && log.network->find("FastSocket") != std::string::npos && (nics_seen || first(log, ib_list))) {
+    add("tcp-plugin-on-rdma", "WARN", 0, "NCCL uses the FastSocket plugin (TCP) on a node with RDMA devices",
+        "FastSocket is Google Cloud's TCP transport; with InfiniBand or RoCE present, NCCL's IB transport or the "
+        "IB plugin carries the data without the host's CPU",
+        "remove libnccl-net-fastsocket from the library path (or NCCL_NET_PLUGIN), or set NCCL_NET=IB",
+        std::string(kEnvDocs) + ": NCCL_NET, NCCL_NET_PLUGIN; google/nccl-fastsocket README");
+  }
+
+  // 6. GPUDirect RDMA off, with NCCL's own reason.
+  static const std::regex gdr_off(R"(GPU Direct RDMA Disabled for HCA (\d+) '([^']+)'(?: \(([^)]+)\))?)");
+  if (const auto g = first(log, gdr_off)) {
+    add("gdrdma-disabled", "WARN", g->first->line, "GPUDirect RDMA is off for " + g->second[2].str(),
+        "NCCL stages the network's data through host memory" +
+            (g->second[3].matched ? std::string(" (NCCL says: ") + g->second[3].str() + ")" : std::string()),
+        "load nvidia-peermem (or use DMA-BUF: a recent driver and kernel); check NCCL_NET_GDR_LEVEL and that the NIC "
+        "and the GPU share a PCIe switch",
+        std::string(kEnvDocs) + ": NCCL_NET_GDR_LEVEL, NCCL_DMABUF_ENABLE");
+  }
+
+  // 7. P2P or SHM turned off by the environment; a topology file overriding discovery.
+  static const std::regex p2p_off(R"((NCCL_P2P_DISABLE|NCCL_SHM_DISABLE) set by environment to [1-9])");
+  if (const auto d = first(log, p2p_off)) {
+    add("transport-disabled", "WARN", d->first->line, d->second[1].str() + " is set",
+        "NCCL cannot use that transport inside a node: GPU pairs go through host memory or the network",
+        "unset it (it is often left from debugging an ACS or IOMMU problem: fix that instead)",
+        std::string(kEnvDocs) + ": NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; " + kTroubleshooting + ": PCI ACS");
+  }
+  static const std::regex topo_file(R"(NCCL_TOPO_FILE set by environment to (\S+))");
+  if (const auto f = first(log, topo_file)) {
+    add("topology-file", "WARN", f->first->line, "NCCL's topology comes from a file: " + f->second[1].str(),
+        "NCCL does not discover the node: a file from another machine type makes wrong rings and paths",
+        "use the file written for this exact machine type, or unset NCCL_TOPO_FILE",
+        std::string(kEnvDocs) + ": NCCL_TOPO_FILE");
+  }
+
+  // 8. Failures: no interface to bootstrap on, a refused connection, out of memory.
+  static const std::regex no_interface(R"(Bootstrap : no socket interface found|no socket interface found)");
+  if (const auto b = first(log, no_interface, true)) {
+    add("bootstrap-interface", "FAIL", b->first->line, "NCCL found no network interface to bootstrap on",
+        "NCCL_SOCKET_IFNAME names an interface this node does not have, or none is up",
+        "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br link), e.g. NCCL_SOCKET_IFNAME=ib0 or =eth",
+        std::string(kEnvDocs) + ": NCCL_SOCKET_IFNAME");
+  }
+  static const std::regex connect_failed(R"(Connect to (\S+) failed\s*:\s*(.+)$)");
+  if (const auto c = first(log, connect_failed, true)) {
+    add("connection-failed", "FAIL", c->first->line, c->first->host + " could not connect to " + c->second[1].str(),
+        c->second[2].str() + ": the peer's address is not reachable on the interface NCCL chose, or a firewall drops it",
+        "choose an interface both reach (NCCL_SOCKET_IFNAME); check the route and the firewall between the nodes",
+        std::string(kEnvDocs) + ": NCCL_SOCKET_IFNAME; " + kTroubleshooting);
+  }
+  static const std::regex oom(R"(out of memory|Failed to CUDA calloc|cudaMalloc.*failed)", std::regex::icase);
+  if (const auto o = first(log, oom, true)) {
+    add("out-of-memory", "FAIL", o->first->line, "NCCL could not allocate GPU memory on " + o->first->host,
+        "the log says: " + o->first->text, "leave room for NCCL's buffers (NCCL_BUFFSIZE, fewer channels) or the job's",
+        std::string(kEnvDocs) + ": NCCL_BUFFSIZE");
+  }
+
+  // 9. Ranks on different NCCL versions.
+  static const std::regex version(R"(^NCCL version (\S+))");
+  std::map<std::string, std::pair<std::string, long>> versions;  // version -> (host, line)
+  for (const auto& m : log.messages) {
+    std::smatch v;
+    if (std::regex_search(m.text, v, version)) versions.emplace(v[1].str(), std::make_pair(m.host, m.line));
+  }
+  if (versions.size() > 1) {
+    std::string seen;
+    for (const auto& [v, where] : versions) seen += (seen.empty() ? "" : ", ") + v + " on " + where.first;
+    add("version-mismatch", "FAIL", versions.begin()->second.second, "the ranks run different NCCL versions: " + seen,
+        "NCCL's protocol between ranks is only defined for one version: hangs or wrong results",
+        "install one NCCL everywhere (the same container image, the same LD_LIBRARY_PATH)", kTroubleshooting);
+  }
+  return out;
+}
+
+}  // namespace wb

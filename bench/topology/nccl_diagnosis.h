@@ -1,0 +1,24 @@
+// What an NCCL_DEBUG=INFO log says is wrong, as NCCL's maintainers and documentation read it: each
+// entry of docs/nccl-diagnosis.md is a signature in the log, a verdict (FAIL: the job cannot run as
+// meant; WARN: it runs slower than the wiring allows), why, the fix, and the source of that reading.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/nccl_log.h"
+
+namespace wb {
+
+struct NcclDiagnosis {
+  std::string id;       // the catalogue's entry: socket-fallback, mixed-link-layers, ib-completion-error, ...
+  std::string verdict;  // FAIL or WARN
+  long line = 0;        // where in the log
+  std::string what, why, fix, source;
+};
+
+// Every entry whose signature the log holds, once each (the first line that shows it).
+// `nics_seen`: the node's topology (a saved nvidia-smi topo -m) lists network devices.
+std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, bool nics_seen);
+
+}  // namespace wb

@@ -1,0 +1,124 @@
+// The NCCL diagnosis catalogue (docs/nccl-diagnosis.md): each entry named from a log that shows it,
+// and nothing said of healthy logs of each network. The logs are written by the team in NCCL's
+// format (host:pid:tid [dev] NCCL INFO|WARN ...), with launchers' prefixes and other output among them.
+#include "topology/nccl_diagnosis.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace wb {
+namespace {
+
+std::vector<NcclDiagnosis> diagnose(const std::string& text, bool nics_seen = false) {
+  return diagnose_nccl_log(parse_nccl_log(text, "job.log"), nics_seen);
+}
+
+std::vector<std::string> ids(const std::vector<NcclDiagnosis>& found) {
+  std::vector<std::string> out;
+  for (const auto& d : found) out.push_back(d.id + ":" + d.verdict + "@" + std::to_string(d.line));
+  return out;
+}
+
+const std::string kIbHealthy =
+    "gpu-a:1001:1001 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+    "gpu-a:1001:1001 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>\n"
+    "gpu-a:1001:1001 [0] NCCL INFO Using network IB\n"
+    "gpu-b:2001:2001 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+    "gpu-a:1001:1010 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n";
+
+TEST(NcclDiagnosis, HealthyLogsOfEachNetworkSayNothing) {
+  EXPECT_TRUE(diagnose(kIbHealthy).empty());
+  EXPECT_TRUE(diagnose("r1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ; OOB eth0:10.1.0.1<0>\n"
+                       "r1:1:1 [0] NCCL INFO Using network IB\n")
+                  .empty());
+  EXPECT_TRUE(diagnose("ip-10-0-0-1:7:7 [0] NCCL INFO NET/OFI Selected provider is efa\n"
+                       "ip-10-0-0-1:7:7 [0] NCCL INFO Using network AWS Libfabric\n")
+                  .empty());
+  // Ethernet only: no RDMA device anywhere, TCP sockets are the network
+  EXPECT_TRUE(diagnose("e1:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+                       "e1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.2.0.1<0>\n"
+                       "e1:1:1 [0] NCCL INFO Using network Socket\n")
+                  .empty());
+}
+
+TEST(NcclDiagnosis, TheNetworkIsNamedWhole) {
+  EXPECT_EQ(parse_nccl_log("h:1:1 [0] NCCL INFO Using network AWS Libfabric\n", "x").network, "AWS Libfabric");
+}
+
+TEST(NcclDiagnosis, SocketsWhereRdmaIsThereAreAFailWithTheirEvidence) {
+  const std::string log = "n1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                          "n1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+                          "n1:1:1 [0] NCCL INFO Using network Socket\n";
+  const auto found = diagnose(log);
+  ASSERT_EQ(ids(found), std::vector<std::string>{"socket-fallback:FAIL@3"});
+  EXPECT_NE(found[0].why.find("NCCL_IB_DISABLE is set (line 1)"), std::string::npos) << found[0].why;
+  EXPECT_NE(found[0].source.find("NCCL_IB_DISABLE"), std::string::npos);
+  // the same sockets with no evidence of RDMA, but the node's topology lists NICs
+  EXPECT_EQ(ids(diagnose("n1:1:1 [0] NCCL INFO Using network Socket\n", true)),
+            std::vector<std::string>{"socket-fallback:FAIL@1"});
+}
+
+TEST(NcclDiagnosis, AnIbListMixingRoceIsAWarn) {
+  EXPECT_EQ(ids(diagnose("n:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [8]mlx5_bond_0:1/RoCE ; "
+                         "OOB ib0:10.0.0.1<0>\n")),
+            std::vector<std::string>{"mixed-link-layers:WARN@1"});
+}
+
+TEST(NcclDiagnosis, CompletionErrorsAreReadByTheirNumber) {
+  const auto found = diagnose("some program output\n"
+                              "gpu-a:1001:1020 [3] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<47019> with "
+                              "error 12, opcode 0, len 0, vendor err 129 (Send)\n");
+  ASSERT_EQ(ids(found), std::vector<std::string>{"ib-completion-error:FAIL@2"});
+  EXPECT_NE(found[0].why.find("IBV_WC_RETRY_EXC_ERR"), std::string::npos);
+  EXPECT_NE(found[0].what.find("gpu-a from 10.0.0.2<47019>: 12"), std::string::npos) << found[0].what;
+  // the newer spelling
+  EXPECT_EQ(ids(diagnose("g:1:1 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.3<1> with status=5 opcode=0\n")),
+            std::vector<std::string>{"ib-completion-error:FAIL@1"});
+}
+
+TEST(NcclDiagnosis, LaunchersPrefixesDoNotHideNcclsLines) {
+  const std::string tagged = "[1,0]<stdout>:n1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                             "[1,0]<stdout>:n1:1:1 [0] NCCL INFO Using network Socket\n";
+  EXPECT_EQ(ids(diagnose(tagged)), std::vector<std::string>{"socket-fallback:FAIL@2"});
+  const std::string srun = "0: n1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+                           "0: n1:1:1 [0] NCCL INFO Using network Socket\n";
+  EXPECT_EQ(ids(diagnose(srun)), std::vector<std::string>{"socket-fallback:FAIL@2"});
+}
+
+TEST(NcclDiagnosis, SharpWithoutResourceTurnsCollNetOff) {
+  EXPECT_EQ(ids(diagnose(kIbHealthy + "gpu-a:1001:1001 [0] NCCL INFO CollNet: SHARP allocation failed: No resource\n")),
+            std::vector<std::string>{"collnet-unavailable:WARN@6"});
+}
+
+TEST(NcclDiagnosis, FastSocketOnAnRdmaNodeIsAWarn) {
+  const std::string log = "n:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
+                          "n:1:1 [0] NCCL INFO Using network FastSocket\n";
+  EXPECT_EQ(ids(diagnose(log)), std::vector<std::string>{"tcp-plugin-on-rdma:WARN@0"});
+}
+
+TEST(NcclDiagnosis, GdrdmaOffSaysNcclsReason) {
+  const auto found = diagnose("n:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n");
+  ASSERT_EQ(ids(found), std::vector<std::string>{"gdrdma-disabled:WARN@1"});
+  EXPECT_NE(found[0].why.find("no module"), std::string::npos);
+}
+
+TEST(NcclDiagnosis, EnvironmentOverridesAndFailuresAreNamed) {
+  EXPECT_EQ(ids(diagnose("n:1:1 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.\n"
+                         "n:1:1 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/topo.xml\n")),
+            (std::vector<std::string>{"transport-disabled:WARN@1", "topology-file:WARN@2"}));
+  EXPECT_EQ(ids(diagnose("n:1:1 [0] NCCL WARN Bootstrap : no socket interface found\n"
+                         "n:1:9 [0] NCCL WARN Net : Connect to 10.0.0.9<43211> failed : Connection refused\n"
+                         "n:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n")),
+            (std::vector<std::string>{"bootstrap-interface:FAIL@1", "connection-failed:FAIL@2", "out-of-memory:FAIL@3"}));
+}
+
+TEST(NcclDiagnosis, RanksOnDifferentVersionsFail) {
+  const auto found = diagnose("a:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                              "b:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n");
+  ASSERT_EQ(ids(found), std::vector<std::string>{"version-mismatch:FAIL@2"});
+  EXPECT_NE(found[0].what.find("2.18.3+cuda12.2 on b, 2.21.5+cuda12.4 on a"), std::string::npos) << found[0].what;
+}
+
+}  // namespace
+}  // namespace wb
