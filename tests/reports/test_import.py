@@ -55,9 +55,10 @@ def test_launcher_prefixes_and_nccls_own_lines_change_nothing(tmp_path):
     assert [[r[c] for c in figures] for r in tagged] == [[r[c] for c in figures] for r in plain]
 
 
-def test_a_one_gpu_run_is_said_not_judged(tmp_path):
+def test_a_one_gpu_run_is_said_not_judged(tmp_path, capsys):
     code, rows, summary = imported(tmp_path, files=["all_reduce_perf-1gpu.txt"])
     assert code == ExitCode.OK
+    assert "Nothing judged: no item was measured" in capsys.readouterr().out  # not "Healthy: all 0 ... pass"
     assert {r["status"] for r in rows} == {"SKIP"} and "one GPU" in rows[0]["reason"]
     assert parse(rows[0]["extra"])["tool_version"] == "unknown" and rows[0]["errors"] == ""
 
