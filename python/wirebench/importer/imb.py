@@ -6,7 +6,8 @@ import re
 
 from ..report.input_files import InputError
 from .lines import lines_of
-from .rows import number, row
+from ..report.judging import SMALL_MESSAGE_BYTES
+from .rows import BUSBW, number, row
 
 VERSION = re.compile(r"Intel\(R\) MPI Benchmarks (\S+?),? ")
 BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
@@ -15,10 +16,6 @@ HEADER = re.compile(r"^\s*#bytes\s+#repetitions\s+(.*)$")
 DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(.*)$")
 COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall": "alltoall", "Bcast": "broadcast",
                "Reduce": "reduce", "Reduce_scatter": "reduce_scatter"}
-BUSBW = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
-         "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
-         "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
-SMALL_MESSAGE_BYTES = 64  # as wb-net declares (harness/judging.h)
 
 
 def looks_like(text):

@@ -6,7 +6,8 @@ import re
 
 from ..report.input_files import InputError
 from .lines import lines_of
-from .rows import number, row
+from ..report.judging import SMALL_MESSAGE_BYTES
+from .rows import BUSBW, number, row
 
 TITLE = re.compile(r"^#\s*OSU (?:MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
 DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
@@ -15,10 +16,6 @@ POINT_TO_POINT = {"Latency": ("pingpong", "uni", "latency"), "Bandwidth": ("stre
 COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather", "reduce_scatter": "reduce_scatter",
                "reduce scatter": "reduce_scatter", "bcast": "broadcast", "broadcast": "broadcast", "reduce": "reduce",
                "alltoall": "alltoall", "all-to-all": "alltoall"}
-BUSBW = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
-         "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
-         "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
-SMALL_MESSAGE_BYTES = 64  # as wb-net declares (harness/judging.h)
 
 
 def looks_like(text):

@@ -8,6 +8,7 @@ import re
 
 from ..report.input_files import InputError
 from .lines import lines_of
+from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import number, row
 
 TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*) (BW|Latency) Test\s*$")
@@ -20,7 +21,6 @@ WARNINGS = ("Conflicting CPU frequency", "CPU Frequency is not max", "Requested 
 TOOLS = {("RDMA_Write", "BW"): "ib_write_bw", ("RDMA_Read", "BW"): "ib_read_bw", ("Send", "BW"): "ib_send_bw",
          ("RDMA_Write", "Latency"): "ib_write_lat", ("RDMA_Read", "Latency"): "ib_read_lat",
          ("Send", "Latency"): "ib_send_lat"}
-SMALL_MESSAGE_BYTES = 64
 
 
 def looks_like(text):

@@ -4,8 +4,8 @@ declare them (bench/*/..._main.cpp, harness/judging.h). The one place the report
 names to judge; results.py calls it for an older run, and the rest of the reporter never knows."""
 from .extra import command_item, parse as parse_extra
 from .input_files import InputError
+from .judging import SMALL_MESSAGE_BYTES
 
-SMALL_MESSAGE_BYTES = 64  # harness/judging.h's kSmallMessageBytes
 LATENCY_CASES = ("latency", "memory_latency", "gpu_host_latency")  # pointer chases: no bandwidth
 NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
 
