@@ -6,12 +6,14 @@ file and line."""
 import argparse
 import csv
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 from ..report.__main__ import report
 from ..report.input_files import InputError, read_utf8
 from ..report.schema import RESULT_COLUMNS, ExitCode
+from ..run.paths import BIN
 from . import imb, nccl_tests, nvbandwidth, osu, perftest
 
 
@@ -27,9 +29,21 @@ def parse_args(argv):
     parser.add_argument("--bytes", type=int, default=nvbandwidth.DEFAULT_BYTES,
                         help="nvbandwidth: the buffer size it ran with (-b; default 512 MiB), which it does not print")
     parser.add_argument("--ranks", type=int, help="OSU collectives: the ranks they ran on (for busbw)")
+    where = parser.add_argument_group("the wiring the rows are judged against (topology.json in the run directory)")
+    where.add_argument("--nvidia-smi-topo", type=Path, help="the node's saved `nvidia-smi topo -m`: GPU pairs, GPU to "
+                       "host and NICs get their link's ceiling, an NVSwitch node's collectives NCCL's expectation")
+    where.add_argument("--nvidia-smi-p2p", type=Path, help="with --nvidia-smi-topo: saved `nvidia-smi topo -p2p r`")
+    where.add_argument("--nvlink-generation", help="with --nvidia-smi-topo: where the GPU model does not say it (2, 3, 4, 5)")
+    where.add_argument("--topology", type=Path, help="a topology.json `wirebench topo --json` wrote")
+    where.add_argument("--nccl-log", type=Path, help="the NCCL_DEBUG=INFO log of the run: each misconfiguration "
+                       "it shows is a FAIL or WARN (docs/nccl-diagnosis.md)")
     args = parser.parse_args(argv[1:])
     if args.rate is not None and not args.link_class:
         parser.error("--rate needs --link-class: the link whose ceiling it is")
+    if args.topology and args.nvidia_smi_topo:
+        parser.error("--topology and --nvidia-smi-topo both describe the wiring: give one")
+    if (args.nvidia_smi_p2p or args.nvlink_generation) and not args.nvidia_smi_topo:
+        parser.error("--nvidia-smi-p2p and --nvlink-generation go with --nvidia-smi-topo")
     return args
 
 
@@ -53,6 +67,40 @@ def read_file(path, args):
                      "blocks)")
 
 
+def read_topology(args):
+    """What becomes topology.json in the run directory (None: nothing given): `wirebench topo` reads the saved nvidia-smi text and the
+    NCCL log (one reader for both, the one `wirebench topo` users have); a given topology.json is
+    copied, the log's reading added to it."""
+    command = [str(BIN / "wirebench"), "topo", "--json"]
+    if args.nvidia_smi_topo:
+        command += ["--nvidia-smi-topo", str(args.nvidia_smi_topo)]
+        host = args.hosts.split(",")[0]
+        command += ["--hostname", host] if host else []
+        command += ["--nvidia-smi-p2p", str(args.nvidia_smi_p2p)] if args.nvidia_smi_p2p else []
+        command += ["--nvlink-generation", args.nvlink_generation] if args.nvlink_generation else []
+    if args.nccl_log:
+        command += ["--nccl-log", str(args.nccl_log)]
+    doc = None
+    if args.topology:
+        if not args.topology.is_file():
+            raise InputError(f"{args.topology}: no such file")
+        try:
+            doc = json.loads(read_utf8(args.topology))
+        except json.JSONDecodeError as error:
+            raise InputError(f"{args.topology}:{error.lineno}: not valid JSON: {error.msg}") from None
+    if args.nvidia_smi_topo or args.nccl_log:
+        found = subprocess.run(command, capture_output=True, text=True, check=False)
+        if found.returncode != 0:
+            said = found.stderr.strip().removeprefix("error: ").removesuffix(" (exit code 3)")
+            raise InputError(said or f"{' '.join(command)} ended with exit code {found.returncode}")
+        read = json.loads(found.stdout)
+        if doc is None:
+            doc = read
+        else:
+            doc["nccl"] = read.get("nccl")
+    return doc
+
+
 def main(argv):
     try:
         args = parse_args(argv)
@@ -62,10 +110,13 @@ def main(argv):
         if (args.out / "results.csv").exists():
             raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
         imported = [(path, *read_file(path, args)) for path in args.files]
+        topology = read_topology(args)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
     args.out.mkdir(parents=True, exist_ok=True)
+    if topology is not None:
+        (args.out / "topology.json").write_text(json.dumps(topology, indent=1) + "\n")
     with (args.out / "results.csv").open("w", newline="") as out:
         writer = csv.DictWriter(out, RESULT_COLUMNS, lineterminator="\n")
         writer.writeheader()

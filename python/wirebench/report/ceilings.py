@@ -34,8 +34,11 @@ NCCL_ALGO_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet_direct", "
 
 
 class Ceilings:
-    def __init__(self, links_by_node, expectations=(), typical_latencies=(), collectives=()):
+    def __init__(self, links_by_node, expectations=(), typical_latencies=(), collectives=(), nccl_log=None):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
+        # What `wirebench topo --nccl-log` read of an NCCL_DEBUG=INFO log (topology.json's `nccl`):
+        # its catalogue's diagnoses become findings (verdicts.nccl_log_findings).
+        self.nccl_log = nccl_log if isinstance(nccl_log, dict) else {}
         # NCCL all_reduce expectations (topology.json's nccl_expectations, written by `wirebench topo`
         # from NCCL's algorithms on the node's links): per (nodes, GPUs a node, algorithm) the
         # slowest node's, since a collective goes at its slowest member's pace.
@@ -89,7 +92,7 @@ class Ceilings:
                      and entry.get("link_class")]
         collectives = [entry for node in doc.get("nodes", []) for entry in node.get("nccl_expectations", [])
                        if isinstance(entry, dict) and isinstance(entry.get("busbw_GBps"), (int, float))]
-        return Ceilings(links, expectations, latencies, collectives)
+        return Ceilings(links, expectations, latencies, collectives, doc.get("nccl"))
 
     def typical_latency(self, row):
         return self.latencies.get(row.text("link_class"))

@@ -36,6 +36,7 @@ from . import judging
 from . import culprits
 from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key
 from .contention import port_shares
+from .extra import encode_items
 from .floors import apply_profile
 from .results import Row
 from .row_verdicts import judge_row
@@ -82,7 +83,7 @@ def judge(results, ceilings, profile=None):
     verdicts = [judge_row(row, ceilings, largest, smallest, shares.get(row.line, (1, ""))) for row in rows]
     for step in PASSES:
         step(verdicts, context)
-    return verdicts + topology_findings(ceilings)
+    return verdicts + topology_findings(ceilings) + nccl_log_findings(ceilings)
 
 
 def _mark_incomplete(verdicts, context):
@@ -231,6 +232,26 @@ def topology_findings(ceilings):
         expected = "trained at what both ends allow" if kind == "degraded" else "up"
         findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL" if kind == "degraded" else "WARN", reason,
                                 expected=expected))
+    return findings
+
+
+def nccl_log_findings(ceilings):
+    """A verdict for each diagnosis of the NCCL log beside the run (docs/nccl-diagnosis.md): FAIL
+    or WARN as the catalogue says, where = the log's file and line, its fix as the look-closer."""
+    log = ceilings.nccl_log
+    findings = []
+    for found in log.get("diagnoses") or []:
+        if not isinstance(found, dict) or found.get("verdict") not in ("FAIL", "WARN"):
+            continue
+        source = f"{log.get('source', 'NCCL log')}:{found.get('line', 0)}"
+        fields = {"bench": "nccl-log", "case": found.get("id", ""), "backend": "nccl", "link_class": "", "src": "",
+                  "dst": "", "direction": "", "op": "", "dtype": "", "bytes": "0", "status": "OK",
+                  "extra": encode_items({"source": source}),
+                  # not results.csv's columns: the catalogue's fix and its source, for look closer
+                  "fix": found.get("fix", ""), "fix_source": found.get("source", "")}
+        findings.append(Verdict(Row(0, fields, "topology.json"), found["verdict"],
+                                f"{found.get('what', '')}: {found.get('why', '')}", expected="no misconfiguration "
+                                "in NCCL's log (docs/nccl-diagnosis.md)"))
     return findings
 
 

@@ -15,6 +15,8 @@ def row_name(v):
     f = v.row.fields
     if f["bench"] == "topology":  # a finding of the topology, not a measurement
         return f"{f['case']} {f['link_class']} link {f['src']} -> {f['dst']}"
+    if f["bench"] == "nccl-log":  # a diagnosis of NCCL's log (verdicts.nccl_log_findings)
+        return f"NCCL log: {f['case']}"
     name = f"{f['case']} {f['op']} {f['dtype']} {f['src']}"
     if f["dst"]:
         name += f" -> {f['dst']}"
@@ -39,6 +41,8 @@ def what(v):
         return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
     if bench == "topology":
         return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {f['case']}"
+    if bench == "nccl-log":
+        return f"NCCL log: {f['case']} (docs/nccl-diagnosis.md)"
     if judging.by_prediction(v.row):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
     if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
@@ -116,6 +120,8 @@ def look_closer(v):
             return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "
                     "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
         return "check the switches (ibdiagnet) and the ceiling the report used for these links"
+    if bench == "nccl-log":
+        return f"fix: {f.get('fix', '')} (source: {f.get('fix_source', '')})"
     if bench == "topology":
         return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
     if judging.by_prediction(v.row):
@@ -135,6 +141,11 @@ def _advice(v, src, dst):
     links, a NUMA node's memory, or the network between ranks."""
     declared = judging.bandwidth(v.row)
     if declared and declared.metric == "busbw_GBps":
+        tool = row_items(v.row).get("tool")  # an imported row is a peer's figure already
+        if tool:
+            return (f"run NCCL_DEBUG=INFO and give its log to wirebench import --nccl-log: the transport per "
+                    f"channel shows where the bandwidth went" if v.row.text("backend") == "nccl" else
+                    "check the ranks' placement and the links between them (wirebench topo)")
         return "compare with nccl-tests' or OSU's figure on the same ranks"
     kinds = {e.kind for e in (src, dst) if e}
     if "gpu" in kinds:
@@ -229,7 +240,7 @@ def link_class_tables(verdicts):
             continue
         f = v.row.fields
         key = "step emulation" if judging.by_prediction(v.row) else "topology" if f["bench"] == "topology" else \
-            (f["link_class"] or "unclassified") + " links"
+            "NCCL log" if f["bench"] == "nccl-log" else (f["link_class"] or "unclassified") + " links"
         tables.setdefault(key, []).append(v)
     return tables
 
