@@ -171,3 +171,132 @@ def test_perftest_bandwidth_and_latency_rows_say_their_device_and_link(tmp_path)
 def test_perftests_link_type_is_the_link_class_when_none_is_given(tmp_path):
     _, rows, _ = imported(tmp_path, files=["ib_write_bw.txt"])
     assert {r["link_class"] for r in rows} == {"ib"}
+
+
+# The variants: each tool's other formats and versions, judged like the first ones.
+
+FIGURES = ("case", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "errors", "judged")
+
+
+def test_nccl_tests_2_17_names_its_binary_and_its_per_iteration_columns_pass_by(tmp_path):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "370",
+                                   files=["nccl-2.17-per-iteration.log"])
+    assert code == ExitCode.OK and {r["op"] for r in rows} == {"all_gather"}  # "# Collective test starting: ..."
+    big = next(r for r in rows if r["bytes"] == "134217728" and r["case"] == "in_place")
+    assert (big["time_us"], big["busbw_GBps"], big["ranks"]) == ("702", "334.59", "8")  # not i_min's columns
+    items = parse(big["extra"])
+    assert (items["tool_version"], items["nccl_version"]) == ("2.17.6", "2.28.7")
+    assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"] == ["PASS", "PASS"]
+
+
+def test_nccl_tests_json_gives_the_same_rows_as_its_text(tmp_path):
+    code, from_json, summary = imported(tmp_path / "a", "--link-class", "nvlink", "--rate", "370",
+                                        files=["all_reduce.json"])
+    _, from_text, _ = imported(tmp_path / "b", "--link-class", "nvlink", "--rate", "370", files=["all_reduce_perf.txt"])
+    assert code == ExitCode.OK
+    assert [float(r[c] or 0) for r in from_json for c in FIGURES[1:6]] == pytest.approx(
+        [float(r[c] or 0) for r in from_text for c in FIGURES[1:6]], rel=2e-3, abs=1e-3)  # the text rounds to 2 decimals
+    assert [r["case"] for r in from_json] == [r["case"] for r in from_text]
+    first = from_json[0]
+    assert (first["op"], first["dtype"], first["ranks"], first["nodes"]) == ("all_reduce", "float32", "8", "1")
+    items = parse(first["extra"])
+    assert items["source"].endswith("all_reduce.json:results[0]") and items["nccl_version"] == "2.28.7"
+    assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"] == ["PASS", "PASS"]
+
+
+def test_a_cut_nccl_tests_json_keeps_its_whole_results_and_the_largest_size_is_an_error(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "370", files=["all_reduce-cut.json"])
+    assert "cut short" in capsys.readouterr().out and code == ExitCode.INFRASTRUCTURE
+    assert [r["bytes"] for r in rows if r["status"] == "OK"] == ["8", "8", "1048576", "1048576"]
+    assert [(r["bytes"], r["status"]) for r in rows if r["status"] != "OK"] == [("134217728", "ERROR")] * 2
+    assert not [v for v in summary["verdicts"] if v["verdict"] in ("PASS", "WARN", "FAIL")]
+
+
+def test_a_markdown_paste_reads_as_the_tools_own_output(tmp_path):
+    _, pasted, _ = imported(tmp_path / "a", "--op", "all_reduce", files=["all_reduce_perf-markdown.md"])
+    _, plain, _ = imported(tmp_path / "b", files=["all_reduce_perf.txt"])
+    assert [[r[c] for c in FIGURES] for r in pasted] == [[r[c] for c in FIGURES] for r in plain]
+    assert parse(pasted[0]["extra"])["source"].endswith("all_reduce_perf-markdown.md:20")  # the file's own line
+
+
+def test_imb_sendrecv_is_a_bidirectional_pair_at_imbs_bandwidth(tmp_path):
+    code, rows, summary = imported(tmp_path, "--link-class", "eth", "--rate", "12.5", "--hosts", "n1,n2",
+                                   files=["IMB-MPI1-sendrecv.txt"])
+    sendrecv = {r["bytes"]: r for r in rows if r["case"] == "sendrecv"}
+    big = sendrecv["4194304"]
+    assert (big["direction"], big["src"], big["dst"], big["time_us"]) == ("bidir", "n1/rank0", "n2/rank1", "352.1")
+    assert float(big["algbw_GBps"]) == pytest.approx(2 * 4194304 / 352.1e3, rel=1e-6)  # IMB: 2 x bytes / t_max
+    assert parse(big["extra"])["rank_time"] == "max"
+    judged = {v["key"]: v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA" and "sendrecv" in v["key"]
+              and v["metric"] == "algbw_GBps"}
+    assert list(judged.values()) == ["PASS"]  # 23.8 GB/s of both directions' 25
+
+
+def test_nvbandwidth_json_reads_as_its_text_and_says_what_it_passed_by(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "450", files=["nvbandwidth.json"])
+    out = capsys.readouterr().out
+    pairs = {(r["src"], r["dst"]): r for r in rows if r["bench"] == "p2p"}
+    assert len(pairs) == 6 and pairs[("dgx02/gpu2", "dgx02/gpu1")]["algbw_GBps"] == "181.402"  # host from its device list
+    assert parse(rows[0]["extra"])["tool_version"] == "0.8"
+    assert parse(pairs[("dgx02/gpu2", "dgx02/gpu1")]["extra"])["source"].endswith(
+        "nvbandwidth.json:testcases[1].bandwidth_matrix[1]")
+    assert "device_to_device_latency_sm" in out and "not a bandwidth matrix" in out and "Waived" in out
+    assert code == ExitCode.FAILED  # the slow pair, as from the text
+
+
+def test_nvbandwidth_0_4_leaves_its_diagonal_out(tmp_path):
+    _, rows, _ = imported(tmp_path, "--hosts", "dgx01", files=["nvbandwidth-0.4.txt"])
+    assert sorted((r["src"], r["dst"], r["case"]) for r in rows) == [
+        ("dgx01/gpu0", "dgx01/gpu1", "ce/read"), ("dgx01/gpu1", "dgx01/gpu0", "ce/read")]
+    assert parse(rows[0]["extra"])["tool_version"] == "unknown"
+
+
+def test_perftest_json_rows_are_its_texts(tmp_path):
+    code, rows, summary = imported(tmp_path, "--rate", "25", "--link-class", "ib", "--hosts", "n1,n2",
+                                   files=["ib_write_bw.json", "ib_send_lat.json"])
+    assert code == ExitCode.OK
+    bw = next(r for r in rows if r["case"] == "stream_bw")
+    assert float(bw["algbw_GBps"]) == pytest.approx(1048576 * 0.022933e6 / 1e9, rel=1e-6)
+    assert (bw["bytes"], bw["iters"], bw["op"], parse(bw["extra"])["device"]) == ("1048576", "5000", "rdma_write", "mlx5_0")
+    lat = next(r for r in rows if r["case"] == "pingpong")
+    assert (lat["op"], lat["time_us"], lat["judged"]) == ("send", "1.01", "time_us@smallest:typical_latency")
+    assert parse(lat["extra"])["source"].endswith("ib_send_lat.json:results")
+
+
+def test_perftest_bidirectional_is_judged_against_both_directions(tmp_path):
+    code, rows, summary = imported(tmp_path, "--rate", "25", "--link-class", "ib", files=["ib_write_bw-bidir.txt"])
+    big = next(r for r in rows if r["bytes"] == "1048576")
+    assert (big["case"], big["direction"]) == ("bidir_bw", "bidir") and big["rerun"].endswith(" -b SERVER")
+    assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA" and v["metric"] == "algbw_GBps"] == ["FAIL"]
+
+
+def test_osu_xccl_collectives_are_nccl_rows(tmp_path):
+    _, rows, _ = imported(tmp_path, "--ranks", "8", files=["osu_xccl_allreduce.txt"])
+    assert {(r["backend"], r["op"]) for r in rows} == {("nccl", "all_reduce")}
+    assert rows[-1]["rerun"] == "mpiexec -n 8 osu_xccl_allreduce -m 134217728:134217728"
+
+
+def test_p2p_bandwidth_latency_test_pairs_are_judged_and_a_pair_without_peer_access_said(tmp_path, capsys):
+    code, rows, summary = imported(tmp_path, "--link-class", "nvlink", "--rate", "450", "--hosts", "dgx01",
+                                   files=["p2pBandwidthLatencyTest.txt"])
+    out = capsys.readouterr().out
+    by = {(r["case"], r["src"], r["dst"]): r for r in rows}
+    assert {c for c, _, _ in by} == {"staged/write", "p2p/write", "staged/bidir", "p2p/bidir", "staged/latency",
+                                     "p2p/write_latency"}
+    assert len(rows) == 6 * 6  # six cases of the six ordered pairs: no diagonal, no host-clock latency
+    fast = by[("p2p/write", "dgx01/gpu0", "dgx01/gpu1")]
+    assert (fast["algbw_GBps"], fast["bytes"], fast["judged"]) == ("389.9", "160000000", "algbw_GBps@largest:ceiling")
+    assert parse(by[("p2p/write", "dgx01/gpu1", "dgx01/gpu2")]["extra"])["peer_access"] == "no"
+    assert by[("staged/write", "dgx01/gpu0", "dgx01/gpu1")]["judged"] == "algbw_GBps@largest:siblings"
+    assert by[("p2p/write_latency", "dgx01/gpu0", "dgx01/gpu1")]["time_us"] == "2.35"
+    assert "2 GPU pair(s) without peer access" in out
+    verdicts = {(v["src"], v["dst"]): v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"
+                and "p2p/write/" in v["key"]}
+    assert verdicts[("dgx01/gpu1", "dgx01/gpu2")] == "FAIL" and verdicts[("dgx01/gpu0", "dgx01/gpu1")] == "PASS"
+    assert code == ExitCode.FAILED
+
+
+def test_broken_json_is_exit_3_naming_its_line(tmp_path, capsys):
+    (tmp_path / "bad.json").write_text('{\n"test_info": {\n"test": "RDMA_Write_BW_Test",,\n}}\n')
+    code = main(["wirebench import", str(tmp_path / "bad.json"), "--out", str(tmp_path / "run")])
+    assert code == ExitCode.USAGE and f"{tmp_path / 'bad.json'}:3: not valid JSON" in capsys.readouterr().err

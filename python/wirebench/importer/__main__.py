@@ -1,5 +1,6 @@
 """wirebench import FILE... [--out DIR] [--link-class C --rate GBPS] [--op OP] [--hosts A,B] [--ranks N]:
-the outputs of nccl-tests, nvbandwidth, OSU, IMB-MPI1 and perftest as a run directory (results.csv, and suite.json holding --rate as
+the outputs of nccl-tests (text, -J JSON), nvbandwidth (text, --json), OSU, IMB-MPI1, perftest (text,
+--out_json) and p2pBandwidthLatencyTest as a run directory (results.csv, and suite.json holding --rate as
 the ceiling of --link-class), then its report, as `wirebench report DIR` writes it. The tool is told
 from each file's content. Exit codes as `wirebench report`'s; 3 for a file it cannot read, naming
 file and line."""
@@ -14,11 +15,12 @@ from ..report.__main__ import report
 from ..report.input_files import InputError, read_utf8
 from ..report.schema import RESULT_COLUMNS, ExitCode
 from ..run.paths import BIN
-from . import imb, nccl_tests, nvbandwidth, osu, perftest
+from . import imb, json_text, nccl_tests, nvbandwidth, osu, p2p_bandwidth_latency, perftest
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests, nvbandwidth, OSU, IMB-MPI1 and perftest")
+    parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests, nvbandwidth, OSU, IMB-MPI1, perftest and "
+                                     "p2pBandwidthLatencyTest")
     parser.add_argument("files", nargs="+", type=Path, help="a tool's output, as it printed it")
     parser.add_argument("--out", type=Path, default=Path("wirebench-import"), help="the run directory to write")
     parser.add_argument("--link-class", default="", help="the link the tool measured: nvlink, pcie, ib, roce, eth, shm")
@@ -26,8 +28,8 @@ def parse_args(argv):
                         "topology describes")
     parser.add_argument("--op", choices=nccl_tests.OPS, help="nccl-tests' collective, where the file's name does not say it")
     parser.add_argument("--hosts", default="", help="OSU's, IMB's and perftest's point to point: the two nodes, A,B; nvbandwidth: its node, A")
-    parser.add_argument("--bytes", type=int, default=nvbandwidth.DEFAULT_BYTES,
-                        help="nvbandwidth: the buffer size it ran with (-b; default 512 MiB), which it does not print")
+    parser.add_argument("--bytes", type=int, help="nvbandwidth: the buffer size it ran with (-b; default 512 MiB), "
+                        "p2pBandwidthLatencyTest: its copies' size (4 x --numElems; default 160 MB); neither prints it")
     parser.add_argument("--ranks", type=int, help="OSU collectives: the ranks they ran on (for busbw)")
     where = parser.add_argument_group("the wiring the rows are judged against (topology.json in the run directory)")
     where.add_argument("--nvidia-smi-topo", type=Path, help="the node's saved `nvidia-smi topo -m`: GPU pairs, GPU to "
@@ -51,20 +53,38 @@ def read_file(path, args):
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     text = read_utf8(path)
+    hosts = (args.hosts.split(",") + ["", ""])[:2]
+    if text.lstrip().startswith("{"):
+        doc, cut = json_text.load(path, text)
+        if nccl_tests.looks_like_json(doc):
+            return "nccl-tests", nccl_tests.parse_json(path, doc, args.op, args.link_class, cut)
+        if cut:
+            raise InputError(f"{path}: the JSON ends before its closing brackets (cut short), and it is not "
+                             "nccl-tests' (whose results can be read up to the cut)")
+        if nvbandwidth.looks_like_json(doc):
+            return "nvbandwidth", nvbandwidth.parse_json(path, doc, hosts[0], args.bytes or nvbandwidth.DEFAULT_BYTES,
+                                                          args.link_class)
+        if perftest.looks_like_json(doc):
+            return "perftest", perftest.parse_json(path, doc, hosts, args.link_class)
+        raise InputError(f"{path}:1: JSON that is none of nccl-tests' -J ('results' and 'config'), nvbandwidth's "
+                         "--json ('nvbandwidth') or perftest's --out_json ('test_info' and 'results')")
     if nccl_tests.looks_like(text):
         return "nccl-tests", nccl_tests.parse(path, text, args.op, args.link_class)
     if osu.looks_like(text):
-        hosts = (args.hosts.split(",") + ["", ""])[:2]
         return "osu", osu.parse(path, text, hosts, args.ranks, args.link_class)
     if nvbandwidth.looks_like(text):
-        return "nvbandwidth", nvbandwidth.parse(path, text, args.hosts.split(",")[0], args.bytes, args.link_class)
+        return "nvbandwidth", nvbandwidth.parse(path, text, hosts[0], args.bytes or nvbandwidth.DEFAULT_BYTES,
+                                                args.link_class)
+    if p2p_bandwidth_latency.looks_like(text):
+        return "p2pBandwidthLatencyTest", p2p_bandwidth_latency.parse(path, text, hosts[0], args.bytes, args.link_class)
     if perftest.looks_like(text):
-        return "perftest", perftest.parse(path, text, (args.hosts.split(",") + ["", ""])[:2], args.link_class)
+        return "perftest", perftest.parse(path, text, hosts, args.link_class)
     if imb.looks_like(text):
-        return "imb", imb.parse(path, text, (args.hosts.split(",") + ["", ""])[:2], args.link_class)
+        return "imb", imb.parse(path, text, hosts, args.link_class)
     raise InputError(f"{path}:1: not an output wirebench imports: nccl-tests' (its '# nThread' header), OSU's "
-                     "(its '# OSU MPI ... Test' title), nvbandwidth's ('Running ...' testcases), perftest's ('RDMA_Write BW Test' ...) or IMB-MPI1's ('# Benchmarking ...' "
-                     "blocks)")
+                     "(its '# OSU MPI ... Test' title), nvbandwidth's ('Running ...' testcases), perftest's ('RDMA_Write BW Test' ...), "
+                     "IMB-MPI1's ('# Benchmarking ...' blocks), p2pBandwidthLatencyTest's, or the JSON of nccl-tests -J, "
+                     "nvbandwidth --json or perftest --out_json")
 
 
 def read_topology(args):

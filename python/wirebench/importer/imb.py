@@ -1,6 +1,7 @@
 """IMB-MPI1's text output (Intel MPI Benchmarks 2018 on): blocks `# Benchmarking NAME` with
 `# #processes = N`, then a table under a `#bytes #repetitions ...` header. Times are microseconds;
-PingPong's t[usec] is half a round trip (as wb-net's ping-pong). The bandwidth is computed from bytes
+PingPong's t[usec] is half a round trip (as wb-net's ping-pong); Sendrecv and Exchange (each rank
+sends and receives at once) are bidirectional rows, with IMB's t_max and its bandwidth factor. The bandwidth is computed from bytes
 and time here (IMB's Mbytes/sec column changed units between versions)."""
 import re
 
@@ -14,6 +15,7 @@ BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
 PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d+)")
 HEADER = re.compile(r"^\s*#bytes\s+#repetitions\s+(.*)$")
 DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(.*)$")
+PARALLEL_TRANSFERS = {"Sendrecv": 2, "Exchange": 4}  # IMB's scale_bw: bytes each rank moves per call, in units of #bytes
 COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall": "alltoall", "Bcast": "broadcast",
                "Reduce": "reduce", "Reduce_scatter": "reduce_scatter"}
 
@@ -40,8 +42,8 @@ def parse(path, text, hosts=("", ""), link_class=""):
             continue
         if line.text.startswith("#") or not line.text.strip() or columns is None:
             continue
-        if name not in COLLECTIVES and name != "PingPong":
-            continue  # a benchmark wirebench does not import yet (Sendrecv, Exchange, ...): its lines pass by
+        if name not in COLLECTIVES and name not in ("PingPong",) + tuple(PARALLEL_TRANSFERS):
+            continue  # a benchmark wirebench does not import (PingPing, Gather, Barrier, ...): its lines pass by
         data = DATA.match(line.text)
         figures = data.group(3).split() if data else []
         if line.last_and_cut or data is None or len(figures) != len(columns):
@@ -55,7 +57,7 @@ def parse(path, text, hosts=("", ""), link_class=""):
                              f"{line.text.strip()[:80]!r}")
         size, repetitions = int(data.group(1)), int(data.group(2))
         values = dict(zip(columns, figures))
-        time_key = "t[usec]" if "t[usec]" in values else "t_avg[usec]"
+        time_key = "t[usec]" if "t[usec]" in values else "t_max[usec]" if name in PARALLEL_TRANSFERS else "t_avg[usec]"
         try:
             time_us = float(values[time_key])
         except (KeyError, ValueError):
@@ -72,6 +74,21 @@ def parse(path, text, hosts=("", ""), link_class=""):
                             nodes=len({a, b} - {""}) or "", busbw_GBps=number(algbw), judged=" ".join(judged),
                             rerun=f"mpiexec -n 2 IMB-MPI1 PingPong -msglog {size.bit_length() - 1}:{size.bit_length() - 1}"
                                   if size else "mpiexec -n 2 IMB-MPI1 PingPong", **common))
+        elif name in PARALLEL_TRANSFERS:
+            # IMB's bandwidth: scale x bytes / t_max, each rank's sends and receives at once, as a
+            # bidirectional row (held against both directions' ceiling)
+            a, b = hosts
+            scale = PARALLEL_TRANSFERS[name]
+            algbw = scale * size / (time_us * 1e3) if size and time_us > 0 else None
+            two = processes == 2
+            rows.append(row(where, "imb", version, bench="net", case=name.lower(), src=f"{a}/rank0" if a and two else
+                            "rank0" if two else "world", dst=(f"{b}/rank1" if b else "rank1") if two else "",
+                            op="send_recv", dtype="uint8", ranks=processes or "", nodes=len({a, b} - {""}) if two and a
+                            else "", busbw_GBps=number(algbw), judged="algbw_GBps@largest:ceiling" if algbw and two
+                            else "algbw_GBps@largest:siblings" if algbw else "time_us@smallest:siblings",
+                            rerun=f"mpiexec -n {processes or 2} IMB-MPI1 {name} -npmin {processes or 2}"
+                                  + (f" -msglog {size.bit_length() - 1}:{size.bit_length() - 1}" if size else ""),
+                            items={"rank_time": "max"}, **{**common, "algbw_GBps": number(algbw), "direction": "bidir"}))
         else:
             op = COLLECTIVES[name]
             busbw = algbw * BUSBW[op](processes) if algbw and processes else None

@@ -13,9 +13,10 @@ OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all
 DTYPES = {"float": "float32", "half": "float16", "double": "float64", "bfloat16": "bfloat16", "int8": "int8",
           "uint8": "uint8", "int32": "int32", "uint32": "uint32", "int64": "int64", "uint64": "uint64",
           "int": "int32", "char": "int8"}
-DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)((?:\s+\S+){4,8})\s*$")
+DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)((?:\s+\S+){4,})\s*$")
 RANK = re.compile(r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)")
-VERSION = re.compile(r"nccl-tests version (\S+)")
+VERSION = re.compile(r"nccl-tests version (\S+)(?:.*nccl-library=(\d+))?")
+PROGRAM = re.compile(r"^#\s*Collective test starting:\s*(\S+)")  # nccl-tests 2.16 on name their binary
 
 
 def looks_like(text):
@@ -32,20 +33,59 @@ def op_from(name, given):
     return None
 
 
+def nccl_version(code):
+    """NCCL's version code (22005 = 2.20.5; before 2.9, 2704 = 2.7.4) as NCCL writes it."""
+    if not code:
+        return None
+    code = int(code)
+    return f"{code // 10000}.{code // 100 % 100}.{code % 100}" if code >= 10000 else \
+        f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+
+
+def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placement, figures, wrong, link_class,
+                  nccl=None):
+    """One placement's row (out_of_place, in_place) of one size: figures are (time us, algbw,
+    busbw), None where nccl-tests printed N/A."""
+    items = {}
+    if redop != "none":
+        items["redop"] = redop
+    if root >= 0:
+        items["root"] = str(root)
+    if nccl:
+        items["nccl_version"] = nccl
+    fields = dict(bench="coll", case=placement, backend="nccl", link_class=link_class, src="world",
+                  direction="uni", op=op, dtype=DTYPES.get(dtype, dtype), bytes=size, ranks=n,
+                  nodes=max(len(hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
+                  busbw_GBps=number(figures[2]), errors=wrong, items=items,
+                  judged="busbw_GBps@largest:ceiling" if size > 0 else "time_us@smallest:siblings",
+                  rerun=f"mpirun -np {n} {op}_perf -b {size} -e {size} -d {dtype}"
+                        f"{' -o ' + redop if redop != 'none' else ''}")
+    if n == 1:
+        fields.update(status="SKIP", reason="one GPU: nccl-tests measured no communication between GPUs")
+    elif None in figures:
+        fields.update(status="SKIP", reason="nccl-tests printed N/A for this size")
+    return row(where, "nccl-tests", version, **fields)
+
+
 def parse(path, text, op=None, link_class=""):
     """(rows, notes): the rows of results.csv, and sentences about the file (cut, nothing measured)."""
-    op = op_from(path.name, op)
+    program = next((PROGRAM.match(l.text).group(1) for l in lines_of(text) if PROGRAM.match(l.text)), None)
+    op = op_from(program or path.name, op)
     if op is None:
         raise InputError(f"{path}:1: nccl-tests does not print its collective and the file's name does not say it "
                          f"(all_reduce_perf.txt ...): give --op ({', '.join(OPS)})")
-    version, ranks, rows, notes = None, {}, [], []
+    version, nccl, ranks, rows, notes, width = None, None, {}, [], [], 4
     for line in lines_of(text):
         where = f"{path}:{line.number}"
         if line.text.startswith("#"):
-            version = version or (VERSION.search(line.text).group(1) if VERSION.search(line.text) else None)
+            found = VERSION.search(line.text)
+            if found:
+                version, nccl = found.group(1), nccl_version(found.group(2))
             found = RANK.match(line.text)
             if found:
                 ranks[int(found.group(1))] = (found.group(2), int(found.group(3)))
+            if "i_min" in line.text:  # -I 1: each placement adds i_min i_max i_p99 i_cv%
+                width = 8
             continue
         if not line.text.strip():
             continue
@@ -66,33 +106,80 @@ def parse(path, text, op=None, link_class=""):
                              f"busbw #wrong per placement): {line.text.strip()[:80]!r}")
         size, _, dtype, redop, root, rest = found.groups()
         columns = rest.split()
-        if len(columns) not in (4, 8):
-            raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints 4 per placement")
-        n = max(len(ranks), 1)
-        hosts = sorted({host for host, _ in ranks.values()})
-        items = {}
-        if redop != "none":
-            items["redop"] = redop
-        if int(root) >= 0:
-            items["root"] = root
+        if len(columns) not in (width, 2 * width, 2 * width + 2):  # + 2: -T's timestamp, a date and a time
+            raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints {width} per placement")
+        n, hosts = max(len(ranks), 1), {host for host, _ in ranks.values()}
         for placement, (time_us, algbw, busbw, wrong) in zip(("out_of_place", "in_place"),
-                                                              (columns[i:i + 4] for i in range(0, len(columns), 4))):
+                                                              (columns[i:i + 4] for i in range(0, min(len(columns), 2 * width), width))):
             try:
                 figures = [None if v == "N/A" else float(v) for v in (time_us, algbw, busbw)]
             except ValueError:
                 raise InputError(f"{where}: '{time_us} {algbw} {busbw}' are not nccl-tests' figures") from None
-            fields = dict(bench="coll", case=placement, backend="nccl", link_class=link_class, src="world",
-                          direction="uni", op=op, dtype=DTYPES.get(dtype, dtype), bytes=size, ranks=n,
-                          nodes=max(len(hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
-                          busbw_GBps=number(figures[2]), errors="" if wrong == "N/A" else wrong, items=items,
-                          judged="busbw_GBps@largest:ceiling" if int(size) > 0 else "time_us@smallest:siblings",
-                          rerun=f"mpirun -np {n} {op}_perf -b {size} -e {size} -d {dtype}"
-                                f"{' -o ' + redop if redop != 'none' else ''}")
-            if n == 1:
-                fields.update(status="SKIP", reason="one GPU: nccl-tests measured no communication between GPUs")
-            elif None in figures:
-                fields.update(status="SKIP", reason="nccl-tests printed N/A for this size")
-            rows.append(row(where, "nccl-tests", version, **fields))
+            rows.append(placement_row(where, version, op, n, hosts, int(size), dtype, redop, int(root), placement,
+                                      figures, "" if wrong == "N/A" else wrong, link_class, nccl))
     if not rows:
         notes.append(f"{path}: no line of nccl-tests' table: nothing was measured")
+    return rows, notes
+
+
+# nccl-tests' -J FILE.json (2.17 on, JSON format version 3): {version, args, nccl_version, config:
+# {..., devices: [{rank, hostname, device, ...}]}, results: [{size, count, type, redop, root,
+# out_of_place: {time, alg_bw, bus_bw, nwrong}, in_place: {...}}], ...}. A figure nccl-tests could
+# not compute is "nan"; a run killed part way leaves the file without its closing brackets.
+JSON_VERSIONS = (3,)
+
+
+def looks_like_json(doc):
+    return isinstance(doc, dict) and isinstance(doc.get("results"), list) and "config" in doc
+
+
+def parse_json(path, doc, op=None, link_class="", cut=False):
+    """(rows, notes) of nccl-tests' -J output; `cut`: the file ended before its closing brackets
+    (partial_json read what was whole)."""
+    if doc.get("version") not in JSON_VERSIONS:
+        raise InputError(f"{path}:1: nccl-tests JSON version {doc.get('version')!r}; wirebench import reads version "
+                         f"{', '.join(map(str, JSON_VERSIONS))}")
+    args = doc.get("args") or []
+    program = str(args[0]).rsplit("/", 1)[-1] if args else None
+    op = op_from(program or path.name, op)
+    if op is None:
+        raise InputError(f"{path}:1: the JSON's args do not name the binary (all_reduce_perf ...): give --op "
+                         f"({', '.join(OPS)})")
+    devices = (doc.get("config") or {}).get("devices") or []
+    hosts = {d.get("hostname") for d in devices if isinstance(d, dict)}
+    n, nccl = max(len(devices), 1), nccl_version(doc.get("nccl_version"))
+    rows, notes = [], []
+    results = doc["results"]
+    if cut and results and isinstance(results[-1], dict) and "actual_iterations" not in results[-1]:
+        results = results[:-1]  # its last result was being written: not whole
+    for index, result in enumerate(results):
+        where = f"{path}:results[{index}]"
+        if not isinstance(result, dict) or not isinstance(result.get("size"), int):
+            raise InputError(f"{where}: not a result of nccl-tests (size, type, redop, out_of_place, in_place)")
+        for placement in ("out_of_place", "in_place"):
+            figures = result.get(placement)
+            if figures is None:  # nccl-tests writes null where it ran only in place
+                continue
+            values = [figures.get("cpu_time", figures.get("time")), figures.get("alg_bw"), figures.get("bus_bw")]
+            values = [None if v in (None, "nan") else float(v) for v in values]
+            wrong = figures.get("nwrong")
+            rows.append(placement_row(where, None, op, n, hosts, result["size"], str(result.get("type", "")),
+                                      str(result.get("redop", "none")), int(str(result.get("root", "-1")).strip()),
+                                      placement, values, "" if wrong is None else f"{float(wrong):g}", link_class,
+                                      nccl))
+    if cut:
+        notes.append(f"{path}: the JSON ends before its closing brackets (cut short); its {len(results)} whole "
+                     "result(s) are kept")
+        size = max((int(r["bytes"]) for r in rows), default=0)
+        meant = (doc.get("config") or {}).get("maximum_bytes")
+        if rows and isinstance(meant, int) and meant > size:
+            # an ERROR at the largest size the sweep was meant to reach: no smaller size stands for it
+            for placement in ("out_of_place", "in_place"):
+                last = next((r for r in reversed(rows) if r["case"] == placement), None)
+                if last is not None:
+                    rows.append({**last, "bytes": str(meant), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
+                                 "errors": "", "status": "ERROR", "reason": f"{path}: the JSON ends after the "
+                                 f"{size}-byte result (cut short); the sweep was to reach {meant} bytes"})
+    if not rows:
+        notes.append(f"{path}: no result in nccl-tests' JSON: nothing was measured")
     return rows, notes

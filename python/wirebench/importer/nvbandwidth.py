@@ -17,7 +17,7 @@ DEFAULT_BYTES = 512 * 1024 * 1024
 
 
 def looks_like(text):
-    return "nvbandwidth Version" in text or bool(re.search(r"^Running \w+_memcpy_(ce|sm)\.", text, re.M))
+    return "nvbandwidth Version" in text or bool(re.search(r"^Running \w+_(ce|sm)\.$", text, re.M))
 
 
 def parse(path, text, host="", bytes_=DEFAULT_BYTES, link_class=""):
@@ -51,10 +51,65 @@ def parse(path, text, host="", bytes_=DEFAULT_BYTES, link_class=""):
             notes.append(f"{where}: the file ends in the middle of this line (cut short); it is left out")
             continue
         index, values = int(cells.group(1)), cells.group(2).split()
-        for column, value in zip(columns, values):
-            if value == "N/A":
-                continue
-            rows.append(_row(where, version, test, title, index, column, float(value), host, bytes_, link_class))
+        rows += _cells(where, version, test, title, index, zip(columns, values), host, bytes_, link_class)
+    if not rows:
+        notes.append(f"{path}: no nvbandwidth matrix: nothing was measured")
+    return rows, notes
+
+
+def _cells(where, version, test, title, index, columns_and_values, host, bytes_, link_class):
+    """The rows of one matrix row: N/A cells and a GPU's copy to itself (0.00 on the diagonal of
+    versions before 0.5) are left out."""
+    rows = []
+    for column, value in columns_and_values:
+        if value == "N/A" or (title[1] == title[3] and index == column):
+            continue
+        try:
+            GBps = float(value)
+        except ValueError:
+            raise InputError(f"{where}: {value!r} is not one of nvbandwidth's figures (GB/s or N/A)") from None
+        rows.append(_row(where, version, test, title, index, column, GBps, host, bytes_, link_class))
+    return rows
+
+
+# nvbandwidth -j (0.5 on): {"nvbandwidth": {version, "GPU Device list": ["0: NAME: (HOST)"],
+# testcases: [{name, status, bandwidth_description, bandwidth_matrix: [["N/A", "392.1", ...]], sum}]}}
+DEVICE_HOST = re.compile(r"\(([^()]+)\)\s*$")
+
+
+def looks_like_json(doc):
+    return isinstance(doc, dict) and isinstance(doc.get("nvbandwidth"), dict)
+
+
+def parse_json(path, doc, host="", bytes_=DEFAULT_BYTES, link_class=""):
+    body = doc["nvbandwidth"]
+    version = str(body.get("version") or "").lstrip("v") or None
+    if not host:  # 0.8 on name the node in each device's entry: "0: NVIDIA H100 ...: (dgx01)"
+        named = {DEVICE_HOST.search(d).group(1) for d in body.get("GPU Device list") or []
+                 if isinstance(d, str) and DEVICE_HOST.search(d)}
+        host = named.pop() if len(named) == 1 else ""
+    rows, notes = [], []
+    if body.get("error"):
+        notes.append(f"{path}: nvbandwidth said: {body['error']}")
+    for index, case in enumerate(body.get("testcases") or []):
+        where = f"{path}:testcases[{index}]"
+        test, status = case.get("name", ""), case.get("status", "")
+        if status != "Passed":
+            notes.append(f"{where}: {test} {status or 'without a status'}{': ' + case['error'] if case.get('error') else ''}")
+            if status == "Error":
+                rows.append(row(where, "nvbandwidth", version, bench="p2p", case=test, backend="cuda",
+                                link_class=link_class, src=host, op="copy", dtype="uint8", bytes=bytes_, status="ERROR",
+                                reason=f"nvbandwidth: {case.get('error') or 'the testcase ended in an error'}",
+                                rerun=f"nvbandwidth -t {test}", items={"nvbandwidth_test": test}))
+            continue
+        title = TITLE.match(case.get("bandwidth_description", ""))
+        if title is None:  # a latency matrix (ns), or a multinode Read1/Read2 one: not imported
+            notes.append(f"{where}: {test}: '{case.get('bandwidth_description', '')}' is not a bandwidth matrix "
+                         "wirebench imports; passed by")
+            continue
+        for r, cells in enumerate(case.get("bandwidth_matrix") or []):
+            rows += _cells(f"{where}.bandwidth_matrix[{r}]", version, test, title.groups(), r, enumerate(cells), host,
+                           bytes_, link_class)
     if not rows:
         notes.append(f"{path}: no nvbandwidth matrix: nothing was measured")
     return rows, notes

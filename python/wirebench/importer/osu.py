@@ -9,7 +9,7 @@ from .lines import lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
 
-TITLE = re.compile(r"^#\s*OSU (?:MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
+TITLE = re.compile(r"^#\s*OSU (MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
 DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
 POINT_TO_POINT = {"Latency": ("pingpong", "uni", "latency"), "Bandwidth": ("stream_bw", "uni", "bw"),
                   "Bi-Directional Bandwidth": ("bidir_bw", "bidir", "bibw")}
@@ -39,7 +39,8 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
     if title is None:
         raise InputError(f"{path}:1: no OSU title line ('# OSU MPI ... Test vX')")
     (found, title_line) = title
-    name, version = found.group(1).strip(), found.group(2).rstrip(".")
+    name, version = found.group(2).strip(), found.group(3).rstrip(".")
+    backend = "nccl" if found.group(1) in ("NCCL", "RCCL", "XCCL") else "mpi"  # osu_xccl_*: NCCL's (or RCCL's) calls
     kind = _kind(name, f"{path}:{title_line.number}")
     rows, notes = [], []
     for line in lines:
@@ -58,15 +59,15 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
             raise InputError(f"{where}: not a line of OSU's table (size, then its figure): {line.text.strip()[:80]!r}")
         size, figure = int(data.group(1)), float(data.group(2))
         if kind[0] == "net":
-            rows.append(_point_to_point(where, version, kind, size, figure, hosts, link_class))
+            rows.append(_point_to_point(where, version, kind, size, figure, hosts, link_class, backend))
         else:
-            rows.append(_collective(where, version, kind[1], size, figure, ranks, link_class))
+            rows.append(_collective(where, version, kind[1], size, figure, ranks, link_class, backend))
     if not rows:
         notes.append(f"{path}: no line of OSU's table: nothing was measured")
     return rows, notes
 
 
-def _point_to_point(where, version, kind, size, figure, hosts, link_class):
+def _point_to_point(where, version, kind, size, figure, hosts, link_class, backend="mpi"):
     _, case, direction, test = kind
     if case == "pingpong":
         time_us = figure
@@ -78,20 +79,21 @@ def _point_to_point(where, version, kind, size, figure, hosts, link_class):
     if case == "pingpong" and size <= SMALL_MESSAGE_BYTES:
         judged.append("time_us@smallest:typical_latency")
     a, b = hosts
-    return row(where, "osu", version, bench="net", case=case, backend="mpi", link_class=link_class,
+    binary = "osu_xccl_" if backend == "nccl" else "osu_"
+    return row(where, "osu", version, bench="net", case=case, backend=backend, link_class=link_class,
                src=f"{a}/rank0" if a else "rank0", dst=f"{b}/rank1" if b else "rank1", direction=direction,
                op="send_recv", dtype="uint8", bytes=size, ranks=2, nodes=len({a, b} - {""}) or "",
                time_us=number(time_us), algbw_GBps=number(algbw), busbw_GBps=number(algbw),
                judged=" ".join(judged or ["time_us@smallest:siblings"]),
-               rerun=f"mpiexec -n 2 osu_{'latency' if case == 'pingpong' else test} -m {size}:{size}")
+               rerun=f"mpiexec -n 2 {binary}{'latency' if case == 'pingpong' else test} -m {size}:{size}")
 
 
-def _collective(where, version, op, size, figure, ranks, link_class):
+def _collective(where, version, op, size, figure, ranks, link_class, backend="mpi"):
     algbw = size / (figure * 1e3) if size and figure > 0 else None
     busbw = algbw * BUSBW[op](ranks) if algbw and ranks else None
     judged = "busbw_GBps@largest:ceiling" if busbw else "time_us@smallest:siblings"
     osu_name = {"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "bcast"}.get(op, op)
-    return row(where, "osu", version, bench="coll", case="out_of_place", backend="mpi", link_class=link_class,
+    return row(where, "osu", version, bench="coll", case="out_of_place", backend=backend, link_class=link_class,
                src="world", direction="uni", op=op, dtype="float32", bytes=size, ranks=ranks or "",
                time_us=number(figure), algbw_GBps=number(algbw), busbw_GBps=number(busbw), judged=judged,
-               rerun=f"mpiexec -n {ranks or 'N'} osu_{osu_name} -m {size}:{size}")
+               rerun=f"mpiexec -n {ranks or 'N'} {'osu_xccl_' if backend == 'nccl' else 'osu_'}{osu_name} -m {size}:{size}")

@@ -11,7 +11,7 @@ from .lines import lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import number, row
 
-TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*) (BW|Latency) Test\s*$")
+TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*) (?:(Bidirectional) )?(?:Post List )?(BW|Latency) Test\s*$")
 LINK = re.compile(r"Link type\s*:\s*(\w+)")
 DEVICE = re.compile(r"Device\s*:\s*(\S+)")
 VERSION = re.compile(r"^\s*(?:perftest )?[Vv]ersion\s*:?\s*(\d[\w.]*)")
@@ -24,7 +24,7 @@ TOOLS = {("RDMA_Write", "BW"): "ib_write_bw", ("RDMA_Read", "BW"): "ib_read_bw",
 
 
 def looks_like(text):
-    return bool(re.search(r"^\s*(RDMA_Write|RDMA_Read|Send) (BW|Latency) Test", text, re.M)) and "#bytes" in text
+    return any(TITLE.match(line) for line in text.splitlines()) and "#bytes" in text
 
 
 def _columns(header):
@@ -34,13 +34,15 @@ def _columns(header):
 
 def parse(path, text, hosts=("", ""), link_class=""):
     title = tool = link = device = version = columns = None
+    bidirectional = False
     rows, notes = [], []
     for line in lines_of(text):
         where = f"{path}:{line.number}"
         if any(w in line.text for w in WARNINGS):
             continue
         if TITLE.match(line.text):
-            title = TITLE.match(line.text).groups()
+            verb, both, kind = TITLE.match(line.text).groups()
+            title, bidirectional = (verb, kind), bool(both)
             tool, columns = TOOLS.get(title), None
             continue
         for pattern, name in ((LINK, "link"), (DEVICE, "device")):
@@ -75,27 +77,29 @@ def parse(path, text, hosts=("", ""), link_class=""):
             raise InputError(f"{where}: a perftest table without the test's title above it (RDMA_Write BW Test ...)")
         values = dict(zip(columns, figures))
         rows.append(_row(where, version, title, tool, int(data.group(1)), int(data.group(2)), values, hosts,
-                         link_class or {"IB": "ib", "Ethernet": "roce"}.get(link or "", ""), device))
+                         link_class or {"IB": "ib", "Ethernet": "roce"}.get(link or "", ""), device, bidirectional))
     if not rows:
         notes.append(f"{path}: no perftest table: nothing was measured")
     return rows, notes
 
 
-def _row(where, version, title, tool, size, iterations, values, hosts, link_class, device):
+def _row(where, version, title, tool, size, iterations, values, hosts, link_class, device, bidirectional=False):
     op, kind = title
     a, b = hosts
     common = dict(bench="net", backend="rdma", link_class=link_class, src=a or "client", dst=b or "server",
                   op=op.lower(), dtype="uint8", bytes=size, ranks=2, nodes=len({a, b} - {""}) or "", iters=iterations,
                   items={"device": device} if device else {}, rerun=f"{tool} -s {size}" + (f" -d {device}" if device else "")
-                  + (f" {b}" if b else " SERVER"))
+                  + (" -b" if bidirectional else "") + (f" {b}" if b else " SERVER"))
     if kind == "BW":
         rate = values.get("MsgRate[Mpps]")
         try:
             GBps = size * float(rate) * 1e6 / 1e9 if rate else float(values["BW average[MB/sec]"]) * 2 ** 20 / 1e9
         except (KeyError, ValueError):
             raise InputError(f"{where}: no BW average[MB/sec] in perftest's line") from None
-        time_us = size / (GBps * 1e3) if GBps > 0 else None
-        return row(where, "perftest", version, case="stream_bw", direction="uni", time_us=number(time_us),
+        # -b: perftest's figures are both directions' sum, as wb-net's and osu_bibw's bidir rows
+        time_us = size * (2 if bidirectional else 1) / (GBps * 1e3) if GBps > 0 else None
+        return row(where, "perftest", version, case="bidir_bw" if bidirectional else "stream_bw",
+                   direction="bidir" if bidirectional else "uni", time_us=number(time_us),
                    algbw_GBps=number(GBps), busbw_GBps=number(GBps),
                    judged="algbw_GBps@largest:ceiling" if GBps > 0 else "time_us@smallest:siblings", **common)
     try:
@@ -106,3 +110,35 @@ def _row(where, version, title, tool, size, iterations, values, hosts, link_clas
         "time_us@smallest:siblings"  # ib_read_lat: a whole round trip, no half of one
     return row(where, "perftest", version, case="pingpong" if op != "RDMA_Read" else "read_latency", direction="uni",
                time_us=number(time_us), judged=judged, **common)
+
+
+# --out_json (--out_json_file=F; perftest 4.5-0.20 on): one object per run, of the last size it
+# measured (perftest rewrites the file for each size): {"test_info": {"test": "RDMA_Write_BW_Test",
+# "Device", "Link_type", ...}, "results": {"MsgSize", "n_iterations", "BW_peak", "BW_average",
+# "MsgRate"} or, for latency, {"t_min", "t_max", "t_typical", "t_avg", ...}}.
+JSON_TEST = re.compile(r"^(RDMA_Write|RDMA_Read|Send|Atomic)(?:_imm)?_(?:\w+?_)?(Bidirectional_)?(?:Post_List_)?"
+                       r"(BW|Latency)_")
+JSON_COLUMNS = {"MsgRate": "MsgRate[Mpps]", "BW_average": "BW average[MB/sec]", "t_typical": "t_typical[usec]",
+                "t_avg": "t_avg[usec]"}
+
+
+def looks_like_json(doc):
+    return isinstance(doc, dict) and isinstance(doc.get("test_info"), dict) and "results" in doc
+
+
+def parse_json(path, doc, hosts=("", ""), link_class=""):
+    info, results = doc["test_info"], doc.get("results")
+    test = JSON_TEST.match(str(info.get("test", "")))
+    if test is None or (test.group(1), test.group(3)) not in TOOLS:
+        raise InputError(f"{path}:1: perftest's test {info.get('test')!r} is not one wirebench imports "
+                         "(RDMA_Write, RDMA_Read, Send; BW or Latency)")
+    if not isinstance(results, dict) or "MsgSize" not in results:
+        raise InputError(f"{path}:1: perftest's results hold no MsgSize (perftest --output=bandwidth or latency writes "
+                         "the figure alone): run without --output")
+    title = (test.group(1), test.group(3))
+    values = {JSON_COLUMNS.get(k, k): str(v) for k, v in results.items()}
+    link = info.get("Link_type", "")
+    return [_row(f"{path}:results", None, title, TOOLS[title], int(results["MsgSize"]),
+                 int(results.get("n_iterations") or 0), values, hosts,
+                 link_class or {"IB": "ib", "Ethernet": "roce"}.get(link, ""), info.get("Device"),
+                 bool(test.group(2)))], []
