@@ -60,7 +60,8 @@ void declare_topo_options(OptionParser& p, TopoOptions& o) {
           "with --nvidia-smi-topo: saved `nvidia-smi topo -p2p r` (or w, n): GPU pairs without peer access are "
           "judged as copies through host memory, with nvidia-smi's reason (CNS, GNS, TNS, NS, DR)",
           into(o.p2p_file));
-  p.value("--nccl-log", "FILE", "read an NCCL_DEBUG=INFO log: transport per channel, misconfigurations", into(o.nccl_file));
+  p.value("--nccl-log", "FILE", "read an NCCL_DEBUG=INFO log: transport per channel, each misconfiguration "
+          "docs/nccl-diagnosis.md names (FAIL/WARN, where, why, fix)", into(o.nccl_file));
   p.value("--hostname", "NAME", "the node's name for saved text (default: the file's name)", into(o.hostname));
   p.value("--nvlink-generation", "2|3|4|5|ga102", "NVLink generation when the GPU model is unknown (saved text)",
           into(o.derivation.nvlink_generation));
@@ -133,9 +134,8 @@ int run_topo_command(CommandLine& args) {
 
   std::optional<NcclReport> nccl;
   if (nccl_file) {
-    NcclReport n{*nccl_file, read_nccl_log(*nccl_file), {}, {}};
-    n.misconfigurations = nccl_misconfigurations(n.log, matrix ? &*matrix : nullptr, *nccl_file);
-    n.diagnoses = diagnose_nccl_log(n.log, matrix && !matrix->nic_indices().empty());
+    NcclReport n{*nccl_file, read_nccl_log(*nccl_file), {}};
+    n.diagnoses = diagnose_nccl_log(n.log, matrix ? &*matrix : nullptr);
     nccl = std::move(n);
   }
 

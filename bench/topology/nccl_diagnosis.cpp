@@ -44,9 +44,22 @@ std::string completion_status(int code) {
   return it != names.end() ? it->second : "status " + std::to_string(code) + " (see ibv_wc_status)";
 }
 
+// Every GPU pair of the node on the same number of NVLinks, NVLink 4 or later (NV18): the GPUs sit on
+// NVSwitches that can reduce (NVLS, Hopper on).
+bool nvswitch_with_nvls(const TopoMatrix* topology) {
+  if (topology == nullptr) return false;
+  const auto gpus = topology->gpu_indices();
+  if (gpus.size() < 4) return false;
+  for (std::size_t a : gpus)
+    for (std::size_t b : gpus)
+      if (a != b && (topology->at(a, b).kind != PathKind::kNvlink || topology->at(a, b).nvlinks < 18)) return false;
+  return true;
+}
+
 }  // namespace
 
-std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, bool nics_seen) {
+std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatrix* topology) {
+  const bool nics_seen = topology != nullptr && !topology->nic_indices().empty();
   std::vector<NcclDiagnosis> out;
   auto add = [&](std::string id, std::string verdict, long line, std::string what, std::string why, std::string fix,
                  std::string source) {
@@ -64,7 +77,9 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, bool nics_seen)
   static const std::regex no_ib(R"(NET/IB : No device found)");
 
   // 1. Inter-node traffic on TCP sockets where InfiniBand or RoCE is there to use.
-  const auto s = log.network ? first(log, socket_network) : first(log, socket_devices);
+  static const std::regex socket_channel(R"(via NET/Socket/)");
+  auto s = log.network ? first(log, socket_network) : first(log, socket_devices);
+  if (!s && !log.network) s = first(log, socket_channel);  // a log of channel lines only
   if (s) {
     std::vector<std::string> evidence;
     if (first(log, ib_list)) evidence.push_back("the log lists InfiniBand/RoCE devices (NET/IB : Using ...)");
@@ -196,6 +211,121 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, bool nics_seen)
     add("version-mismatch", "FAIL", versions.begin()->second.second, "the ranks run different NCCL versions: " + seen,
         "NCCL's protocol between ranks is only defined for one version: hangs or wrong results",
         "install one NCCL everywhere (the same container image, the same LD_LIBRARY_PATH)", kTroubleshooting);
+  }
+
+  // 10. Inside a node, SHM where P2P should work: the topology puts the pair on NVLink or one PCIe
+  // switch, or the node's other pairs use P2P (ACS or an IOMMU sending P2P through the root complex).
+  {
+    std::set<std::string> hosts_with_p2p;
+    for (const auto& c : log.channels)
+      if (c.transport == NcclTransport::kP2p) hosts_with_p2p.insert(c.host);
+    for (const auto& c : log.channels) {
+      if (c.transport != NcclTransport::kShm) continue;
+      std::string why;
+      if (const auto cell = gpu_pair_cell(topology, c)) {
+        if (cell->kind == PathKind::kNvlink || cell->kind == PathKind::kPix || cell->kind == PathKind::kPxb)
+          why = "GPU" + c.src_id + " and GPU" + c.dst_id + " are " + cell->text() + " (nvidia-smi topo -m)";
+      } else if (hosts_with_p2p.count(c.host)) {
+        why = "other GPU pairs on " + c.host + " use P2P";
+      }
+      if (why.empty()) continue;
+      add("shm-instead-of-p2p", "WARN", c.line,
+          "rank " + std::to_string(c.src_rank) + " -> " + std::to_string(c.dst_rank) + " on " + c.host +
+              " goes through host memory (SHM) although " + why,
+          "P2P between the two GPUs is off: NCCL_P2P_DISABLE or NCCL_P2P_LEVEL, or PCIe ACS / an IOMMU that "
+          "redirects peer traffic through the CPU's root complex (NCCL then refuses P2P or finds it slow)",
+          "unset NCCL_P2P_DISABLE and NCCL_P2P_LEVEL; disable ACS on the PCIe switches (setpci) and the IOMMU's "
+          "translation for the GPUs (iommu=pt), as NCCL's troubleshooting guide says; check nvidia-smi topo -p2p r",
+          std::string(kTroubleshooting) + ": PCI Access Control Services (ACS); " + kEnvDocs + ": NCCL_P2P_LEVEL");
+      break;  // one entry: every such channel says the same
+    }
+  }
+
+  // 11. InfiniBand without GPUDirect RDMA although the NIC sits on the GPU's PCIe switch.
+  if (topology != nullptr) {
+    for (const auto& c : log.channels) {
+      if (c.transport != NcclTransport::kNetIb || c.gdrdma || c.net_device < 0 ||
+          c.net_device >= static_cast<int>(log.ib_devices.size()))
+        continue;
+      const std::string hca = log.ib_devices[static_cast<std::size_t>(c.net_device)];
+      const std::string hca_name = hca.substr(0, hca.find(':'));
+      std::optional<PathKind> kind;
+      for (std::size_t n : topology->nic_indices())
+        for (std::size_t g : topology->gpu_indices())
+          if (topology->devices[n].name == hca_name && topology->devices[g].index == c.device)
+            kind = topology->at(g, n).kind;
+      if (!kind || (*kind != PathKind::kPix && *kind != PathKind::kPxb)) continue;
+      add("gdrdma-unused", "WARN", c.line,
+          "GPU" + std::to_string(c.device) + " on " + c.host + " sends over " + hca_name + " without GPUDirect RDMA",
+          hca_name + " is " + std::string(to_string(*kind)) + " to GPU" + std::to_string(c.device) +
+              " (nvidia-smi topo -m), where NCCL uses GPUDirect RDMA by default: the channel says NET/IB/" +
+              std::to_string(c.net_device) + " without /GDRDMA, so the data is staged through host memory",
+          "load nvidia-peermem (lsmod | grep peermem) or use DMA-BUF; check NCCL_NET_GDR_LEVEL is not lowered",
+          std::string(kEnvDocs) + ": NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ");
+      break;
+    }
+  }
+
+  // 12. P2P that NCCL itself refused on connected GPUs, or a P2P level that forbids it.
+  static const std::regex p2p_refused(R"(P2P is disabled between connected GPUs (\d+) and (\d+))");
+  if (const auto r = first(log, p2p_refused)) {
+    add("p2p-disabled-by-hardware", "FAIL", r->first->line,
+        "NCCL found P2P disabled between connected GPUs " + r->second[1].str() + " and " + r->second[2].str() +
+            " on " + r->first->host,
+        "CUDA reports no peer access between GPUs the topology connects: NCCL says this is probably a hardware "
+        "issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1",
+        "check nvidia-smi topo -p2p r (and the fabric manager on NVSwitch systems: systemctl status "
+        "nvidia-fabricmanager), ACS and the IOMMU; do not hide it with NCCL_IGNORE_DISABLED_P2P",
+        std::string(kTroubleshooting) + "; NCCL src/transport/p2p.cc");
+  }
+  static const std::regex p2p_level(R"(NCCL_P2P_LEVEL set by environment to (LOC|0)\b)");
+  if (const auto l = first(log, p2p_level)) {
+    add("p2p-level", "WARN", l->first->line, "NCCL_P2P_LEVEL=" + l->second[1].str() + ": P2P is never used",
+        "NCCL_P2P_LEVEL says how far apart two GPUs may be for P2P (NVL: NVLink only, PIX: one PCIe switch, PXB: "
+        "several switches, PHB: the CPU's root complex, SYS: across sockets); LOC forbids it everywhere, so every "
+        "pair inside the node goes through host memory",
+        "unset NCCL_P2P_LEVEL (NCCL picks by the topology) or set the level the node's wiring allows",
+        std::string(kEnvDocs) + ": NCCL_P2P_LEVEL");
+  }
+
+  // 13. NVLS (NVLink SHARP) off on NVSwitch GPUs that could use it.
+  static const std::regex nvls_env(R"(NCCL_NVLS_ENABLE set by environment to 0)");
+  static const std::regex nvls_missing(R"(NVLS multicast support is not available)");
+  const auto nvls_off = first(log, nvls_env);
+  const auto nvls_none = nvswitch_with_nvls(topology) ? first(log, nvls_missing) : std::nullopt;
+  if (nvls_off || nvls_none) {
+    const auto& at = nvls_off ? *nvls_off : *nvls_none;
+    add("nvls-unavailable", "WARN", at.first->line, "NVLS (NVLink SHARP) is not used on " + at.first->host,
+        nvls_off ? std::string("NCCL_NVLS_ENABLE=0 turns it off")
+                 : std::string("the GPUs sit on NVSwitches (every pair NV18) but NCCL says multicast is not available: "
+                               "the fabric manager or the driver's multicast (IMEX on NVL72) is not up"),
+        "without NVLS an 8-GPU all_reduce reaches the ring's busbw, not NVLS's (about 370 against 480 GB/s on H100: "
+        "NVIDIA/nccl-tests#212); unset NCCL_NVLS_ENABLE, check nvidia-fabricmanager and the driver",
+        std::string(kEnvDocs) + ": NCCL_NVLS_ENABLE; NVIDIA/nccl-tests#212");
+  }
+
+  // 14. A network plugin for another fabric than the node's NICs; NICs NCCL was told to leave out.
+  if (topology != nullptr && log.network) {
+    bool mellanox = false;
+    for (std::size_t n : topology->nic_indices()) mellanox = mellanox || topology->devices[n].name.starts_with("mlx5");
+    if (mellanox && (log.network->find("Libfabric") != std::string::npos || log.network->find("OFI") != std::string::npos)) {
+      add("plugin-vs-nics", "WARN", first(log, std::regex("^Using network ")) ? first(log, std::regex("^Using network "))->first->line : 0,
+          "NCCL uses the " + *log.network + " plugin on a node whose NICs are Mellanox/NVIDIA (mlx5)",
+          "the OFI plugin is AWS EFA's; on mlx5 HCAs it goes through libfabric's verbs provider, slower than NCCL's "
+          "own IB transport",
+          "remove the aws-ofi-nccl plugin from the library path (or NCCL_NET_PLUGIN), or set NCCL_NET=IB",
+          std::string(kEnvDocs) + ": NCCL_NET, NCCL_NET_PLUGIN");
+    }
+  }
+  static const std::regex hca_env(R"(NCCL_IB_HCA set by environment to (\S+))");
+  if (const auto h = first(log, hca_env); h && topology != nullptr && !log.ib_devices.empty() &&
+                                          log.ib_devices.size() < topology->nic_indices().size()) {
+    add("ib-hca-excludes-ports", "WARN", h->first->line,
+        "NCCL uses " + std::to_string(log.ib_devices.size()) + " of the node's " +
+            std::to_string(topology->nic_indices().size()) + " network devices (NCCL_IB_HCA=" + h->second[1].str() + ")",
+        "the GPUs whose NIC is left out send over another GPU's NIC: the node gets a fraction of its bandwidth",
+        "list every fabric port in NCCL_IB_HCA, or unset it; exclude only ports off the fabric ('^mlx5_bond_0')",
+        std::string(kEnvDocs) + ": NCCL_IB_HCA");
   }
   return out;
 }

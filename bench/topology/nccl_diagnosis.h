@@ -17,8 +17,9 @@ struct NcclDiagnosis {
   std::string what, why, fix, source;
 };
 
-// Every entry whose signature the log holds, once each (the first line that shows it).
-// `nics_seen`: the node's topology (a saved nvidia-smi topo -m) lists network devices.
-std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, bool nics_seen);
+// Every entry whose signature the log holds, once each (the first line that shows it). `topology`
+// (a saved nvidia-smi topo -m; may be null): the node's NICs and GPU pairs, which some entries need
+// (P2P where SHM went, GPUDirect RDMA beside the GPU, NVLS on an NVSwitch, the NICs NCCL left out).
+std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatrix* topology);
 
 }  // namespace wb

@@ -19,16 +19,30 @@ int to_int(const std::string& text) {
 
 NcclTransport transport_of(const std::string& via, bool& gdrdma, int& net_device) {
   gdrdma = via.find("/GDRDMA") != std::string::npos;
-  static const std::regex net(R"(^NET/([A-Za-z]+)/(\d+))");
+  // NET/IB/0, NET/IBext/0, NET/IBext_v8/0 (the IB plugin), NET/Socket/1
+  static const std::regex net(R"(^NET/([A-Za-z][A-Za-z0-9_]*)/(\d+))");
   std::smatch m;
   if (via.starts_with("P2P")) return NcclTransport::kP2p;
   if (via.starts_with("SHM") || via.find("shared memory") != std::string::npos) return NcclTransport::kShm;
   if (std::regex_search(via, m, net)) {
     net_device = to_int(m[2]);
-    if (m[1] == "IB") return NcclTransport::kNetIb;
+    if (m[1].str().starts_with("IB")) return NcclTransport::kNetIb;
     if (m[1] == "Socket") return NcclTransport::kNetSocket;
   }
   return NcclTransport::kNetOther;
+}
+
+}  // namespace
+
+std::string_view to_string(NcclTransport transport) {
+  switch (transport) {
+    case NcclTransport::kP2p: return "P2P";
+    case NcclTransport::kShm: return "SHM";
+    case NcclTransport::kNetIb: return "NET/IB";
+    case NcclTransport::kNetSocket: return "NET/Socket";
+    case NcclTransport::kNetOther: return "NET";
+  }
+  return "NET";
 }
 
 // The matrix cell between the two GPUs of a channel line, when the topology knows both (the new
@@ -45,19 +59,6 @@ std::optional<TopoCell> gpu_pair_cell(const TopoMatrix* topology, const NcclChan
   return topology->at(*ga, *gb);
 }
 
-}  // namespace
-
-std::string_view to_string(NcclTransport transport) {
-  switch (transport) {
-    case NcclTransport::kP2p: return "P2P";
-    case NcclTransport::kShm: return "SHM";
-    case NcclTransport::kNetIb: return "NET/IB";
-    case NcclTransport::kNetSocket: return "NET/Socket";
-    case NcclTransport::kNetOther: return "NET";
-  }
-  return "NET";
-}
-
 NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
   require_text(text, source);
   // [launcher prefix] host:pid:tid [dev] NCCL INFO|WARN message
@@ -70,7 +71,7 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
   static const std::regex ring(R"(^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$)");
   static const std::regex trees(R"(^Trees((?: \[\d+\] \S+)+)\s*$)");
   static const std::regex network(R"(^Using network (.+?)\s*$)");
-  static const std::regex ib_list(R"(^NET/IB : Using (.*?)(?:;|$))");
+  static const std::regex ib_list(R"(^NET/IB\w* : Using (.*?)(?:;|$))");  // NET/IB, NET/IBext_v8
   static const std::regex bracketed(R"(\[\d+\]\s*(\S+))");
 
   NcclLog log;
@@ -126,61 +127,5 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
 }
 
 NcclLog read_nccl_log(const std::string& path) { return parse_nccl_log(read_text_file(path), path); }
-
-std::vector<std::string> nccl_misconfigurations(const NcclLog& log, const TopoMatrix* topology,
-                                                const std::string& source) {
-  std::vector<std::string> found;
-  auto at = [&](long line, const std::string& what) { found.push_back(InputError(source, line, what).what()); };
-
-  // 1. TCP sockets on a machine that has InfiniBand.
-  const bool ib_present = !log.ib_devices.empty() || (topology != nullptr && !topology->nic_indices().empty());
-  for (const auto& c : log.channels)
-    if (c.transport == NcclTransport::kNetSocket && ib_present) {
-      at(c.line, "rank " + std::to_string(c.src_rank) + " -> " + std::to_string(c.dst_rank) +
-                     " uses NET/Socket although InfiniBand devices exist (check NCCL_IB_DISABLE, NCCL_NET, "
-                     "NCCL_IB_HCA)");
-      break;  // one sentence is enough; every channel would say the same
-    }
-
-  // 2. InfiniBand without GPUDirect RDMA although the NIC sits next to the GPU.
-  if (topology != nullptr) {
-    for (const auto& c : log.channels) {
-      if (c.transport != NcclTransport::kNetIb || c.gdrdma || c.net_device < 0) continue;
-      if (c.net_device >= static_cast<int>(log.ib_devices.size())) continue;
-      const std::string hca = log.ib_devices[static_cast<std::size_t>(c.net_device)];
-      const std::string hca_name = hca.substr(0, hca.find(':'));
-      for (std::size_t n : topology->nic_indices()) {
-        if (topology->devices[n].name != hca_name) continue;
-        for (std::size_t g : topology->gpu_indices()) {
-          if (topology->devices[g].index != c.device) continue;
-          const PathKind kind = topology->at(g, n).kind;
-          if (kind == PathKind::kPix || kind == PathKind::kPxb)
-            at(c.line, "GPU" + std::to_string(c.device) + " uses " + hca_name + " without GDRDMA although it is " +
-                           std::string(to_string(kind)) + " to the GPU (check nvidia-peermem, NCCL_NET_GDR_LEVEL)");
-        }
-      }
-    }
-  }
-
-  // 3. SHM between GPUs of one host where P2P should work.
-  std::set<std::string> hosts_with_p2p;
-  for (const auto& c : log.channels)
-    if (c.transport == NcclTransport::kP2p) hosts_with_p2p.insert(c.host);
-  for (const auto& c : log.channels) {
-    if (c.transport != NcclTransport::kShm) continue;
-    std::string why;
-    if (const auto cell = gpu_pair_cell(topology, c)) {
-      // The topology decides: NVLink or a PCIe switch between the two means P2P should work.
-      if (cell->kind == PathKind::kNvlink || cell->kind == PathKind::kPix || cell->kind == PathKind::kPxb)
-        why = "GPU" + c.src_id + " and GPU" + c.dst_id + " are " + cell->text();
-    } else if (hosts_with_p2p.count(c.host)) {
-      why = "other GPU pairs on " + c.host + " use P2P";
-    }
-    if (!why.empty())
-      at(c.line, "rank " + std::to_string(c.src_rank) + " -> " + std::to_string(c.dst_rank) + " goes through SHM although " +
-                     why + " (check NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, ACS, IOMMU)");
-  }
-  return found;
-}
 
 }  // namespace wb

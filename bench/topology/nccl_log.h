@@ -2,7 +2,7 @@
 // prefix after mpirun --tag-output's `[1,0]<stdout>:` or srun -l's `0: `, among other output): the transport of every channel line (P2P over NVLink or PCIe,
 // SHM, NET/IB with or without GPUDirect RDMA, NET/Socket), the network NCCL chose, its HCAs,
 // rings and trees, in the new ("Channel 00/0 : 2[2] -> 3[3] via ...") and old ("Ring 00 : 3[3]
-// -> 2[2] via ...", bus ids in brackets) formats; and the classic misconfigurations.
+// -> 2[2] via ...", bus ids in brackets) formats. What is wrong in it: topology/nccl_diagnosis.h.
 #pragma once
 
 #include <optional>
@@ -52,9 +52,8 @@ struct NcclLog {
 NcclLog parse_nccl_log(std::string_view text, const std::string& source);
 NcclLog read_nccl_log(const std::string& path);
 
-// The classic misconfigurations, each a sentence naming the line. `topology` (optional) lets the
-// checks see which GPU pairs should use P2P and which NICs sit next to which GPU.
-std::vector<std::string> nccl_misconfigurations(const NcclLog& log, const TopoMatrix* topology,
-                                                const std::string& source);
+// The matrix cell between the two GPUs of a channel line, when the topology knows both (the new
+// format's brackets hold CUDA device indices; the old one's hold bus ids, which it cannot map).
+std::optional<TopoCell> gpu_pair_cell(const TopoMatrix* topology, const NcclChannelLine& c);
 
 }  // namespace wb

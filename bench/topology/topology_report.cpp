@@ -92,7 +92,7 @@ nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::op
     doc["nccl"] = {{"source", nccl->source}, {"network", optional_json(nccl->log.network)},
                    {"ib_devices", nccl->log.ib_devices}, {"rings", nccl->log.rings}, {"trees", nccl->log.trees},
                    {"channels", channels}, {"problems", nccl->log.problems},
-                   {"misconfigurations", nccl->misconfigurations}, {"diagnoses", json::array()}};
+                   {"diagnoses", json::array()}};
     for (const auto& d : nccl->diagnoses)
       doc["nccl"]["diagnoses"].push_back({{"id", d.id}, {"verdict", d.verdict}, {"line", d.line}, {"what", d.what},
                                           {"why", d.why}, {"fix", d.fix}, {"source", d.source}});
@@ -158,9 +158,8 @@ std::string topology_table(const std::vector<NodeReport>& nodes, const std::opti
       out << "  line " << c.line << ": channel " << c.channel << "  rank " << c.src_rank << " -> " << c.dst_rank << "  "
           << to_string(c.transport) << (c.gdrdma ? " (GDRDMA)" : "") << "  via " << c.via << "\n";
     for (const auto& p : nccl->log.problems) out << "  PROBLEM: " << p << "\n";
-    for (const auto& m : nccl->misconfigurations) out << "  MISCONFIGURED: " << m << "\n";
     for (const auto& d : nccl->diagnoses)
-      out << "  " << d.verdict << " " << d.what << "\n      where: " << nccl->source
+      out << "  " << d.verdict << " " << d.id << ": " << d.what << "\n      where: " << nccl->source
           << (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) << "\n      why: " << d.why
           << "\n      fix: " << d.fix << "\n      source: " << d.source << "\n";
   }

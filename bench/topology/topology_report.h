@@ -42,7 +42,6 @@ struct NodeReport {
 struct NcclReport {
   std::string source;
   NcclLog log;
-  std::vector<std::string> misconfigurations;
   std::vector<NcclDiagnosis> diagnoses;  // the catalogue's entries the log shows (docs/nccl-diagnosis.md)
 };
 

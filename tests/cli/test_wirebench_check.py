@@ -23,10 +23,10 @@ def test_sockets_where_infiniband_is_fail_the_check_with_one_reason_line(tmp_pat
                        str(NCCL / "socket-on-ib-machine.log"), "--run-dir", str(tmp_path / "check"), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     reason = result.stdout.splitlines()[-1]
-    assert reason.startswith("wirebench: gpu-a NCCL: rank 1 -> 2 uses NET/Socket although InfiniBand devices exist")
+    assert reason.startswith("wirebench: gpu-a NCCL socket-fallback: NCCL moves inter-node data over TCP sockets")
     assert reason.endswith(")") and "(check 20" in reason
     found = json.loads((tmp_path / "check" / "check.json").read_text())["findings"]
-    assert [f["verdict"] for f in found] == ["PASS", "FAIL"] and found[1]["source"].endswith("socket-on-ib-machine.log:3")
+    assert [f["verdict"] for f in found] == ["PASS", "FAIL"] and found[1]["source"].endswith("socket-on-ib-machine.log:2")
 
 
 def test_a_healthy_log_and_port_pass(tmp_path):

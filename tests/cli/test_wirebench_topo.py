@@ -81,7 +81,8 @@ def test_nccl_log_names_every_channel_transport():
     assert result.returncode == 0, result.stderr
     nccl = json.loads(result.stdout)["nccl"]
     assert [(c["line"], c["transport"]) for c in nccl["channels"]] == [(4, "P2P"), (5, "SHM")]
-    assert any("goes through SHM although GPU3 and GPU4 are NV18" in m for m in nccl["misconfigurations"])
+    assert [(d["id"], d["verdict"], d["line"]) for d in nccl["diagnoses"]] == [("shm-instead-of-p2p", "WARN", 5)]
+    assert "goes through host memory (SHM) although GPU3 and GPU4 are NV18" in nccl["diagnoses"][0]["what"]
 
 
 def test_a_log_alone_describes_its_own_machine_not_this_one():

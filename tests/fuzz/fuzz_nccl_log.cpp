@@ -1,10 +1,11 @@
-// Fuzz target: any bytes given to the NCCL log reader (and its misconfiguration checks, with and
+// Fuzz target: any bytes given to the NCCL log reader (and its diagnosis catalogue, with and
 // without a topology) end in a result or an InputError, never a crash or another exception.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "harness/errors.h"
+#include "topology/nccl_diagnosis.h"
 #include "topology/nccl_log.h"
 
 namespace {
@@ -23,8 +24,8 @@ const wb::TopoMatrix& topology() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     const wb::NcclLog log = wb::parse_nccl_log(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
-    wb::nccl_misconfigurations(log, nullptr, "fuzz");
-    wb::nccl_misconfigurations(log, &topology(), "fuzz");
+    wb::diagnose_nccl_log(log, nullptr);
+    wb::diagnose_nccl_log(log, &topology());
   } catch (const wb::InputError&) {
     // bad input, said clearly: expected
   }

@@ -5,8 +5,8 @@ One node's quick health check, for Slurm's HealthCheckProgram, a prolog or an ep
 (docs/slurm-health.md). It looks at the node's own links only:
   - each --nic: up, and at least at RATE where one is given (the lower of the rate it trained at and
     a rate limit the kernel holds it to: a tc qdisc); a missing or slower port FAILs;
-  - --nccl-log: NCCL's transport in a job's NCCL_DEBUG=INFO log, each misconfiguration wirebench topo
-    names in it (sockets where InfiniBand is, ...) a FAIL;
+  - --nccl-log: NCCL's transport in a job's NCCL_DEBUG=INFO log, each diagnosis wirebench topo
+    names in it (sockets where InfiniBand is, ...) a FAIL or WARN as docs/nccl-diagnosis.md says;
   - the `check` suite (suites/check.yaml, or --suite): host memory, and GPU pairs and GPU-host where
     there are GPUs, measured and judged as `wirebench run` does (ceilings, --profile's floors).
 Nothing runs past --time-limit (default 50 s: Slurm kills a HealthCheckProgram after 60).
@@ -78,7 +78,8 @@ def measure(suite, profile, run_dir, seconds):
 
 def nccl_findings(log, seconds=20):
     """What NCCL's log says of this node's transport (`wirebench topo --nccl-log`): each
-    misconfiguration it names (sockets where InfiniBand is, ...) a FAIL; [(verdict, what, source)]."""
+    diagnosis it names (docs/nccl-diagnosis.md: sockets where InfiniBand is, ...) a FAIL or WARN as the
+    catalogue says; [(verdict, what, source)]."""
     try:
         result = subprocess.run([str(BIN / "wirebench"), "topo", "--nccl-log", str(log), "--json"], capture_output=True,
                                 text=True, timeout=seconds)
@@ -94,9 +95,9 @@ def nccl_findings(log, seconds=20):
         return [("ERROR", f"NCCL log not read: {why}", f"--nccl-log {log}")]
     nccl = doc.get("nccl", {})
     found = []
-    for text in nccl.get("misconfigurations", []):
-        where, _, what = text.partition(": ") if text.startswith(str(log)) else ("", "", text)
-        found.append(("FAIL", f"NCCL: {what}", where or f"--nccl-log {log}"))
+    for found_ in nccl.get("diagnoses", []):  # docs/nccl-diagnosis.md's entries, FAIL or WARN
+        where = f"{log}:{found_['line']}" if found_.get("line") else f"--nccl-log {log}"
+        found.append((found_["verdict"], f"NCCL {found_['id']}: {found_['what']}", where))
     if not found:
         channels = len(nccl.get("channels", []))
         found.append(("PASS", f"NCCL over {nccl.get('network') or 'a network not named'} ({channels} channel lines)",

@@ -5,13 +5,21 @@
 
 #include <gtest/gtest.h>
 
+#include "topology/nvidia_smi_topo.h"
+
 #include <string>
 
 namespace wb {
 namespace {
 
-std::vector<NcclDiagnosis> diagnose(const std::string& text, bool nics_seen = false) {
-  return diagnose_nccl_log(parse_nccl_log(text, "job.log"), nics_seen);
+std::vector<NcclDiagnosis> diagnose(const std::string& text, const TopoMatrix* topology = nullptr) {
+  return diagnose_nccl_log(parse_nccl_log(text, "job.log"), topology);
+}
+
+const std::string kRecorded = WB_TEST_DATA_DIR "/nccl/";
+const TopoMatrix& h100() {  // 8 H100 on NVSwitches (NV18 every pair), a mlx5 NIC on each GPU's switch
+  static const TopoMatrix matrix = read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt");
+  return matrix;
 }
 
 std::vector<std::string> ids(const std::vector<NcclDiagnosis>& found) {
@@ -55,8 +63,11 @@ TEST(NcclDiagnosis, SocketsWhereRdmaIsThereAreAFailWithTheirEvidence) {
   EXPECT_NE(found[0].why.find("NCCL_IB_DISABLE is set (line 1)"), std::string::npos) << found[0].why;
   EXPECT_NE(found[0].source.find("NCCL_IB_DISABLE"), std::string::npos);
   // the same sockets with no evidence of RDMA, but the node's topology lists NICs
-  EXPECT_EQ(ids(diagnose("n1:1:1 [0] NCCL INFO Using network Socket\n", true)),
+  EXPECT_EQ(ids(diagnose("n1:1:1 [0] NCCL INFO Using network Socket\n", &h100())),
             std::vector<std::string>{"socket-fallback:FAIL@1"});
+  // a log of channel lines only (no "Using network"): a socket channel where the log lists IB devices
+  const auto recorded = diagnose_nccl_log(read_nccl_log(kRecorded + "socket-on-ib-machine.log"), nullptr);
+  EXPECT_EQ(ids(recorded), std::vector<std::string>{"socket-fallback:FAIL@2"});
 }
 
 TEST(NcclDiagnosis, AnIbListMixingRoceIsAWarn) {
@@ -118,6 +129,63 @@ TEST(NcclDiagnosis, RanksOnDifferentVersionsFail) {
                               "b:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n");
   ASSERT_EQ(ids(found), std::vector<std::string>{"version-mismatch:FAIL@2"});
   EXPECT_NE(found[0].what.find("2.18.3+cuda12.2 on b, 2.21.5+cuda12.4 on a"), std::string::npos) << found[0].what;
+}
+
+// The entries that need the node's wiring (a saved nvidia-smi topo -m) besides the log.
+
+TEST(NcclDiagnosis, ShmWhereP2pShouldWorkIsAWarnWithItsReason) {
+  const NcclLog log = read_nccl_log(kRecorded + "pcie-8gpu-p2p-shm.log");
+  const auto by_neighbours = diagnose_nccl_log(log, nullptr);  // the node's other pairs use P2P
+  ASSERT_EQ(ids(by_neighbours), std::vector<std::string>{"shm-instead-of-p2p:WARN@5"});
+  EXPECT_NE(by_neighbours[0].what.find("rank 3 -> 4 on "), std::string::npos) << by_neighbours[0].what;
+  EXPECT_NE(by_neighbours[0].what.find("other GPU pairs on"), std::string::npos);
+  const auto by_topology = diagnose_nccl_log(log, &h100());  // the topology puts GPU3 and GPU4 on NVLink
+  ASSERT_EQ(ids(by_topology), std::vector<std::string>{"shm-instead-of-p2p:WARN@5"});
+  EXPECT_NE(by_topology[0].what.find("GPU3 and GPU4 are NV18"), std::string::npos) << by_topology[0].what;
+}
+
+TEST(NcclDiagnosis, NoGdrdmaBesideTheGpuIsAWarnOnlyWithTheTopology) {
+  const NcclLog log = read_nccl_log(kRecorded + "multinode-net.log");
+  // line 6: device 0 on NET/IB/0 = mlx5_0, PIX to GPU0, without GDRDMA; lines 5 and 7 have it
+  const auto found = diagnose_nccl_log(log, &h100());
+  ASSERT_EQ(ids(found), std::vector<std::string>{"gdrdma-unused:WARN@6"});
+  EXPECT_NE(found[0].why.find("mlx5_0 is PIX to GPU0"), std::string::npos) << found[0].why;
+  EXPECT_TRUE(diagnose_nccl_log(log, nullptr).empty());  // without a topology nobody knows
+}
+
+TEST(NcclDiagnosis, P2pRefusedOrForbiddenIsNamed) {
+  EXPECT_EQ(ids(diagnose("n:1:1 [1] NCCL WARN P2P is disabled between connected GPUs 1 and 0. This should not be the "
+                         "case given their connectivity, and is probably due to a hardware issue. If you still want "
+                         "to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.\n")),
+            std::vector<std::string>{"p2p-disabled-by-hardware:FAIL@1"});
+  EXPECT_EQ(ids(diagnose("n:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n")),
+            std::vector<std::string>{"p2p-level:WARN@1"});
+  EXPECT_TRUE(diagnose("n:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n").empty());
+}
+
+TEST(NcclDiagnosis, NvlsMissingOnNvswitchGpusIsAWarn) {
+  const std::string missing = "n:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0\n";
+  EXPECT_EQ(ids(diagnose(missing, &h100())), std::vector<std::string>{"nvls-unavailable:WARN@1"});
+  EXPECT_TRUE(diagnose(missing).empty());  // a PCIe node says the same, rightly
+  EXPECT_EQ(ids(diagnose("n:1:1 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.\n")),
+            std::vector<std::string>{"nvls-unavailable:WARN@1"});
+}
+
+TEST(NcclDiagnosis, APluginForAnotherFabricAndLeftOutNicsAreWarns) {
+  EXPECT_EQ(ids(diagnose("n:1:1 [0] NCCL INFO Using network AWS Libfabric\n", &h100())),
+            std::vector<std::string>{"plugin-vs-nics:WARN@1"});
+  const std::string two_of_eight = "n:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0,mlx5_1\n"
+                                   "n:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>\n"
+                                   "n:1:1 [0] NCCL INFO Using network IB\n";
+  const auto found = diagnose(two_of_eight, &h100());
+  ASSERT_EQ(ids(found), std::vector<std::string>{"ib-hca-excludes-ports:WARN@1"});
+  EXPECT_NE(found[0].what.find("uses 2 of the node's 8 network devices"), std::string::npos) << found[0].what;
+  EXPECT_TRUE(diagnose(two_of_eight).empty());  // without the node's NICs nothing says ports are missing
+}
+
+TEST(NcclDiagnosis, HealthyLogsSayNothingBesideTheirTopology) {
+  EXPECT_TRUE(diagnose(kIbHealthy, &h100()).empty());
+  EXPECT_TRUE(diagnose_nccl_log(read_nccl_log(kRecorded + "ib-network-select.log"), &h100()).empty());
 }
 
 }  // namespace
