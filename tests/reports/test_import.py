@@ -300,3 +300,15 @@ def test_broken_json_is_exit_3_naming_its_line(tmp_path, capsys):
     (tmp_path / "bad.json").write_text('{\n"test_info": {\n"test": "RDMA_Write_BW_Test",,\n}}\n')
     code = main(["wirebench import", str(tmp_path / "bad.json"), "--out", str(tmp_path / "run")])
     assert code == ExitCode.USAGE and f"{tmp_path / 'bad.json'}:3: not valid JSON" in capsys.readouterr().err
+
+
+def test_crlf_tabs_and_sruns_prefix_change_no_figure(tmp_path):
+    _, saved, _ = imported(tmp_path / "a", "--hosts", "n1,n2", files=["osu_latency-srun-crlf-tabs.txt"])
+    _, plain, _ = imported(tmp_path / "b", "--hosts", "n1,n2", files=["osu_latency.txt"])
+    figures = FIGURES + ("src", "dst", "rerun")
+    assert saved and [[r[c] for c in figures] for r in saved] == [[r[c] for c in figures] for r in plain]
+
+
+def test_imb_4_names_its_version_as_2021_does(tmp_path):
+    _, rows, _ = imported(tmp_path, "--hosts", "n1,n2", files=["IMB-MPI1-4.1.txt"])
+    assert {parse(r["extra"])["tool_version"] for r in rows} == {"4.1"}

@@ -10,7 +10,7 @@ from .lines import lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
 
-VERSION = re.compile(r"Intel\(R\) MPI Benchmarks (\S+?),? ")
+VERSION = re.compile(r"Intel ?\(R\) MPI Benchmarks (\S+?),? ")  # IMB 4.x printed "Intel (R)"
 BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
 PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d+)")
 HEADER = re.compile(r"^\s*#bytes\s+#repetitions\s+(.*)$")
@@ -21,7 +21,7 @@ COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall":
 
 
 def looks_like(text):
-    return "Intel(R) MPI Benchmarks" in text or "# Benchmarking " in text
+    return "MPI Benchmarks" in text and "Intel" in text or "# Benchmarking " in text
 
 
 def parse(path, text, hosts=("", ""), link_class=""):

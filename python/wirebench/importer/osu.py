@@ -19,7 +19,7 @@ COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather", "reduce_sca
 
 
 def looks_like(text):
-    return any(TITLE.match(line) for line in text.splitlines()[:5])
+    return any(TITLE.match(line.text) for line in lines_of(text)[:5])
 
 
 def _kind(title, where):

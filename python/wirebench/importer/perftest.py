@@ -24,7 +24,7 @@ TOOLS = {("RDMA_Write", "BW"): "ib_write_bw", ("RDMA_Read", "BW"): "ib_read_bw",
 
 
 def looks_like(text):
-    return any(TITLE.match(line) for line in text.splitlines()) and "#bytes" in text
+    return any(TITLE.match(line.text) for line in lines_of(text)) and "#bytes" in text
 
 
 def _columns(header):

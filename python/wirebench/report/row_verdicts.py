@@ -92,9 +92,11 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
         return Verdict(row, "NOT JUDGED", NO_CEILING, metric, value, not_judged_why=NO_CEILING)
     if size < largest.get(sweep_key(row), 0):
         return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
-    ceiling, pairs = ceilings.for_row(row), 1
-    items_ = row_items(row)
-    if ceiling is None:  # an NCCL collective: what NCCL's algorithm reaches on the node's wiring
+    items_, pairs = row_items(row), 1
+    # a row declared to be held against its siblings only (a copy staged through host memory) gets no ceiling
+    held_to_ceiling = judging.against(row, "ceiling") is not None
+    ceiling = ceilings.for_row(row) if held_to_ceiling else None
+    if ceiling is None and held_to_ceiling:  # an NCCL collective: what NCCL's algorithm reaches on the node's wiring
         ceiling = ceilings.for_collective(row, items_)
     if row.text("src") == row.text("dst") == "all" and items_.get("at_once"):
         # An aggregate (a bisection matching, an all-to-all): every pair or rank at its link's ceiling at once.

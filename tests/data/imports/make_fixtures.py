@@ -265,6 +265,11 @@ def main():
                                                  "# Size       Avg Latency(us)\n" + "".join(
         f"{s:<13d}{t:15.2f}\n" for s, t in [(4, 15.9), (1048576, 38.2), (134217728, 760.5)]))
     (HERE / "p2pBandwidthLatencyTest.txt").write_text(p2p_bandwidth_latency())
+    # saved on Windows and through srun -l: CRLF, tabs between the columns, srun's "0: " prefix
+    with (HERE / "osu_latency-srun-crlf-tabs.txt").open("w", newline="") as out:
+        out.write("0: # OSU MPI Latency Test v7.3\r\n0: # Size\tLatency (us)\r\n" + "".join(
+            f"0: {s}\t{t:.2f}\r\n" for s, t in [(0, 1.62), (8, 1.70), (64, 1.85), (1024, 2.9), (4194304, 350.3)]))
+    (HERE / "IMB-MPI1-4.1.txt").write_text(imb().replace("Intel(R) MPI Benchmarks 2021.7", "Intel (R) MPI Benchmarks 4.1"))
     (HERE / "osu_bw-bad.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n1 2.45\nsegfault here\n")
 
 
