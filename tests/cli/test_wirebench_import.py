@@ -54,6 +54,8 @@ def test_a_saved_nvidia_smi_topo_gives_an_imported_collective_its_wirings_expect
     judged = verdicts_of(tmp_path, "coll")
     assert len(judged) == 2 and all(v["verdict"] in ("PASS", "WARN", "FAIL") for v in judged)
     assert "NVLS" in result.stdout + (tmp_path / "wirebench-import" / "report.md").read_text()
+    rows = (tmp_path / "wirebench-import" / "results.csv").read_text().splitlines()
+    assert all(",nccl,nvlink," in line for line in rows[1:])  # the wiring names the link: every GPU pair NVLink
 
 
 def test_the_nccl_log_beside_an_import_names_its_misconfiguration_with_file_and_line(tmp_path):

@@ -120,3 +120,25 @@ def test_check_and_slurm_from_the_moved_prefix(moved_prefix, tmp_path):
     slurm_log = (tmp_path / "slurm.log").read_text()
     assert codes["slurm"] in ("0", "2"), slurm_log  # 2: no Slurm here, said as wirebench says it
     assert codes["slurm"] == "0" or "wirebench slurm: error: " in slurm_log, slurm_log
+
+
+def test_import_from_the_moved_prefix_on_path(moved_prefix, tmp_path):
+    """`wirebench import` as a site runs it: the prefix's bin on PATH, in a folder of saved outputs,
+    with the node's saved topology and the job's NCCL log (read by the prefix's `wirebench topo`)."""
+    data = SOURCE / "tests" / "data"
+    for saved, name in ((data / "imports" / "all_reduce_perf.txt", "all_reduce_perf.txt"),
+                        (data / "imports" / "nvbandwidth.json", "nvbandwidth.json"),
+                        (data / "topo" / "h100-8gpu-8nic.txt", "dgx01-topo.txt"),
+                        (data / "nccl" / "socket-on-ib-machine.log", "job.log")):
+        shutil.copy(saved, tmp_path / name)
+    script = (f"cd {tmp_path} && export PATH={moved_prefix}/bin:$PATH && wirebench import all_reduce_perf.txt "
+              f"nvbandwidth.json --hosts dgx01 --nvidia-smi-topo dgx01-topo.txt --nccl-log job.log > import.log 2>&1; "
+              f"echo import=$?")
+    result = hidden_trees_run(script, 120)
+    log = (tmp_path / "import.log").read_text()
+    assert result.stdout.split() == ["import=1"], (log, result.stderr)  # the slow GPU pair and the log FAIL
+    assert "all_reduce_perf.txt: nccl-tests, 6 row(s)" in log and "nvbandwidth.json: nvbandwidth, 9 row(s)" in log
+    assert "FAIL NCCL log: socket-fallback" in log and "where: job.log:2 (topology.json)" in log
+    assert "FAIL p2p ce/read bandwidth: dgx01/gpu2 -> dgx01/gpu1" in log  # the topology's NVLink ceiling
+    for name in ("results.csv", "topology.json", "report.md", "report.html", "junit.xml", "summary.json"):
+        assert (tmp_path / "wirebench-import" / name).exists(), name

@@ -121,6 +121,30 @@ def read_topology(args):
     return doc
 
 
+def link_classes_from(topology, rows, stated):
+    """Each GPU row's link class as the node's wiring says it (GPU pair, GPU to host: NVLink, PCIe,
+    C2C), and a one-node collective's where every GPU pair is on one class; --link-class, where
+    given, stays."""
+    if topology is None or stated:
+        return
+    nodes = [n for n in topology.get("nodes", []) if isinstance(n, dict)]
+    if len(nodes) != 1:
+        return
+    classes = {}
+    for link in nodes[0].get("links", []):
+        classes[(link.get("a"), link.get("b"))] = classes[(link.get("b"), link.get("a"))] = link.get("class", "")
+    gpu_pairs = {c for (a, b), c in classes.items() if str(a).startswith("gpu") and str(b).startswith("gpu")}
+
+    def local(end):
+        end = end.rsplit("/", 1)[-1]
+        return "host" if end.startswith("numa") else end
+    for r in rows:
+        if r["bench"] in ("p2p", "host") and r["src"] and r["dst"]:
+            r["link_class"] = classes.get((local(r["src"]), local(r["dst"])), r["link_class"])
+        elif r["bench"] == "coll" and str(r["nodes"]) == "1" and len(gpu_pairs) == 1 and r["backend"] == "nccl":
+            r["link_class"] = next(iter(gpu_pairs))
+
+
 def main(argv):
     try:
         args = parse_args(argv)
@@ -141,6 +165,7 @@ def main(argv):
         writer = csv.DictWriter(out, RESULT_COLUMNS, lineterminator="\n")
         writer.writeheader()
         for _, _, (rows, _) in imported:
+            link_classes_from(topology, rows, args.link_class)
             writer.writerows(rows)
     if args.rate is not None:
         (args.out / "suite.json").write_text(json.dumps({"expectations": [{
