@@ -201,6 +201,7 @@ def test_nccl_tests_json_gives_the_same_rows_as_its_text(tmp_path):
     assert (first["op"], first["dtype"], first["ranks"], first["nodes"]) == ("all_reduce", "float32", "8", "1")
     items = parse(first["extra"])
     assert items["source"].endswith("all_reduce.json:results[0]") and items["nccl_version"] == "2.28.7"
+    assert items["command_line"] == "./build/all_reduce_perf -b 8 -e 128M -f 2 -J all_reduce.json"
     assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"] == ["PASS", "PASS"]
 
 
@@ -312,3 +313,33 @@ def test_crlf_tabs_and_sruns_prefix_change_no_figure(tmp_path):
 def test_imb_4_names_its_version_as_2021_does(tmp_path):
     _, rows, _ = imported(tmp_path, "--hosts", "n1,n2", files=["IMB-MPI1-4.1.txt"])
     assert {parse(r["extra"])["tool_version"] for r in rows} == {"4.1"}
+
+
+def test_imb_allgather_alltoall_and_bcast_get_their_bus_bandwidth(tmp_path):
+    _, rows, _ = imported(tmp_path, files=["IMB-MPI1-collectives.txt"])
+    big = {r["op"]: r for r in rows if r["bytes"] == "4194304" and r["bench"] == "coll"}
+    assert set(big) == {"all_gather", "alltoall", "broadcast"}
+    algbw = 4194304 / 1210.0e3
+    assert float(big["all_gather"]["busbw_GBps"]) == pytest.approx(algbw * 3 / 4, rel=1e-6)  # (n-1)/n of 4 ranks
+    assert float(big["alltoall"]["busbw_GBps"]) == pytest.approx(algbw * 3 / 4, rel=1e-6)
+    assert float(big["broadcast"]["busbw_GBps"]) == pytest.approx(algbw, rel=1e-6)
+    assert big["broadcast"]["rerun"] == "mpiexec -n 4 IMB-MPI1 Bcast -npmin 4 -msglog 22:22"
+
+
+def test_every_perftest_tool_is_told_by_its_title(tmp_path):
+    _, rows, _ = imported(tmp_path, "--hosts", "n1,n2", files=["ib_read_bw.txt", "ib_send_bw.txt", "ib_read_lat.txt",
+                                                               "ib_send_lat.txt"])
+    assert sorted({(r["op"], r["case"], r["judged"]) for r in rows if r["bytes"] == "2"}) == [
+        ("rdma_read", "read_latency", "time_us@smallest:siblings"),  # a whole round trip
+        ("rdma_read", "stream_bw", "algbw_GBps@largest:ceiling"),
+        ("send", "pingpong", "time_us@smallest:typical_latency"),
+        ("send", "stream_bw", "algbw_GBps@largest:ceiling")]
+    assert {r["rerun"].split()[0] for r in rows} == {"ib_read_bw", "ib_send_bw", "ib_read_lat", "ib_send_lat"}
+
+
+def test_osu_bibw_is_a_bidirectional_row(tmp_path):
+    code, rows, summary = imported(tmp_path, "--hosts", "n1,n2", "--link-class", "eth", "--rate", "12.5",
+                                   files=["osu_bibw.txt"])
+    big = next(r for r in rows if r["bytes"] == "4194304")
+    assert (big["case"], big["direction"], big["algbw_GBps"]) == ("bidir_bw", "bidir", "22.3104")
+    assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"] == ["PASS"]  # of both directions' 25

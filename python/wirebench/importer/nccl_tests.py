@@ -43,7 +43,7 @@ def nccl_version(code):
 
 
 def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placement, figures, wrong, link_class,
-                  nccl=None):
+                  nccl=None, command=None):
     """One placement's row (out_of_place, in_place) of one size: figures are (time us, algbw,
     busbw), None where nccl-tests printed N/A."""
     items = {}
@@ -53,6 +53,8 @@ def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placem
         items["root"] = str(root)
     if nccl:
         items["nccl_version"] = nccl
+    if command:
+        items["command_line"] = command
     fields = dict(bench="coll", case=placement, backend="nccl", link_class=link_class, src="world",
                   direction="uni", op=op, dtype=DTYPES.get(dtype, dtype), bytes=size, ranks=n,
                   nodes=max(len(hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
@@ -166,7 +168,7 @@ def parse_json(path, doc, op=None, link_class="", cut=False):
             rows.append(placement_row(where, None, op, n, hosts, result["size"], str(result.get("type", "")),
                                       str(result.get("redop", "none")), int(str(result.get("root", "-1")).strip()),
                                       placement, values, "" if wrong is None else f"{float(wrong):g}", link_class,
-                                      nccl))
+                                      nccl, " ".join(map(str, args)) or None))
     if cut:
         notes.append(f"{path}: the JSON ends before its closing brackets (cut short); its {len(results)} whole "
                      "result(s) are kept")

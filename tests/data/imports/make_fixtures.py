@@ -71,7 +71,7 @@ def nccl_json(ranks_hosts, rows, program="./build/all_reduce_perf"):
             f'"end_time":"2026-12-02 10:00:09"}}')
 
 
-def imb(sendrecv=False):
+def imb(sendrecv=False, collectives=()):
     rule = "#" + "-" * 63
     out = [rule, "#    Intel(R) MPI Benchmarks 2021.7, MPI-1 part", rule, "# Date                  : Wed Dec  2 10:00:00 2026",
            "# Machine               : x86_64", "#", "# List of Benchmarks to run:", "", "# PingPong", "# Allreduce", "",
@@ -83,6 +83,11 @@ def imb(sendrecv=False):
             "       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]"]
     for size, t in [(0, 0.05), (4, 2.1), (16777216, 2200.5)]:
         out.append(f"{size:13d}{1000 if size < 65536 else 10:13d}{t * 0.97:13.2f}{t * 1.03:13.2f}{t:13.2f}")
+    for name in collectives:  # -npmin 4: Allgather, Alltoall, Bcast as IMB prints them (t_min t_max t_avg)
+        out += ["", rule, f"# Benchmarking {name}", "# #processes = 4", rule,
+                "       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]"]
+        for size, t in [(0, 0.04), (8, 3.1), (4194304, 1210.0)]:
+            out.append(f"{size:13d}{1000 if size < 65536 else 10:13d}{t * 0.97:13.2f}{t * 1.03:13.2f}{t:13.2f}")
     if sendrecv:  # -npmin 2 on two nodes: each rank sends to and receives from the other at once
         out += ["", rule, "# Benchmarking Sendrecv", "# #processes = 2", rule,
                 "       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]   Mbytes/sec"]
@@ -269,6 +274,13 @@ def main():
     with (HERE / "osu_latency-srun-crlf-tabs.txt").open("w", newline="") as out:
         out.write("0: # OSU MPI Latency Test v7.3\r\n0: # Size\tLatency (us)\r\n" + "".join(
             f"0: {s}\t{t:.2f}\r\n" for s, t in [(0, 1.62), (8, 1.70), (64, 1.85), (1024, 2.9), (4194304, 350.3)]))
+    (HERE / "IMB-MPI1-collectives.txt").write_text(imb(collectives=("Allgather", "Alltoall", "Bcast")))
+    for tool, title in (("ib_read_bw", "RDMA_Read BW Test"), ("ib_send_bw", "Send BW Test")):
+        (HERE / f"{tool}.txt").write_text(perftest_bw().replace("RDMA_Write BW Test", title))
+    for tool, title in (("ib_read_lat", "RDMA_Read Latency Test"), ("ib_send_lat", "Send Latency Test")):
+        (HERE / f"{tool}.txt").write_text(perftest_lat().replace("RDMA_Write Latency Test", title))
+    (HERE / "osu_bibw.txt").write_text("# OSU MPI Bi-Directional Bandwidth Test v7.3\n# Size      Bandwidth (MB/s)\n" + "".join(
+        f"{s:<10d}{b:20.2f}\n" for s, b in [(1, 3.9), (1024, 3610.5), (4194304, 22310.4)]))
     (HERE / "IMB-MPI1-4.1.txt").write_text(imb().replace("Intel(R) MPI Benchmarks 2021.7", "Intel (R) MPI Benchmarks 4.1"))
     (HERE / "osu_bw-bad.txt").write_text("# OSU MPI Bandwidth Test v5.3\n# Size      Bandwidth (MB/s)\n1 2.45\nsegfault here\n")
 
