@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sys/utsname.h>
 
 #include "harness/errors.h"
 
@@ -92,6 +93,8 @@ void write_run_metadata(const std::string& path, const RunMetadata& meta) {
   doc["hosts"] = hosts;
 
   doc["versions"] = meta.versions;
+  // the kernel the run measured on: a night's changes in the history name it (wirebench history)
+  if (utsname host{}; uname(&host) == 0) doc["versions"]["kernel"] = std::string(host.release);
   doc["environment"] = meta.environment;
   nlohmann::json command = {{"argv", meta.command_line}, {"ranks", meta.ranks},
                             {"hosts", meta.hosts}, {"started", utc_now_iso8601()}};

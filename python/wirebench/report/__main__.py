@@ -3,21 +3,33 @@ written as report.md, report.html (with the plots), junit.xml and summary.json i
 RUN_DIR/plots). FAILs that `wirebench run` measured once more (RUN_DIR/remeasured) stand only where
 they reproduced; the others are intermittent WARNs. A platform profile (suites/profiles/NAME.yaml, or the run's own profile.json, which
 `wirebench run --profile` leaves there) adds its floors. Exit code: 0 PASS/WARN, 1 any FAIL, 2 any
-ERROR (an incomplete or damaged run included), 3 bad usage or input."""
+ERROR (an incomplete or damaged run included), 3 bad usage or input.
+--history FILE (or WIREBENCH_HISTORY): each item also held against its history (a regression is a
+FAIL), then the run added to it. --prometheus FILE, --pushgateway URL: the judged items as metrics."""
 import argparse
+import os
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from .ceilings import Ceilings
-from .document import document
+from .document import Table, document
 from .outputs import console_lines, html_page, junit, markdown, summary
 from .plots import write_plots
 from .profiles import load_profile
 from .results import InputError, read_results
 from .verdicts import apply_remeasure, exit_code, floor_outcomes, judge
 from .schema import ExitCode
+from .trend import TREND_HEADINGS, history_items, judge_against_history, trend_rows
 
-def report(run_dir: Path, profile_name=None):
+
+def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None):
+    # the history is opened first: a damaged one ends here (exit 3), before anything is written
+    history = run = None
+    if history_path:
+        from ..history.run_record import run_of
+        from ..history.store import History
+        history, run = History(history_path), run_of(run_dir)
     stored = run_dir / "profile.json"
     profile = load_profile(profile_name) if profile_name else load_profile(stored) if stored.exists() else None
     results = read_results(run_dir / "results.csv")
@@ -30,8 +42,12 @@ def report(run_dir: Path, profile_name=None):
     verdicts = judge(results, ceilings, profile)
     if second is not None:
         apply_remeasure(verdicts, second)
+    trends = judge_against_history(verdicts, history, run) if history else []
     code = exit_code(verdicts, results.problems)
     doc = document(run_dir, verdicts, results.problems, profile)
+    if trends:
+        doc.link_tables.insert(0, Table(f"Trend: the items that moved against the history ({history_path})",
+                                        TREND_HEADINGS, trend_rows(trends)))
     (run_dir / "report.md").write_text(markdown(doc))
     (run_dir / "junit.xml").write_text(junit(doc))
     (run_dir / "summary.json").write_text(summary(doc, code))
@@ -50,6 +66,26 @@ def report(run_dir: Path, profile_name=None):
     for problem in results.problems:
         print(f"  problem: {problem}", file=sys.stderr)
     print("\n".join(console_lines(doc)))
+    if history:
+        added = history.add(run, history_items(verdicts))
+        print(f"wirebench history: {'added' if added else 'already holds'} run {run.run_id} ({run.time}) "
+              f"{'to' if added else ''} {history_path}".replace("  ", " "))
+        history.close()
+    if prometheus_file or pushgateway:
+        from .prometheus import push, registry_of, write_textfile
+        when = run.time if run else None
+        seconds = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").timestamp() if when else None
+        registry = registry_of(verdicts, seconds, code)
+        if prometheus_file:
+            write_textfile(prometheus_file, registry)
+            print(f"wirebench report: metrics -> {prometheus_file}")
+        if pushgateway:
+            try:
+                push(pushgateway, registry, {"run": run_dir.resolve().name})
+                print(f"wirebench report: metrics pushed to {pushgateway}")
+            except OSError as error:
+                print(f"wirebench report: error: pushing the metrics to {pushgateway} failed: {error}", file=sys.stderr)
+                return max(code, ExitCode.INFRASTRUCTURE)
     return code
 
 
@@ -60,6 +96,12 @@ def parse_args(argv):
     parser.add_argument("run_dir", metavar="RUN_DIR", type=Path)
     parser.add_argument("--profile", metavar="NAME|FILE",
                         help="a platform profile (suites/profiles/NAME.yaml, or a file) whose floors judge too")
+    parser.add_argument("--history", metavar="FILE", type=Path, default=os.environ.get("WIREBENCH_HISTORY") or None,
+                        help="the history (SQLite): each item held against its baseline there, then the run added "
+                             "(default: $WIREBENCH_HISTORY)")
+    parser.add_argument("--prometheus", metavar="FILE", type=Path,
+                        help="write the judged items in Prometheus' text format (node_exporter's textfile collector)")
+    parser.add_argument("--pushgateway", metavar="URL", help="push the judged items to a Prometheus Pushgateway")
     return parser.parse_args(argv[1:])
 
 
@@ -72,7 +114,7 @@ def main(argv):
         print(f"error: {args.run_dir}: not a directory (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        return report(args.run_dir, args.profile)
+        return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE

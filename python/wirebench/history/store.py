@@ -1,0 +1,165 @@
+"""The history: one SQLite file (Python's sqlite3, no server) holding every run added and every
+judged item of it (identity, figure, samples, spread, verdict) with the run's metadata (time,
+nodes, versions). The one writer and reader of the file; its version (schema/versions.csv:
+history) is in its meta table and checked on every open. Writers take SQLite's write lock for the
+whole run (BEGIN IMMEDIATE, waiting up to `timeout` s), so several CI jobs adding at once each
+add whole runs; a run already there (the same results.csv) is not added again."""
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..report.input_files import InputError
+from ..report.schema import version
+
+SCHEMA_VERSION = version("history")
+TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY,   -- sha256 of results.csv: the same run added twice is one
+  time TEXT NOT NULL,        -- when it was measured (meta.json's created), ISO 8601 UTC
+  run_dir TEXT, suite TEXT, nodes TEXT, wirebench TEXT, revision TEXT,
+  driver TEXT, cuda TEXT, nccl TEXT, mpi TEXT, kernel TEXT,
+  results_schema INTEGER, added TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+  run_id TEXT NOT NULL REFERENCES runs(run_id), key TEXT NOT NULL, metric TEXT NOT NULL,
+  value REAL, higher_is_better INTEGER, samples INTEGER, spread_pct REAL, verdict TEXT,
+  bench TEXT, link_class TEXT, src TEXT, dst TEXT, node TEXT, ceiling_GBps REAL,
+  PRIMARY KEY (run_id, key, metric));
+CREATE INDEX IF NOT EXISTS items_by_item ON items (key, metric);
+"""
+VERSION_FIELDS = ("driver", "cuda", "nccl", "mpi", "kernel", "wirebench", "revision")
+
+
+@dataclass
+class Run:
+    run_id: str
+    time: str
+    run_dir: str = ""
+    suite: str = ""
+    nodes: str = ""
+    wirebench: str = ""
+    revision: str = ""
+    driver: str = ""
+    cuda: str = ""
+    nccl: str = ""
+    mpi: str = ""
+    kernel: str = ""
+    results_schema: int = 0
+    added: str = ""
+
+
+@dataclass
+class Item:
+    key: str
+    metric: str
+    value: float
+    higher_is_better: bool
+    verdict: str
+    samples: int = None
+    spread_pct: float = None
+    bench: str = ""
+    link_class: str = ""
+    src: str = ""
+    dst: str = ""
+    node: str = ""
+    ceiling_GBps: float = None
+
+
+@dataclass
+class Point:
+    """One run's figure of an item, as the series and the baselines read it."""
+    run: Run
+    value: float
+    verdict: str
+    samples: int = None
+    spread_pct: float = None
+    extra: dict = field(default_factory=dict)
+
+
+class History:
+    def __init__(self, path: Path, timeout=60.0):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise InputError(f"{self.path}: a directory, not a history file")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self._prepare()
+        except sqlite3.DatabaseError as error:
+            raise InputError(f"{self.path}: not a wirebench history that can be read (SQLite: {error}); the run "
+                             "directory is untouched") from None
+
+    def _prepare(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in TABLES.split(";"):  # one by one: executescript would commit on its own
+                if statement.strip():
+                    self.db.execute(statement)
+            found = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if found is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif found["value"] != str(SCHEMA_VERSION):
+                raise InputError(f"{self.path}: history schema_version {found['value']}; this wirebench reads "
+                                 f"version {SCHEMA_VERSION} (schema/versions.csv)")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def close(self):
+        self.db.close()
+
+    def add(self, run: Run, items):
+        """Adds the run and its items in one transaction; False where it is there already."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            if self.db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run.run_id,)).fetchone():
+                self.db.execute("ROLLBACK")
+                return False
+            fields = list(Run.__dataclass_fields__)
+            self.db.execute(f"INSERT INTO runs ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})",
+                            [getattr(run, f) for f in fields])
+            names = list(Item.__dataclass_fields__)
+            self.db.executemany(
+                f"INSERT OR REPLACE INTO items (run_id, {', '.join(names)}) VALUES (?, {', '.join('?' * len(names))})",
+                [[run.run_id] + [getattr(i, n) for n in names] for i in items])
+            self.db.execute("COMMIT")
+            return True
+        except sqlite3.DatabaseError as error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise InputError(f"{self.path}: the run could not be added (SQLite: {error})") from None
+
+    def runs(self, since=None):
+        """The runs, oldest first; `since`: an ISO date or time, the runs from it on."""
+        query, args = "SELECT * FROM runs", ()
+        if since:
+            query, args = query + " WHERE time >= ?", (since,)
+        return [_run(r) for r in self.db.execute(query + " ORDER BY time, run_id", args)]
+
+    def series(self, key, metric, before=None, since=None):
+        """The item's figures, oldest first; `before`: only runs measured before that time."""
+        query = ("SELECT runs.*, items.value, items.verdict AS item_verdict, items.samples, items.spread_pct "
+                 "FROM items JOIN runs USING (run_id) WHERE items.key = ? AND items.metric = ?")
+        args = [key, metric]
+        if before:
+            query += " AND runs.time < ?"
+            args.append(before)
+        if since:
+            query += " AND runs.time >= ?"
+            args.append(since)
+        return [Point(_run(r), r["value"], r["item_verdict"], r["samples"], r["spread_pct"])
+                for r in self.db.execute(query + " ORDER BY runs.time, runs.run_id", args)]
+
+    def items(self, run_id):
+        return [dict(r) for r in self.db.execute("SELECT * FROM items WHERE run_id = ? ORDER BY key, metric", (run_id,))]
+
+    def find_items(self, text):
+        """The (key, metric) of every item whose key holds `text`."""
+        return [(r["key"], r["metric"]) for r in
+                self.db.execute("SELECT DISTINCT key, metric FROM items WHERE key LIKE ? ORDER BY key, metric",
+                                (f"%{text}%",))]
+
+
+def _run(row):
+    return Run(**{f: row[f] for f in Run.__dataclass_fields__})

@@ -1,0 +1,82 @@
+"""The run against its history (wirebench report --history FILE, or WIREBENCH_HISTORY): each judged
+item held against its baseline, the median of its last healthy runs (history/baselines.py). A
+regression the test names is a FAIL beside the ceiling's verdict, saying how far below, since which
+night and what changed that night; the items are then added to the history (history/store.py)."""
+from dataclasses import dataclass
+
+from ..history.baselines import MIN_BASELINE, RECENT_RUNS, regression
+from ..history.store import Item
+from .endpoints import node_of
+from .wording import what
+
+TREND_HEADINGS = ("verdict", "item", "now", "baseline (median of healthy runs)", "change", "first seen", "that night's changes")
+
+
+@dataclass
+class Trend:
+    verdict: object  # the item's Verdict
+    regression: object  # history.baselines.Regression
+
+
+def measured_items(verdicts):
+    """The judged items, and the pairs a culprit explains (DATA in the report, measured all the same:
+    a path slowed for good is a culprit tonight and a regression in the history)."""
+    return [v for v in verdicts if v.item or v.explained_by]
+
+
+def history_items(verdicts):
+    """The judged items of a run, as the history keeps them."""
+    out = []
+    for v in measured_items(verdicts):
+        if not v.metric or v.value is None:
+            continue
+        higher = v.metric != "time_us"
+        f = v.row.fields
+        out.append(Item(v.row.key, v.metric, v.value, higher, v.verdict, v.row.samples,
+                        v.row.number("spread_pct") if v.row.text("spread_pct") else None, f.get("bench", ""),
+                        f.get("link_class", ""), f.get("src", ""), f.get("dst", ""), node_of(f.get("src", "")) or "",
+                        v.ceiling_GBps))
+    return out
+
+
+def judge_against_history(verdicts, history, run):
+    """Each item's regression against its history before `run`: the item becomes a FAIL (unless it is
+    one already, or an ERROR) with the regression said after its reason. Returns the trends."""
+    trends = []
+    for v in measured_items(verdicts):
+        if not v.metric or v.value is None or v.verdict in ("ERROR", "SKIP"):
+            continue
+        earlier = [p for p in history.series(v.row.key, v.metric, before=run.time) if p.run.run_id != run.run_id]
+        found = regression(earlier, v.value, run, v.metric != "time_us")
+        if found is None:
+            continue
+        b = found.baseline
+        unit = "us" if v.metric == "time_us" else "GB/s"
+        said = (f"regression: {abs(found.change) * 100:.0f}% {'below' if v.metric != 'time_us' else 'above'} its "
+                f"{b.runs}-run median {b.median:.4g} {unit} (spread {b.spread_pct:.1f}%; the last {RECENT_RUNS} runs "
+                f"against it, Mann-Whitney p={found.p_value:.3f}), first seen on {found.first.time} (run "
+                f"{found.first.run_id})")
+        said += f", that night's changes: {', '.join(found.changes)}" if found.changes else ", nothing recorded changed that night"
+        if v.item:  # a pair a culprit explains stays in the culprit's FAIL
+            v.verdict = "FAIL"
+        v.note_after(said)
+        trends.append(Trend(v, found))
+    return trends
+
+
+def trend_rows(trends):
+    """The report's table of the items that moved."""
+    rows = []
+    for t in trends:
+        r, v = t.regression, t.verdict
+        unit = "us" if v.metric == "time_us" else "GB/s"
+        verdict = v.verdict if v.item else "FAIL"  # explained by a culprit, which FAILs
+        rows.append((verdict, (verdict if v.item else f"FAIL (the culprit: {v.explained_by})", what(v), f"{v.value:.4g} {unit}",
+                                 f"{r.baseline.median:.4g} {unit} (spread {r.baseline.spread_pct:.1f}%, {r.baseline.runs} runs)",
+                                 f"{r.change * 100:+.1f}%", f"{r.first.time} ({r.first.run_id})",
+                                 ", ".join(r.changes) or "none recorded")))
+    return rows
+
+
+NOT_ENOUGH = (f"fewer than {MIN_BASELINE} healthy runs of an item before this one: no baseline yet, so no "
+              "regression can be named")
