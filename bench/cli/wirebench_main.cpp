@@ -26,6 +26,7 @@ constexpr const char* kUsage =
     "  report  verdicts for a run directory: report.md/.html, junit.xml, summary.json (wirebench report RUN_DIR)\n"
     "  compare the same measurements of several runs side by side; drops flagged (wirebench compare A B)\n"
     "  import  judge the outputs of nccl-tests, nvbandwidth, OSU, IMB, perftest like wirebench's own rows (wirebench import FILE...)\n"
+    "  history the runs kept in one SQLite file: add, list, show an item's trend (wirebench history --history F list)\n"
     "  run     a suite from suites/: topology, benchmarks, report in one run directory (wirebench run [SUITE])\n"
     "  check   this node's quick health check for Slurm (HealthCheckProgram, prolog): ports, host, GPUs\n"
     "  slurm   drain the nodes a run blames, resume those healthy again (wirebench slurm drain|resume RUN_DIR)\n"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
     if (command == "report") return run_python_reporter("wirebench.report", argc, argv);
     if (command == "compare") return run_python_reporter("wirebench.report.compare", argc, argv);
     if (command == "import") return run_python_reporter("wirebench.importer", argc, argv);
+    if (command == "history") return run_python_reporter("wirebench.history", argc, argv);
     if (command == "run") return run_python_reporter("wirebench.run", argc, argv);
     if (command == "check") return run_python_reporter("wirebench.slurm.check", argc, argv);
     if (command == "slurm") return run_python_reporter("wirebench.slurm", argc, argv);

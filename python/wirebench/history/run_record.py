@@ -27,10 +27,12 @@ def run_of(run_dir: Path) -> Run:
     when = meta.get("created") or datetime.fromtimestamp(results.stat().st_mtime, timezone.utc).strftime(
         "%Y-%m-%dT%H:%M:%SZ")
     header = data.split(b"\n", 1)[0].decode("utf-8", "replace").split(",")
+    def said(value):  # "MPICH Version:      5.0.2" -> "MPICH Version: 5.0.2"
+        return " ".join(str(value or "").split())
     return Run(run_id=hashlib.sha256(data).hexdigest()[:16], time=when, run_dir=str(run_dir.resolve()), suite=suite,
                nodes=",".join(meta.get("hosts") or []), wirebench=str(meta.get("version", "")),
-               revision=str(meta.get("revision", "")), driver=str(versions.get("cuda_driver", "")),
-               cuda=str(versions.get("cuda_runtime", "")), nccl=str(versions.get("nccl", "")),
-               mpi=str(versions.get("mpi", "")), kernel=str(versions.get("kernel", "")),
+               revision=str(meta.get("revision", "")), driver=said(versions.get("cuda_driver", "")),
+               cuda=said(versions.get("cuda_runtime", "")), nccl=said(versions.get("nccl", "")),
+               mpi=said(versions.get("mpi", "")), kernel=said(versions.get("kernel", "")),
                results_schema=results_schema(run_dir / "meta.json", header),
                added=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))

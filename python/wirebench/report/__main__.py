@@ -23,13 +23,8 @@ from .schema import ExitCode
 from .trend import TREND_HEADINGS, history_items, judge_against_history, trend_rows
 
 
-def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None):
-    # the history is opened first: a damaged one ends here (exit 3), before anything is written
-    history = run = None
-    if history_path:
-        from ..history.run_record import run_of
-        from ..history.store import History
-        history, run = History(history_path), run_of(run_dir)
+def judge_run(run_dir: Path, profile_name=None):
+    """(profile, results, ceilings, verdicts) of a run directory, written nowhere."""
     stored = run_dir / "profile.json"
     profile = load_profile(profile_name) if profile_name else load_profile(stored) if stored.exists() else None
     results = read_results(run_dir / "results.csv")
@@ -42,6 +37,17 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
     verdicts = judge(results, ceilings, profile)
     if second is not None:
         apply_remeasure(verdicts, second)
+    return profile, results, ceilings, verdicts
+
+
+def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None):
+    # the history is opened first: a damaged one ends here (exit 3), before anything is written
+    history = run = None
+    if history_path:
+        from ..history.run_record import run_of
+        from ..history.store import History
+        history, run = History(history_path), run_of(run_dir)
+    profile, results, ceilings, verdicts = judge_run(run_dir, profile_name)
     trends = judge_against_history(verdicts, history, run) if history else []
     code = exit_code(verdicts, results.problems)
     doc = document(run_dir, verdicts, results.problems, profile)

@@ -1,0 +1,123 @@
+"""wirebench history [--history FILE] add RUN_DIR... | list [--since DATE] | show ITEM [--since DATE]
+[--plot FILE]: the history of runs (one SQLite file; --history or WIREBENCH_HISTORY). `add` judges
+each run directory as `wirebench report` does and adds its items (a run already there is not added
+again); `list` the runs, oldest first, with their versions; `show` an item's series (ITEM: its key,
+or a part of it that names one item) and, with --plot, its trend drawn with matplotlib.
+Exit codes: 0, 3 for bad usage or input (a damaged history named)."""
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..report.input_files import InputError
+from ..report.schema import ExitCode
+from .baselines import MIN_BASELINE, baseline_of
+from .run_record import run_of
+from .store import History
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="wirebench history", description="the history of runs: add, list, show")
+    parser.add_argument("--history", type=Path, default=os.environ.get("WIREBENCH_HISTORY") or None,
+                        help="the history file (default: $WIREBENCH_HISTORY)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add = commands.add_parser("add", help="judge run directories and add their items")
+    add.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    add.add_argument("--profile", help="a platform profile whose floors judge too, as wirebench report --profile")
+    listing = commands.add_parser("list", help="the runs, oldest first")
+    listing.add_argument("--since", help="from this date or time on (2026-12-01, 2026-12-01T02:00:00Z)")
+    show = commands.add_parser("show", help="an item's figures, run by run")
+    show.add_argument("item", help="the item's key (as summary.json's verdicts name it), or a part naming one item")
+    show.add_argument("--metric", help="busbw_GBps, algbw_GBps or time_us, where the item has several")
+    show.add_argument("--since", help="from this date or time on")
+    show.add_argument("--plot", type=Path, help="draw the series (PNG) with its baseline")
+    args = parser.parse_args(argv[1:])
+    if args.history is None:
+        parser.error("no history: give --history FILE or set WIREBENCH_HISTORY")
+    return args
+
+
+def add(history, args):
+    from ..report.__main__ import judge_run  # the reporter's judgement, written nowhere
+    from ..report.trend import history_items
+    for run_dir in args.run_dirs:
+        if not run_dir.is_dir():
+            raise InputError(f"{run_dir}: not a directory")
+        run = run_of(run_dir)
+        _, _, _, verdicts = judge_run(run_dir, args.profile)
+        items = history_items(verdicts)
+        added = history.add(run, items)
+        print(f"wirebench history: {'added' if added else 'already holds'} {run_dir} (run {run.run_id}, {run.time}, "
+              f"{len(items)} items)")
+
+
+def listing(history, args):
+    runs = history.runs(args.since)
+    print(f"{'time':20s}  {'run':16s}  {'items':>5s}  {'FAIL':>4s}  {'nodes':20s}  versions")
+    for run in runs:
+        found = history.items(run.run_id)
+        versions = ", ".join(f"{name} {getattr(run, name)}" for name in ("nccl", "cuda", "driver", "mpi", "kernel")
+                             if getattr(run, name))
+        print(f"{run.time:20s}  {run.run_id:16s}  {len(found):5d}  {sum(1 for i in found if i['verdict'] == 'FAIL'):4d}  "
+              f"{run.nodes[:20]:20s}  {versions}")
+    print(f"{len(runs)} run(s) in {history.path}")
+
+
+def show(history, args):
+    matches = [(k, m) for k, m in history.find_items(args.item) if not args.metric or m == args.metric]
+    exact = [(k, m) for k, m in matches if k == args.item]
+    matches = exact or matches
+    if len(matches) != 1:
+        named = "\n  ".join(f"{k} ({m})" for k, m in matches[:20]) or "(none)"
+        raise InputError(f"{history.path}: '{args.item}' names {len(matches)} items; give one key (and --metric):\n  {named}")
+    key, metric = matches[0]
+    points = history.series(key, metric, since=args.since)
+    unit = "us" if metric == "time_us" else "GB/s"
+    print(f"{key} ({metric})")
+    for p in points:
+        print(f"  {p.run.time:20s}  {p.value:10.4g} {unit:4s}  {p.verdict:10s}  run {p.run.run_id}  nccl {p.run.nccl or '?'}")
+    healthy = [p.value for p in points if p.verdict not in ("FAIL", "ERROR", "SKIP")]
+    if len(healthy) >= MIN_BASELINE:
+        base = baseline_of(healthy[-30:])
+        print(f"  baseline: median {base.median:.4g} {unit} of the last {base.runs} healthy runs, spread {base.spread_pct:.1f}%")
+    if args.plot:
+        plot(points, key, metric, unit, args.plot)
+        print(f"  plot: {args.plot}")
+
+
+def plot(points, key, metric, unit, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from datetime import datetime
+    times = [datetime.strptime(p.run.time, "%Y-%m-%dT%H:%M:%SZ") for p in points]
+    figure, axes = plt.subplots(figsize=(8, 3.5))
+    axes.plot(times, [p.value for p in points], marker="o", color="#1565c0")
+    for t, p in zip(times, points):
+        if p.verdict == "FAIL":
+            axes.plot([t], [p.value], marker="x", markersize=10, color="#c62828")
+    axes.set_title(key if len(key) < 90 else key[:87] + "...", fontsize=8)
+    axes.set_ylabel(f"{metric} ({unit})")
+    figure.autofmt_xdate()
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def main(argv):
+    try:
+        args = parse_args(argv)
+    except SystemExit as exit_:
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    try:
+        history = History(args.history)
+        {"add": add, "list": listing, "show": show}[args.command](history, args)
+        history.close()
+    except InputError as error:
+        print(f"error: {error} (exit code 3)", file=sys.stderr)
+        return ExitCode.USAGE
+    return ExitCode.OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
