@@ -76,6 +76,8 @@ def test_a_step_change_is_named_on_its_second_night_with_its_first_night_and_wha
                        for pct in (9, 10, 11)), reason
             assert "first seen on 2026-12-06T02:00:00Z" in reason and "NCCL 2.21.5 -> 2.23.4" in reason, reason
             assert "Trend: the items that moved against the history" in (run / "report.md").read_text()
+            assert (run / "plots" / "trend-0.png").stat().st_size > 0 and "trend: net/stream_bw" in (
+                run / "report.html").read_text()
     assert codes[:6] == [ExitCode.OK] * 6 and codes[6:] == [ExitCode.FAILED] * 2
     assert len(History(history).runs()) == 8
     assert "wirebench history: added run" in capsys.readouterr().out

@@ -86,21 +86,14 @@ def show(history, args):
 
 
 def plot(points, key, metric, unit, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from datetime import datetime
-    times = [datetime.strptime(p.run.time, "%Y-%m-%dT%H:%M:%SZ") for p in points]
-    figure, axes = plt.subplots(figsize=(8, 3.5))
-    axes.plot(times, [p.value for p in points], marker="o", color="#1565c0")
-    for t, p in zip(times, points):
-        if p.verdict == "FAIL":
-            axes.plot([t], [p.value], marker="x", markersize=10, color="#c62828")
-    axes.set_title(key if len(key) < 90 else key[:87] + "...", fontsize=8)
-    axes.set_ylabel(f"{metric} ({unit})")
-    figure.autofmt_xdate()
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    import matplotlib.pyplot as plt
+    from ..report.plots import trend_figure
+    healthy = [p.value for p in points if p.verdict not in ("FAIL", "ERROR", "SKIP")]
+    figure = trend_figure([datetime.strptime(p.run.time, "%Y-%m-%dT%H:%M:%SZ") for p in points],
+                          [p.value for p in points], [p.verdict == "FAIL" for p in points], key, f"{metric} ({unit})",
+                          baseline_of(healthy[-30:]).median if len(healthy) >= MIN_BASELINE else None)
+    figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
 
 

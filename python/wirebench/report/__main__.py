@@ -15,7 +15,7 @@ from pathlib import Path
 from .ceilings import Ceilings
 from .document import Table, document
 from .outputs import console_lines, html_page, junit, markdown, summary
-from .plots import write_plots
+from .plots import write_plots, write_trend_plots
 from .profiles import load_profile
 from .results import InputError, read_results
 from .verdicts import apply_remeasure, exit_code, floor_outcomes, judge
@@ -58,6 +58,8 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
     (run_dir / "junit.xml").write_text(junit(doc))
     (run_dir / "summary.json").write_text(summary(doc, code))
     plots = write_plots(verdicts, run_dir, per_nic=ceilings.stated_ports() > 1)
+    if trends:  # the items that moved first: the history's plots before the run's own
+        plots = write_trend_plots(trends, history, run, run_dir) + plots
     (run_dir / "report.html").write_text(html_page(doc, plots))
     print(f"wirebench report: {', '.join(f'{n} {name}' for name, n in doc.counts.items())} -> {run_dir}/report.md, "
           f"report.html, junit.xml, summary.json, {len(plots)} plots")

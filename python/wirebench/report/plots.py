@@ -380,6 +380,47 @@ def step_wiring_figures(verdicts):
     return figures
 
 
+def trend_figure(times, values, failed, title, ylabel, baseline=None, first=None):
+    """An item's figures night by night (a FAIL crossed), its baseline's median dashed and the first
+    night of a regression marked: `wirebench history show --plot` and the report's trend section."""
+    figure, axes = plt.subplots(figsize=(8, 3.2))
+    axes.plot(times, values, marker="o", color="#1565c0")
+    axes.plot([t for t, f in zip(times, failed) if f], [v for v, f in zip(values, failed) if f], linestyle="",
+              marker="x", markersize=11, color="#c62828", label="FAIL")
+    if baseline is not None:
+        axes.axhline(baseline, linestyle="--", color="#2e7d32", label=f"baseline median {baseline:.4g}")
+    if first is not None:
+        axes.axvline(first, linestyle=":", color="#c62828", label="first night of the change")
+    axes.set_title(title if len(title) < 100 else title[:97] + "...", fontsize=8)
+    axes.set_ylabel(ylabel)
+    axes.legend(fontsize=7, loc="best")
+    figure.autofmt_xdate()
+    return figure
+
+
+def write_trend_plots(trends, history, run, out_dir: Path):
+    """A plot per item that moved against the history, up to this run: [(title, path)]."""
+    from datetime import datetime
+    written = []
+    for index, t in enumerate(trends):
+        v, r = t.verdict, t.regression
+        points = [(p.run.time, p.value, p.verdict) for p in history.series(v.row.key, v.metric, before=run.time)
+                  if p.run.run_id != run.run_id] + [(run.time, v.value, v.verdict)]
+        when = [datetime.strptime(time, "%Y-%m-%dT%H:%M:%SZ") for time, _, _ in points]
+        unit = "us" if v.metric == "time_us" else "GB/s"
+        figure = trend_figure(when, [value for _, value, _ in points], [verdict == "FAIL" for _, _, verdict in points],
+                              v.row.key,
+                              f"{v.metric} ({unit})", r.baseline.median,
+                              datetime.strptime(r.first.time, "%Y-%m-%dT%H:%M:%SZ"))
+        path = out_dir / "plots" / f"trend-{index}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path, dpi=90, bbox_inches="tight")
+        plt.close(figure)
+        written.append((f"trend: {v.row.key} against its history ({r.change * 100:+.1f}% from the first night "
+                        f"{r.first.time})", path))
+    return written
+
+
 def write_plots(verdicts, out_dir: Path, per_nic=False):
     """Writes every figure as out_dir/plots/NAME.png; returns [(title, path)]. per_nic: the suite gave
     each rank a NIC of its own (rails): the network heatmaps are NIC x NIC."""

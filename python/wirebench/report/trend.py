@@ -4,7 +4,7 @@ regression the test names is a FAIL beside the ceiling's verdict, saying how far
 night and what changed that night; the items are then added to the history (history/store.py)."""
 from dataclasses import dataclass
 
-from ..history.baselines import MIN_BASELINE, RECENT_RUNS, regression
+from ..history.baselines import MIN_BASELINE, MIN_CHANGE, RECENT_RUNS, regression
 from ..history.store import Item
 from .endpoints import node_of
 from .wording import what
@@ -59,7 +59,12 @@ def judge_against_history(verdicts, history, run):
         said += f", that night's changes: {', '.join(found.changes)}" if found.changes else ", nothing recorded changed that night"
         if v.item:  # a pair a culprit explains stays in the culprit's FAIL
             v.verdict = "FAIL"
-        v.note_after(said)
+            higher = v.metric != "time_us"
+            allowed = max(MIN_CHANGE, 3 * b.spread_pct / 100)
+            limit = b.median * (1 - allowed) if higher else b.median * (1 + allowed)
+            v.hold_against(f"{'>=' if higher else '<='} {limit:.4g} {unit} (its history: within {allowed * 100:.0f}% "
+                           f"of its {b.runs}-run median {b.median:.4g} {unit})")
+        v.note_before(said)
         trends.append(Trend(v, found))
     return trends
 
