@@ -24,6 +24,14 @@ def test_github_actions_workflow():
     assert uses["actions/upload-artifact"]["with"]["path"] == "runs/nightly"
     assert uses["mikepenz/action-junit-report"]["with"]["report_paths"] == "runs/nightly/junit.xml"
     assert all(uses[k]["if"] == "always()" for k in ("actions/upload-artifact", "mikepenz/action-junit-report"))
+    # the history kept between nights: restored before the run, named to it, saved after whatever happened
+    steps = job["steps"]
+    restore = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache/restore"))
+    run = next(i for i, s in enumerate(steps) if "ci/run" in s.get("run", ""))
+    save = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache/save"))
+    assert restore < run < save and steps[save]["if"] == "always()"
+    assert steps[run]["env"]["WIREBENCH_HISTORY"].endswith("/" + steps[restore]["with"]["path"])
+    assert steps[save]["with"]["path"] == steps[restore]["with"]["path"]
 
 
 def test_gitlab_job():
@@ -31,6 +39,8 @@ def test_gitlab_job():
     assert any("ci/run" in line for line in job["script"])
     assert job["artifacts"]["when"] == "always"
     assert job["artifacts"]["reports"]["junit"] == "runs/nightly/junit.xml"
+    assert job["variables"]["WIREBENCH_HISTORY"] == "$CI_PROJECT_DIR/" + job["cache"]["paths"][0]
+    assert job["cache"]["when"] == "always"
 
 
 def test_kubernetes_mpijob():
@@ -304,3 +314,9 @@ def test_a_suite_that_is_not_utf8_is_named_with_line_and_byte(tmp_path):
     assert result.returncode == 3, result.stderr
     assert f"{suite}:3: byte 29 (0xe9) is not UTF-8 text" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_slurm_acceptance_script_keeps_a_history_on_the_shared_file_system():
+    text = (TEMPLATES / "slurm-acceptance.sbatch").read_text()
+    assert "export WIREBENCH_HISTORY=${WIREBENCH_HISTORY:-$PWD/wirebench-history.sqlite}" in text
+    assert text.index("export WIREBENCH_HISTORY") < text.index('exec "$wirebench" run "$suite" --run-dir')

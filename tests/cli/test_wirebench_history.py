@@ -1,0 +1,54 @@
+"""`wirebench history` through the front door, from a folder outside the repository, with the
+history named by WIREBENCH_HISTORY as a nightly CI sets it (ctest label: unit)."""
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded-runs"
+
+
+def wirebench(*args, cwd, env=None):
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    return subprocess.run([str(Path(binary) / "wirebench"), *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_add_list_show_and_plot_with_the_history_from_the_environment(tmp_path):
+    for name in ("vcluster-clean", "vcluster-slow-node"):
+        shutil.copytree(RECORDED / name, tmp_path / name, ignore=shutil.ignore_patterns("golden"))
+    env = {"WIREBENCH_HISTORY": str(tmp_path / "nightly.sqlite")}
+    added = wirebench("history", "add", "vcluster-clean", "vcluster-slow-node", "vcluster-clean", cwd=tmp_path, env=env)
+    assert added.returncode == 0, added.stderr
+    lines = added.stdout.splitlines()
+    assert lines[0].startswith("wirebench history: added vcluster-clean (run ") and "12 items" in lines[0]
+    assert lines[2].startswith("wirebench history: already holds vcluster-clean")
+    listed = wirebench("history", "list", cwd=tmp_path, env=env)
+    assert listed.returncode == 0 and "2 run(s) in" in listed.stdout and "nccl 2.28.9" in listed.stdout
+    since = wirebench("history", "list", "--since", "2099-01-01", cwd=tmp_path, env=env)
+    assert "0 run(s) in" in since.stdout
+    vague = wirebench("history", "show", "stream_bw", cwd=tmp_path, env=env)
+    assert vague.returncode == 3 and "'stream_bw' names " in vague.stderr and " items; give one key" in vague.stderr
+    key = vague.stderr.splitlines()[1].strip().rsplit(" (", 1)[0]
+    shown = wirebench("history", "show", key, "--plot", "trend.png", cwd=tmp_path, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0].startswith(key) and [l for l in shown.stdout.splitlines() if " run " in l]
+    assert (tmp_path / "trend.png").stat().st_size > 0
+
+
+def test_no_history_or_a_damaged_one_is_exit_3(tmp_path):
+    env = {"WIREBENCH_HISTORY": ""}
+    missing = wirebench("history", "list", cwd=tmp_path, env=env)
+    assert missing.returncode == 3 and "give --history FILE or set WIREBENCH_HISTORY" in missing.stderr
+    (tmp_path / "h.sqlite").write_text("garbage\n" * 50)
+    damaged = wirebench("history", "--history", "h.sqlite", "list", cwd=tmp_path)
+    assert damaged.returncode == 3 and "h.sqlite: not a wirebench history that can be read" in damaged.stderr
+    fresh = tmp_path / "fresh.sqlite"
+    assert wirebench("history", "--history", fresh, "list", cwd=tmp_path).returncode == 0
+    version = sqlite3.connect(fresh).execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    assert version == "1"
