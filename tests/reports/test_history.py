@@ -167,3 +167,45 @@ def test_prometheus_text_names_each_item_with_its_labels(tmp_path):
     assert float(line.rsplit(" ", 1)[1]) > 1e7  # bytes per second, not GB/s
     assert 'wirebench_item_verdict{' in text and 'verdict="PASS"} 1.0' in text
     assert "wirebench_run_exit_code 0.0" in text
+
+
+def test_a_node_far_below_the_fleets_same_item_is_a_warn(tmp_path):
+    """Single-node nightly runs of four nodes into one history: the fourth node's GPU pair 15% below
+    the other three nodes' same pair is a WARN against the fleet; a node within the fleet's spread
+    is not."""
+    history = tmp_path / "fleet.sqlite"
+    codes = {}
+    for n, (node, factor) in enumerate((("dgx01", 1.0), ("dgx02", 0.99), ("dgx03", 1.01), ("dgx04", 0.85),
+                                        ("dgx05", 0.995)), 1):
+        run = tmp_path / node
+        run.mkdir()
+        (run / "results.csv").write_text(
+            "bench,case,backend,link_class,src,dst,direction,op,dtype,bytes,ranks,nodes,iters,time_us,time_us_p05,"
+            "time_us_p95,algbw_GBps,busbw_GBps,errors,extra,status,reason,samples,spread_pct,judged,rerun\n"
+            f"p2p,ce/write,cuda,nvlink,{node}/gpu0,{node}/gpu1,uni,copy,uint8,268435456,1,1,10,"
+            f"{268435456 / (380e3 * factor):.6g},,,{380 * factor:.6g},{380 * factor:.6g},0,,OK,,10,0.5,"
+            "algbw_GBps@largest:siblings,wb-p2p\n")
+        (run / "meta.json").write_text(json.dumps({"schema_version": 1, "results_schema_version": 3, "hosts": [node],
+                                                   "created": f"2026-12-0{n}T02:00:00Z"}))
+        codes[node] = report(run, history)
+        summary = json.loads((run / "summary.json").read_text())["verdicts"]
+        if node == "dgx04":
+            assert summary[0]["verdict"] == "WARN" and summary[0]["reason"].startswith(
+                "fleet: 15% below the median 380 GB/s of the same item's latest healthy run on 3 other nodes"), summary
+        else:
+            assert "fleet:" not in summary[0]["reason"], (node, summary)
+    assert codes == {"dgx01": ExitCode.OK, "dgx02": ExitCode.OK, "dgx03": ExitCode.OK, "dgx04": ExitCode.OK,
+                     "dgx05": ExitCode.OK}
+
+
+def test_a_run_of_an_unknown_results_schema_is_refused_naming_its_version(tmp_path, capsys):
+    run = night(tmp_path, 1)
+    meta = json.loads((run / "meta.json").read_text())
+    meta["results_schema_version"] = 9
+    (run / "meta.json").write_text(json.dumps(meta))
+    from wirebench.history.__main__ import main as history_main
+    assert history_main(["wirebench history", "--history", str(tmp_path / "h.sqlite"), "add", str(run)]) == ExitCode.USAGE
+    assert "results_schema_version 9 is not one this reporter reads (1, 2, 3)" in capsys.readouterr().err
+    # a run of schema 2 (the recorded one) is read: its items are added
+    assert history_main(["wirebench history", "--history", str(tmp_path / "h.sqlite"), "add",
+                         str(night(tmp_path, 2))]) == ExitCode.OK

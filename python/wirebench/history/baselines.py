@@ -87,3 +87,33 @@ def changes_between(before, after):
         return []
     return [f"{VERSION_NAMES[name]} {getattr(before, name) or '?'} -> {getattr(after, name) or '?'}"
             for name in VERSION_NAMES if (getattr(before, name) or "") != (getattr(after, name) or "")]
+
+
+# The fleet: the same item's latest healthy figure on other nodes of the same kind (the same shape:
+# measurement, size, link class, endpoints within their node) over the last FLEET_DAYS.
+FLEET_DAYS = 30
+FLEET_NODES = 3          # fewer other nodes: no fleet baseline
+FLEET_Z = 3.5            # Iglewicz and Hoaglin's outlier bound for the modified z-score
+FLEET_MIN_CHANGE = 0.10  # and at least 10% off the fleet's median
+
+
+@dataclass
+class FleetOutlier:
+    median: float
+    nodes: int
+    change: float     # (value - median) / median
+    z: float          # the modified z-score, 0.6745 (value - median) / MAD (inf where the MAD is 0)
+
+
+def fleet_outlier(value, others, higher_is_better):
+    """Whether `value` stands out from the other nodes' figures (a robust z-score test), or None."""
+    if value is None or len(others) < FLEET_NODES:
+        return None
+    median = statistics.median(others)
+    mad = statistics.median(abs(v - median) for v in others)
+    change = (value - median) / median if median else 0.0
+    worse = -change if higher_is_better else change
+    z = 0.6745 * (value - median) / mad if mad else float("inf") if value != median else 0.0
+    if worse < FLEET_MIN_CHANGE or abs(z) < FLEET_Z:
+        return None
+    return FleetOutlier(median, len(others), change, z)

@@ -24,8 +24,10 @@ CREATE TABLE IF NOT EXISTS items (
   run_id TEXT NOT NULL REFERENCES runs(run_id), key TEXT NOT NULL, metric TEXT NOT NULL,
   value REAL, higher_is_better INTEGER, samples INTEGER, spread_pct REAL, verdict TEXT,
   bench TEXT, link_class TEXT, src TEXT, dst TEXT, node TEXT, ceiling_GBps REAL,
+  shape TEXT,                -- the item without its node: the same measurement on another node of the fleet
   PRIMARY KEY (run_id, key, metric));
 CREATE INDEX IF NOT EXISTS items_by_item ON items (key, metric);
+CREATE INDEX IF NOT EXISTS items_by_shape ON items (shape, metric);
 """
 VERSION_FIELDS = ("driver", "cuda", "nccl", "mpi", "kernel", "wirebench", "revision")
 
@@ -63,6 +65,7 @@ class Item:
     dst: str = ""
     node: str = ""
     ceiling_GBps: float = None
+    shape: str = ""
 
 
 @dataclass
@@ -150,6 +153,18 @@ class History:
             args.append(since)
         return [Point(_run(r), r["value"], r["item_verdict"], r["samples"], r["spread_pct"])
                 for r in self.db.execute(query + " ORDER BY runs.time, runs.run_id", args)]
+
+    def fleet(self, shape, metric, node, before, since):
+        """The latest healthy figure of the item `shape` on each other node, measured in [since,
+        before): [(node, value)]."""
+        query = ("SELECT items.node, items.value FROM items JOIN runs USING (run_id) WHERE items.shape = ? AND "
+                 "items.metric = ? AND items.node != ? AND items.node != '' AND items.value IS NOT NULL AND "
+                 "items.verdict NOT IN ('FAIL', 'ERROR', 'SKIP') AND runs.time < ? AND runs.time >= ? "
+                 "ORDER BY runs.time")
+        latest = {}
+        for row in self.db.execute(query, (shape, metric, node, before, since)):
+            latest[row["node"]] = row["value"]
+        return sorted(latest.items())
 
     def items(self, run_id):
         return [dict(r) for r in self.db.execute("SELECT * FROM items WHERE run_id = ? ORDER BY key, metric", (run_id,))]

@@ -404,6 +404,8 @@ def write_trend_plots(trends, history, run, out_dir: Path):
     written = []
     for index, t in enumerate(trends):
         v, r = t.verdict, t.regression
+        if r is None:  # against the fleet: tonight's figure and the other nodes', no series of its own
+            continue
         points = [(p.run.time, p.value, p.verdict) for p in history.series(v.row.key, v.metric, before=run.time)
                   if p.run.run_id != run.run_id] + [(run.time, v.value, v.verdict)]
         when = [datetime.strptime(time, "%Y-%m-%dT%H:%M:%SZ") for time, _, _ in points]

@@ -4,9 +4,11 @@ regression the test names is a FAIL beside the ceiling's verdict, saying how far
 night and what changed that night; the items are then added to the history (history/store.py)."""
 from dataclasses import dataclass
 
-from ..history.baselines import MIN_BASELINE, MIN_CHANGE, RECENT_RUNS, regression
+from datetime import datetime, timedelta
+
+from ..history.baselines import FLEET_DAYS, MIN_BASELINE, MIN_CHANGE, RECENT_RUNS, fleet_outlier, regression
 from ..history.store import Item
-from .endpoints import node_of
+from .endpoints import node_of, parse
 from .wording import what
 
 TREND_HEADINGS = ("verdict", "item", "now", "baseline (median of healthy runs)", "change", "first seen", "that night's changes")
@@ -15,7 +17,24 @@ TREND_HEADINGS = ("verdict", "item", "now", "baseline (median of healthy runs)",
 @dataclass
 class Trend:
     verdict: object  # the item's Verdict
-    regression: object  # history.baselines.Regression
+    regression: object = None  # history.baselines.Regression: against its own past
+    fleet: object = None  # history.baselines.FleetOutlier: against the other nodes' latest
+
+
+def shape_of(row):
+    """The item without its node: what it measured, at which size, on which link class, between
+    which endpoints within their node (a GPU pair keeps its GPUs; a rank is any rank)."""
+    f = row.fields
+
+    def local(endpoint):
+        found = parse(endpoint)
+        if not found or not found.node:
+            return endpoint
+        return "rank" if found.kind == "rank" else endpoint.split("/", 1)[-1]
+    crosses = "across" if node_of(f.get("src", "")) != node_of(f.get("dst", "")) and f.get("dst") else "within"
+    return "/".join([f.get("bench", ""), f.get("case", ""), f.get("backend", ""), f.get("op", ""), f.get("dtype", ""),
+                     f.get("direction", ""), f.get("link_class", ""), local(f.get("src", "")), local(f.get("dst", "")),
+                     crosses, f.get("bytes", "")])
 
 
 def measured_items(verdicts):
@@ -35,7 +54,7 @@ def history_items(verdicts):
         out.append(Item(v.row.key, v.metric, v.value, higher, v.verdict, v.row.samples,
                         v.row.number("spread_pct") if v.row.text("spread_pct") else None, f.get("bench", ""),
                         f.get("link_class", ""), f.get("src", ""), f.get("dst", ""), node_of(f.get("src", "")) or "",
-                        v.ceiling_GBps))
+                        v.ceiling_GBps, shape_of(v.row)))
     return out
 
 
@@ -49,6 +68,9 @@ def judge_against_history(verdicts, history, run):
         earlier = [p for p in history.series(v.row.key, v.metric, before=run.time) if p.run.run_id != run.run_id]
         found = regression(earlier, v.value, run, v.metric != "time_us")
         if found is None:
+            outlier = _against_the_fleet(v, history, run)
+            if outlier is not None:
+                trends.append(Trend(v, fleet=outlier))
             continue
         b = found.baseline
         unit = "us" if v.metric == "time_us" else "GB/s"
@@ -65,15 +87,42 @@ def judge_against_history(verdicts, history, run):
             v.hold_against(f"{'>=' if higher else '<='} {limit:.4g} {unit} (its history: within {allowed * 100:.0f}% "
                            f"of its {b.runs}-run median {b.median:.4g} {unit})")
         v.note_before(said)
-        trends.append(Trend(v, found))
+        trends.append(Trend(v, regression=found))
     return trends
+
+
+def _against_the_fleet(v, history, run):
+    """An item far off the same item's latest healthy figure on the fleet's other nodes: a WARN
+    (one figure against the fleet; its own history decides a FAIL)."""
+    node = node_of(v.row.text("src"))
+    if not node:
+        return None
+    since = (datetime.strptime(run.time, "%Y-%m-%dT%H:%M:%SZ") - timedelta(days=FLEET_DAYS)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    others = [value for _, value in history.fleet(shape_of(v.row), v.metric, node, run.time, since)]
+    found = fleet_outlier(v.value, others, v.metric != "time_us")
+    if found is None:
+        return None
+    unit = "us" if v.metric == "time_us" else "GB/s"
+    if v.verdict in ("PASS", "NOT JUDGED"):
+        v.verdict = "WARN"
+    v.note_before(f"fleet: {abs(found.change) * 100:.0f}% {'below' if v.metric != 'time_us' else 'above'} the median "
+                  f"{found.median:.4g} {unit} of the same item's latest healthy run on {found.nodes} other nodes of the "
+                  f"history (modified z-score {found.z:.1f}; the last {FLEET_DAYS} days)")
+    return found
 
 
 def trend_rows(trends):
     """The report's table of the items that moved."""
     rows = []
     for t in trends:
-        r, v = t.regression, t.verdict
+        v = t.verdict
+        if t.fleet is not None:
+            unit = "us" if v.metric == "time_us" else "GB/s"
+            rows.append((v.verdict, (v.verdict, what(v), f"{v.value:.4g} {unit}",
+                                     f"the fleet: {t.fleet.median:.4g} {unit} (median of {t.fleet.nodes} other nodes)",
+                                     f"{t.fleet.change * 100:+.1f}%", "(against the fleet)", "")))
+            continue
+        r = t.regression
         unit = "us" if v.metric == "time_us" else "GB/s"
         verdict = v.verdict if v.item else "FAIL"  # explained by a culprit, which FAILs
         rows.append((verdict, (verdict if v.item else f"FAIL (the culprit: {v.explained_by})", what(v), f"{v.value:.4g} {unit}",
