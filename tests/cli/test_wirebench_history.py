@@ -48,6 +48,8 @@ def test_no_history_or_a_damaged_one_is_exit_3(tmp_path):
     (tmp_path / "h.sqlite").write_text("garbage\n" * 50)
     damaged = wirebench("history", "--history", "h.sqlite", "list", cwd=tmp_path)
     assert damaged.returncode == 3 and "h.sqlite: not a wirebench history that can be read" in damaged.stderr
+    nowhere = wirebench("history", "--history", tmp_path / "no" / "such" / "h.sqlite", "list", cwd=tmp_path)
+    assert nowhere.returncode == 3 and "does not exist (the history file is made there" in nowhere.stderr
     fresh = tmp_path / "fresh.sqlite"
     assert wirebench("history", "--history", fresh, "list", cwd=tmp_path).returncode == 0
     version = sqlite3.connect(fresh).execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]

@@ -139,6 +139,6 @@ def test_import_from_the_moved_prefix_on_path(moved_prefix, tmp_path):
     assert result.stdout.split() == ["import=1"], (log, result.stderr)  # the slow GPU pair and the log FAIL
     assert "all_reduce_perf.txt: nccl-tests, 6 row(s)" in log and "nvbandwidth.json: nvbandwidth, 9 row(s)" in log
     assert "FAIL NCCL log: socket-fallback" in log and "where: job.log:2 (topology.json)" in log
-    assert "FAIL p2p ce/read bandwidth: dgx01/gpu2 -> dgx01/gpu1" in log  # the topology's NVLink ceiling
+    assert "FAIL p2p ce/read bandwidth (nvlink): dgx01/gpu2 -> dgx01/gpu1" in log  # the topology's NVLink ceiling
     for name in ("results.csv", "topology.json", "report.md", "report.html", "junit.xml", "summary.json"):
         assert (tmp_path / "wirebench-import" / name).exists(), name

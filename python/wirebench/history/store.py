@@ -84,6 +84,9 @@ class History:
         self.path = Path(path)
         if self.path.exists() and self.path.is_dir():
             raise InputError(f"{self.path}: a directory, not a history file")
+        if not self.path.parent.is_dir():
+            raise InputError(f"{self.path}: its folder {self.path.parent} does not exist (the history file is made "
+                             "there, the folder is not)")
         try:
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
             self.db.row_factory = sqlite3.Row
