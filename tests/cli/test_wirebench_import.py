@@ -92,3 +92,16 @@ def test_an_unreadable_topology_is_exit_3_naming_the_file_and_nothing_is_written
     assert result.returncode == 3
     assert f"error: {bad}" in result.stderr and result.stderr.count("exit code 3") == 1
     assert not (tmp_path / "wirebench-import").exists()
+
+
+def test_a_grace_nodes_wiring_makes_nvbandwidths_host_copies_c2c(tmp_path):
+    """nvbandwidth's text cannot tell NVLink-C2C from PCIe; the GB200 node's saved topology can,
+    even where --link-class names the GPUs' link."""
+    result = wirebench_import(tmp_path, DATA / "nvbandwidth.txt", "--hosts", "gb01", "--link-class", "nvlink",
+                              "--nvidia-smi-topo", TESTS / "topo" / "gb200-4gpu-c2c.txt")
+    assert result.returncode in (0, 1), result.stderr
+    rows = (tmp_path / "wirebench-import" / "results.csv").read_text().splitlines()
+    host = [line for line in rows if line.startswith("host,")]
+    pairs = [line for line in rows if line.startswith("p2p,")]
+    assert host and all(",cuda,c2c," in line for line in host), host
+    assert pairs and all(",cuda,nvlink," in line for line in pairs), pairs

@@ -124,8 +124,9 @@ def read_topology(args):
 def link_classes_from(topology, rows, stated):
     """Each GPU row's link class as the node's wiring says it (GPU pair, GPU to host: NVLink, PCIe,
     C2C), and a one-node collective's where every GPU pair is on one class; --link-class, where
-    given, stays."""
-    if topology is None or stated:
+    given, stays for the GPU pairs and collectives it names (a copy to or from the host takes the
+    wiring's class all the same: nvbandwidth's text cannot tell C2C from PCIe)."""
+    if topology is None:
         return
     nodes = [n for n in topology.get("nodes", []) if isinstance(n, dict)]
     if len(nodes) != 1:
@@ -139,6 +140,8 @@ def link_classes_from(topology, rows, stated):
         end = end.rsplit("/", 1)[-1]
         return "host" if end.startswith("numa") else end
     for r in rows:
+        if stated and r["bench"] != "host":
+            continue
         if r["bench"] in ("p2p", "host") and r["src"] and r["dst"]:
             r["link_class"] = classes.get((local(r["src"]), local(r["dst"])), r["link_class"])
         elif r["bench"] == "coll" and str(r["nodes"]) == "1" and len(gpu_pairs) == 1 and r["backend"] == "nccl":

@@ -131,7 +131,7 @@ def _row(where, version, test, title, index, column, GBps, host, bytes_, link_cl
     case = f"{engine.lower()}/{'read' if '_read_' in test or arrow == '<-' else 'write'}" if gpu_pair else test
     time_us = bytes_ * (2 if bidir else 1) / (GBps * 1e3) if GBps > 0 else None
     # --link-class names the GPUs' link; a copy to or from the host is taken as PCIe (Grace's C2C is
-    # not told apart from the text)
+    # not told apart from the text; the wiring given with the import, where it says C2C, replaces it)
     return row(where, "nvbandwidth", version, bench="p2p" if gpu_pair else "host", case=case, backend="cuda",
                link_class=link_class if gpu_pair else "pcie", src=name(src), dst=name(dst), direction="bidir" if bidir else "uni", op="copy",
                dtype="uint8", bytes=bytes_, ranks=1, nodes=1, time_us=number(time_us), algbw_GBps=number(GBps),
