@@ -291,6 +291,7 @@ def test_p2p_bandwidth_latency_test_pairs_are_judged_and_a_pair_without_peer_acc
     assert by[("staged/write", "dgx01/gpu0", "dgx01/gpu1")]["judged"] == "algbw_GBps@largest:siblings"
     assert by[("p2p/write_latency", "dgx01/gpu0", "dgx01/gpu1")]["time_us"] == "2.35"
     assert "2 GPU pair(s) without peer access" in out
+    assert "look closer: rerun: p2pBandwidthLatencyTest; CUDA gives this pair no peer access" in out
     verdicts = {(v["src"], v["dst"]): v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"
                 and "p2p/write/" in v["key"]}
     assert verdicts[("dgx01/gpu1", "dgx01/gpu2")] == "FAIL" and verdicts[("dgx01/gpu0", "dgx01/gpu1")] == "PASS"

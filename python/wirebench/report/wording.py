@@ -148,6 +148,9 @@ def _advice(v, src, dst):
                     "check the ranks' placement and the links between them (wirebench topo)")
         return "compare with nccl-tests' or OSU's figure on the same ranks"
     kinds = {e.kind for e in (src, dst) if e}
+    if "gpu" in kinds and row_items(v.row).get("peer_access") == "no":
+        return ("CUDA gives this pair no peer access (its copies go through the host): check nvidia-smi topo -p2p r, "
+                "PCIe ACS and the IOMMU, and the fabric manager on an NVSwitch system")
     if "gpu" in kinds:
         return "check nvidia-smi topo -m, nvidia-smi nvlink -s and lspci -vv (LnkSta)"
     if "numa" in kinds:
