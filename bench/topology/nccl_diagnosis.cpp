@@ -308,8 +308,10 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
   if (topology != nullptr && log.network) {
     bool mellanox = false;
     for (std::size_t n : topology->nic_indices()) mellanox = mellanox || topology->devices[n].name.starts_with("mlx5");
+    static const std::regex network_line(R"(^Using network )");
+    const auto chosen = first(log, network_line);
     if (mellanox && (log.network->find("Libfabric") != std::string::npos || log.network->find("OFI") != std::string::npos)) {
-      add("plugin-vs-nics", "WARN", first(log, std::regex("^Using network ")) ? first(log, std::regex("^Using network "))->first->line : 0,
+      add("plugin-vs-nics", "WARN", chosen ? chosen->first->line : 0,
           "NCCL uses the " + *log.network + " plugin on a node whose NICs are Mellanox/NVIDIA (mlx5)",
           "the OFI plugin is AWS EFA's; on mlx5 HCAs it goes through libfabric's verbs provider, slower than NCCL's "
           "own IB transport",

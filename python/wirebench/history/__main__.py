@@ -11,9 +11,10 @@ from pathlib import Path
 
 from ..report.input_files import InputError
 from ..report.schema import ExitCode
-from .baselines import MIN_BASELINE, baseline_of
+from ..report.judging import unit_of
+from .baselines import latest_baseline
 from .run_record import run_of
-from .store import History
+from .store import History, parse_time
 
 
 def parse_args(argv):
@@ -72,27 +73,23 @@ def show(history, args):
         raise InputError(f"{history.path}: '{args.item}' names {len(matches)} items; give one key (and --metric):\n  {named}")
     key, metric = matches[0]
     points = history.series(key, metric, since=args.since)
-    unit = "us" if metric == "time_us" else "GB/s"
+    unit = unit_of(metric)
     print(f"{key} ({metric})")
     for p in points:
         print(f"  {p.run.time:20s}  {p.value:10.4g} {unit:4s}  {p.verdict:10s}  run {p.run.run_id}  nccl {p.run.nccl or '?'}")
-    healthy = [p.value for p in points if p.verdict not in ("FAIL", "ERROR", "SKIP")]
-    if len(healthy) >= MIN_BASELINE:
-        base = baseline_of(healthy[-30:])
+    base = latest_baseline(points)
+    if base:
         print(f"  baseline: median {base.median:.4g} {unit} of the last {base.runs} healthy runs, spread {base.spread_pct:.1f}%")
     if args.plot:
-        plot(points, key, metric, unit, args.plot)
+        plot(points, key, metric, unit, base, args.plot)
         print(f"  plot: {args.plot}")
 
 
-def plot(points, key, metric, unit, path):
-    from datetime import datetime
+def plot(points, key, metric, unit, base, path):
     import matplotlib.pyplot as plt
     from ..report.plots import trend_figure
-    healthy = [p.value for p in points if p.verdict not in ("FAIL", "ERROR", "SKIP")]
-    figure = trend_figure([datetime.strptime(p.run.time, "%Y-%m-%dT%H:%M:%SZ") for p in points],
-                          [p.value for p in points], [p.verdict == "FAIL" for p in points], key, f"{metric} ({unit})",
-                          baseline_of(healthy[-30:]).median if len(healthy) >= MIN_BASELINE else None)
+    figure = trend_figure([parse_time(p.run.time) for p in points], [p.value for p in points],
+                          [p.verdict == "FAIL" for p in points], key, f"{metric} ({unit})", base.median if base else None)
     figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
 

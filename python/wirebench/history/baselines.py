@@ -42,6 +42,13 @@ def baseline_of(values):
     return Baseline(median, 100 * 1.4826 * mad / median if median else 0.0, len(values))
 
 
+def latest_baseline(points):
+    """The baseline of a series' last BASELINE_RUNS healthy points, or None with fewer than
+    MIN_BASELINE (wirebench history show)."""
+    healthy = [p.value for p in points if p.verdict not in NOT_HEALTHY and p.value is not None][-BASELINE_RUNS:]
+    return baseline_of(healthy) if len(healthy) >= MIN_BASELINE else None
+
+
 def regression(earlier, current_value, current_run, higher_is_better):
     """The regression the item shows in `current_run`, or None. `earlier`: the item's points of the
     runs before it (history.store.Point, oldest first). The nights of the change (the run's and the

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..report.input_files import InputError
 from ..report.results import read_meta, results_schema
-from .store import Run
+from .store import TIME_FORMAT, Run
 
 
 def run_of(run_dir: Path) -> Run:
@@ -24,8 +24,7 @@ def run_of(run_dir: Path) -> Run:
             suite = json.loads((run_dir / "suite.json").read_text()).get("name", "")
         except (ValueError, AttributeError):
             suite = ""
-    when = meta.get("created") or datetime.fromtimestamp(results.stat().st_mtime, timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%SZ")
+    when = meta.get("created") or datetime.fromtimestamp(results.stat().st_mtime, timezone.utc).strftime(TIME_FORMAT)
     header = data.split(b"\n", 1)[0].decode("utf-8", "replace").split(",")
     def said(value):  # "MPICH Version:      5.0.2" -> "MPICH Version: 5.0.2"
         return " ".join(str(value or "").split())
@@ -35,4 +34,4 @@ def run_of(run_dir: Path) -> Run:
                cuda=said(versions.get("cuda_runtime", "")), nccl=said(versions.get("nccl", "")),
                mpi=said(versions.get("mpi", "")), kernel=said(versions.get("kernel", "")),
                results_schema=results_schema(run_dir / "meta.json", header),
-               added=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+               added=datetime.now(timezone.utc).strftime(TIME_FORMAT))

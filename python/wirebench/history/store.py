@@ -5,7 +5,8 @@ history) is in its meta table and checked on every open. Writers take SQLite's w
 whole run (BEGIN IMMEDIATE, waiting up to `timeout` s), so several CI jobs adding at once each
 add whole runs; a run already there (the same results.csv) is not added again."""
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from ..report.input_files import InputError
@@ -29,7 +30,11 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_by_item ON items (key, metric);
 CREATE INDEX IF NOT EXISTS items_by_shape ON items (shape, metric);
 """
-VERSION_FIELDS = ("driver", "cuda", "nccl", "mpi", "kernel", "wirebench", "revision")
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # a run's time: ISO 8601 UTC, meta.json's; sorts as it reads
+
+
+def parse_time(text):
+    return datetime.strptime(text, TIME_FORMAT)
 
 
 @dataclass
@@ -76,7 +81,6 @@ class Point:
     verdict: str
     samples: int = None
     spread_pct: float = None
-    extra: dict = field(default_factory=dict)
 
 
 class History:

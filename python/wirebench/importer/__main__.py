@@ -62,8 +62,7 @@ def read_file(path, args):
             raise InputError(f"{path}: the JSON ends before its closing brackets (cut short), and it is not "
                              "nccl-tests' (whose results can be read up to the cut)")
         if nvbandwidth.looks_like_json(doc):
-            return "nvbandwidth", nvbandwidth.parse_json(path, doc, hosts[0], args.bytes or nvbandwidth.DEFAULT_BYTES,
-                                                          args.link_class)
+            return "nvbandwidth", nvbandwidth.parse_json(path, doc, hosts[0], args.bytes, args.link_class)
         if perftest.looks_like_json(doc):
             return "perftest", perftest.parse_json(path, doc, hosts, args.link_class)
         raise InputError(f"{path}:1: JSON that is none of nccl-tests' -J ('results' and 'config'), nvbandwidth's "
@@ -73,8 +72,7 @@ def read_file(path, args):
     if osu.looks_like(text):
         return "osu", osu.parse(path, text, hosts, args.ranks, args.link_class)
     if nvbandwidth.looks_like(text):
-        return "nvbandwidth", nvbandwidth.parse(path, text, hosts[0], args.bytes or nvbandwidth.DEFAULT_BYTES,
-                                                args.link_class)
+        return "nvbandwidth", nvbandwidth.parse(path, text, hosts[0], args.bytes, args.link_class)
     if p2p_bandwidth_latency.looks_like(text):
         return "p2pBandwidthLatencyTest", p2p_bandwidth_latency.parse(path, text, hosts[0], args.bytes, args.link_class)
     if perftest.looks_like(text):
@@ -88,9 +86,9 @@ def read_file(path, args):
 
 
 def read_topology(args):
-    """What becomes topology.json in the run directory (None: nothing given): `wirebench topo` reads the saved nvidia-smi text and the
-    NCCL log (one reader for both, the one `wirebench topo` users have); a given topology.json is
-    copied, the log's reading added to it."""
+    """What becomes topology.json in the run directory (None: nothing given): `wirebench topo` reads
+    the saved nvidia-smi text and the NCCL log (one reader for both, the one `wirebench topo` users
+    have); a given topology.json is copied, the log's reading added to it."""
     command = [str(BIN / "wirebench"), "topo", "--json"]
     if args.nvidia_smi_topo:
         command += ["--nvidia-smi-topo", str(args.nvidia_smi_topo)]

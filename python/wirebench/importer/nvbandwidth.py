@@ -20,7 +20,8 @@ def looks_like(text):
     return "nvbandwidth Version" in text or bool(re.search(r"^Running \w+_(ce|sm)\.$", text, re.M))
 
 
-def parse(path, text, host="", bytes_=DEFAULT_BYTES, link_class=""):
+def parse(path, text, host="", bytes_=None, link_class=""):
+    bytes_ = bytes_ or DEFAULT_BYTES
     version, test, title, columns, rows, notes = None, None, None, None, [], []
     for line in lines_of(text):
         where = f"{path}:{line.number}"
@@ -81,7 +82,8 @@ def looks_like_json(doc):
     return isinstance(doc, dict) and isinstance(doc.get("nvbandwidth"), dict)
 
 
-def parse_json(path, doc, host="", bytes_=DEFAULT_BYTES, link_class=""):
+def parse_json(path, doc, host="", bytes_=None, link_class=""):
+    bytes_ = bytes_ or DEFAULT_BYTES
     body = doc["nvbandwidth"]
     version = str(body.get("version") or "").lstrip("v") or None
     if not host:  # 0.8 on name the node in each device's entry: "0: NVIDIA H100 ...: (dgx01)"

@@ -9,7 +9,6 @@ FAIL), then the run added to it. --prometheus FILE, --pushgateway URL: the judge
 import argparse
 import os
 import sys
-from datetime import datetime
 from pathlib import Path
 
 from .ceilings import Ceilings
@@ -81,8 +80,8 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
         history.close()
     if prometheus_file or pushgateway:
         from .prometheus import push, registry_of, write_textfile
-        when = run.time if run else None
-        seconds = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").timestamp() if when else None
+        from ..history.store import parse_time
+        seconds = parse_time(run.time).timestamp() if run else None
         registry = registry_of(verdicts, seconds, code)
         if prometheus_file:
             write_textfile(prometheus_file, registry)

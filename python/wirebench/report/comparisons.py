@@ -45,7 +45,7 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
                 # The ceiling has judged this link already, it is a latency (a typical figure is no
                 # ceiling), or its own fastest samples reach the median: among siblings only a WARN.
                 level = "WARN"
-            unit = "us" if m.metric == "time_us" else "GB/s"
+            unit = judging.unit_of(m.metric)
             expected = (f"{'>=' if higher_is_better else '<='} {median * (0.8 if higher_is_better else 1.2):.4g} {unit} "
                         f"(within 20% of the median {median:.4g} {unit} of {len(members)} equivalent links)")
             if m.verdict == "NOT JUDGED":  # the siblings are all it is held against

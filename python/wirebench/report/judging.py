@@ -19,6 +19,11 @@ class Judgement:
     against: str  # ceiling, typical_latency, siblings, culprits, prediction
 
 
+def unit_of(metric):
+    """How a metric's figure is said: us for a time, GB/s for a bandwidth."""
+    return "us" if metric == "time_us" else "GB/s"
+
+
 def parse(text, where=""):
     """The judgements of a `judged` text; InputError naming `where` for one outside the grammar."""
     judgements = []

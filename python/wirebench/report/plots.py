@@ -400,7 +400,7 @@ def trend_figure(times, values, failed, title, ylabel, baseline=None, first=None
 
 def write_trend_plots(trends, history, run, out_dir: Path):
     """A plot per item that moved against the history, up to this run: [(title, path)]."""
-    from datetime import datetime
+    from ..history.store import parse_time
     written = []
     for index, t in enumerate(trends):
         v, r = t.verdict, t.regression
@@ -408,12 +408,12 @@ def write_trend_plots(trends, history, run, out_dir: Path):
             continue
         points = [(p.run.time, p.value, p.verdict) for p in history.series(v.row.key, v.metric, before=run.time)
                   if p.run.run_id != run.run_id] + [(run.time, v.value, v.verdict)]
-        when = [datetime.strptime(time, "%Y-%m-%dT%H:%M:%SZ") for time, _, _ in points]
-        unit = "us" if v.metric == "time_us" else "GB/s"
+        when = [parse_time(time) for time, _, _ in points]
+        unit = judging.unit_of(v.metric)
         figure = trend_figure(when, [value for _, value, _ in points], [verdict == "FAIL" for _, _, verdict in points],
                               v.row.key,
                               f"{v.metric} ({unit})", r.baseline.median,
-                              datetime.strptime(r.first.time, "%Y-%m-%dT%H:%M:%SZ"))
+                              parse_time(r.first.time))
         path = out_dir / "plots" / f"trend-{index}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         figure.savefig(path, dpi=90, bbox_inches="tight")

@@ -4,10 +4,11 @@ regression the test names is a FAIL beside the ceiling's verdict, saying how far
 night and what changed that night; the items are then added to the history (history/store.py)."""
 from dataclasses import dataclass
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from ..history.baselines import FLEET_DAYS, MIN_BASELINE, MIN_CHANGE, RECENT_RUNS, fleet_outlier, regression
-from ..history.store import Item
+from ..history.baselines import FLEET_DAYS, MIN_CHANGE, RECENT_RUNS, fleet_outlier, regression
+from ..history.store import TIME_FORMAT, Item, parse_time
+from . import judging
 from .endpoints import node_of, parse
 from .wording import what
 
@@ -73,7 +74,7 @@ def judge_against_history(verdicts, history, run):
                 trends.append(Trend(v, fleet=outlier))
             continue
         b = found.baseline
-        unit = "us" if v.metric == "time_us" else "GB/s"
+        unit = judging.unit_of(v.metric)
         said = (f"regression: {abs(found.change) * 100:.0f}% {'below' if v.metric != 'time_us' else 'above'} its "
                 f"{b.runs}-run median {b.median:.4g} {unit} (spread {b.spread_pct:.1f}%; the last {RECENT_RUNS} runs "
                 f"against it, Mann-Whitney p={found.p_value:.3f}), first seen on {found.first.time} (run "
@@ -97,12 +98,12 @@ def _against_the_fleet(v, history, run):
     node = node_of(v.row.text("src"))
     if not node:
         return None
-    since = (datetime.strptime(run.time, "%Y-%m-%dT%H:%M:%SZ") - timedelta(days=FLEET_DAYS)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = (parse_time(run.time) - timedelta(days=FLEET_DAYS)).strftime(TIME_FORMAT)
     others = [value for _, value in history.fleet(shape_of(v.row), v.metric, node, run.time, since)]
     found = fleet_outlier(v.value, others, v.metric != "time_us")
     if found is None:
         return None
-    unit = "us" if v.metric == "time_us" else "GB/s"
+    unit = judging.unit_of(v.metric)
     if v.verdict in ("PASS", "NOT JUDGED"):
         v.verdict = "WARN"
     v.note_before(f"fleet: {abs(found.change) * 100:.0f}% {'below' if v.metric != 'time_us' else 'above'} the median "
@@ -117,13 +118,13 @@ def trend_rows(trends):
     for t in trends:
         v = t.verdict
         if t.fleet is not None:
-            unit = "us" if v.metric == "time_us" else "GB/s"
+            unit = judging.unit_of(v.metric)
             rows.append((v.verdict, (v.verdict, what(v), f"{v.value:.4g} {unit}",
                                      f"the fleet: {t.fleet.median:.4g} {unit} (median of {t.fleet.nodes} other nodes)",
                                      f"{t.fleet.change * 100:+.1f}%", "(against the fleet)", "")))
             continue
         r = t.regression
-        unit = "us" if v.metric == "time_us" else "GB/s"
+        unit = judging.unit_of(v.metric)
         verdict = v.verdict if v.item else "FAIL"  # explained by a culprit, which FAILs
         rows.append((verdict, (verdict if v.item else f"FAIL (the culprit: {v.explained_by})", what(v), f"{v.value:.4g} {unit}",
                                  f"{r.baseline.median:.4g} {unit} (spread {r.baseline.spread_pct:.1f}%, {r.baseline.runs} runs)",
@@ -131,6 +132,3 @@ def trend_rows(trends):
                                  ", ".join(r.changes) or "none recorded")))
     return rows
 
-
-NOT_ENOUGH = (f"fewer than {MIN_BASELINE} healthy runs of an item before this one: no baseline yet, so no "
-              "regression can be named")

@@ -141,7 +141,7 @@ def remeasurable(v):
 
 
 def _figure(v):
-    unit = "us" if v.metric == "time_us" else "GB/s"
+    unit = judging.unit_of(v.metric)
     text = f"{v.value:.4g} {unit}" if v.value is not None else "no figure"
     return text + (f" ({100 * v.fraction:.1f}% of the ceiling)" if v.fraction is not None else "")
 
