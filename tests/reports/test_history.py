@@ -209,3 +209,15 @@ def test_a_run_of_an_unknown_results_schema_is_refused_naming_its_version(tmp_pa
     # a run of schema 2 (the recorded one) is read: its items are added
     assert history_main(["wirebench history", "--history", str(tmp_path / "h.sqlite"), "add",
                          str(night(tmp_path, 2))]) == ExitCode.OK
+
+
+def test_a_runs_time_is_utc_whatever_the_machines_zone(monkeypatch):
+    import time
+    from wirebench.history.store import parse_time
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert parse_time("1970-01-01T00:00:10Z").timestamp() == 10  # wirebench_run_timestamp_seconds
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

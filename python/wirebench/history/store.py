@@ -6,7 +6,7 @@ whole run (BEGIN IMMEDIATE, waiting up to `timeout` s), so several CI jobs addin
 add whole runs; a run already there (the same results.csv) is not added again."""
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..report.input_files import InputError
@@ -34,7 +34,8 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # a run's time: ISO 8601 UTC, meta.json's; s
 
 
 def parse_time(text):
-    return datetime.strptime(text, TIME_FORMAT)
+    """A run's time as an aware UTC datetime (a naive one would be read in the machine's zone)."""
+    return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc)
 
 
 @dataclass
