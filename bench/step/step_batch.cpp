@@ -20,6 +20,9 @@ double StepBatch::run() {
   last_ = executor_.run(program_);
   steps_.push_back(last_.step_us);
   computes_.push_back(last_.compute_us);
+  std::vector<double> durations;
+  for (const OpTiming& t : last_.ops) durations.push_back(t.end_us - t.start_us);
+  durations_.push_back(std::move(durations));
   return last_.step_us / 1e6;
 }
 
@@ -35,6 +38,15 @@ std::string StepBatch::extra_after_run() {
   outcome_.compute_us = control_.max(summarize(compute).median);
   outcome_.exposed_us = std::max(0.0, outcome_.step_us - outcome_.compute_us);
   outcome_.predicted = predicted_;
+  // Each operation at the median of its timed durations, played by the program's rules on this rank;
+  // the slowest rank's replay is the step its own collectives and compute explain.
+  std::vector<double> medians(program_.ops.size(), 0.0);
+  for (std::size_t op = 0; op < medians.size(); ++op) {
+    std::vector<double> samples;
+    for (std::size_t i = warmup_steps_; i < durations_.size(); ++i) samples.push_back(durations_[i][op]);
+    if (!samples.empty()) medians[op] = summarize(samples).median;
+  }
+  outcome_.replayed_us = control_.max(replay(program_, medians).step_us);
   outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
   outcome_.predicted_by_kind = collective_time_by_kind(program_, predicted_);
   const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));
@@ -48,7 +60,8 @@ std::string StepBatch::extra_after_run() {
       .set("predicted_us", number(predicted_.step_us))
       .set("predicted_compute_us", number(predicted_.compute_us))
       .set("predicted_comm_us", number(communication_busy_us(program_, predicted_)))
-      .set("predicted_exposed_us", number(predicted_.exposed_us()));
+      .set("predicted_exposed_us", number(predicted_.exposed_us()))
+      .set("replayed_us", number(outcome_.replayed_us));
   for (const auto& [kind, bytes] : bytes_by_kind(program_)) {
     std::string key = "bytes_" + kind;
     std::replace(key.begin(), key.end(), '@', '_');  // all_gather@shard -> bytes_all_gather_shard: a key

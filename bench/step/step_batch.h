@@ -19,6 +19,7 @@ struct Outcome {
   Strategy strategy = Strategy::kDdp;
   double step_us = 0, compute_us = 0, exposed_us = 0;  // medians over the timed steps
   Timeline predicted;
+  double replayed_us = 0;  // the run's own operation durations replayed under the program's rules
   std::map<std::string, double> measured_by_kind, predicted_by_kind;  // collective time per kind
   double memory_bytes = 0;
 };
@@ -48,6 +49,7 @@ class StepBatch final : public TimedBatch {
   std::size_t warmup_steps_;
   Timeline last_;
   std::vector<double> steps_, computes_;
+  std::vector<std::vector<double>> durations_;  // per step: each operation's measured duration
 };
 
 // "%.6g" of a number, for key=value details.

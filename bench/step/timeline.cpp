@@ -26,7 +26,9 @@ Timeline timeline_of(const Program& program, std::vector<OpTiming> ops) {
   return t;
 }
 
-Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us) {
+namespace {
+
+Timeline play(const Program& program, const std::function<double(std::size_t)>& duration_us) {
   Timeline t;
   t.ops.resize(program.ops.size());
   double host = 0;
@@ -41,13 +43,23 @@ Timeline simulate(const Program& program, const std::function<double(const Op&)>
     const int stream = stream_of(op);
     double start = std::max(host, stream_free[stream]);
     for (int dep : op.after) start = std::max(start, t.ops[static_cast<std::size_t>(dep)].end_us);
-    const double d = duration_us(op);
+    const double d = duration_us(i);
     t.ops[i] = {start, start + d};
     stream_free[stream] = start + d;
     t.step_us = std::max(t.step_us, start + d);
     if (op.kind == OpKind::kCompute) t.compute_us += d;
   }
   return t;
+}
+
+}  // namespace
+
+Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us) {
+  return play(program, [&](std::size_t i) { return duration_us(program.ops[i]); });
+}
+
+Timeline replay(const Program& program, const std::vector<double>& durations_us) {
+  return play(program, [&](std::size_t i) { return durations_us.at(i); });
 }
 
 double communication_busy_us(const Program& program, const Timeline& timeline) {

@@ -36,6 +36,11 @@ Timeline timeline_of(const Program& program, std::vector<OpTiming> ops);
 // issued it, its stream is free and everything in `after` has ended.
 Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us);
 
+// Plays the program by the same rules with each operation's own duration (index-aligned with
+// program.ops): a run's measured durations replayed, as trace-driven models (Lumos) predict a step.
+// What it leaves unexplained is the schedule's: stalls, late ranks, waits the rules do not have.
+Timeline replay(const Program& program, const std::vector<double>& durations_us);
+
 // Time during which at least one collective was running (the union over communication streams).
 double communication_busy_us(const Program& program, const Timeline& timeline);
 

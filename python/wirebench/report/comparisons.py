@@ -4,6 +4,7 @@ import statistics
 
 from . import judging
 from .extra import row_items
+from .row_verdicts import undecided
 from .verdict import ORDER
 
 
@@ -40,6 +41,17 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
                 level = "FAIL"
             elif worse > 2 * mad and relative > 0.10:
                 level = "WARN"
+            spread = m.row.number("spread_pct")
+            if level != "PASS" and undecided(spread, relative):
+                # Its own samples spread far wider than it differs: the siblings cannot decide.
+                note = (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} the median {median:.4g} "
+                        f"{judging.unit_of(m.metric)} of {len(members)} equivalent links, within its own spread of "
+                        f"{spread:.0f}%: too noisy to tell it from them")
+                if m.verdict == "NOT JUDGED":
+                    m.reason, m.not_judged_why = "not judged: " + note, "noisy"
+                else:
+                    m.note_after(note)
+                continue
             noisy = level != "PASS" and _reaches(m, median)
             if level == "FAIL" and (m.fraction is not None or not higher_is_better or noisy):
                 # The ceiling has judged this link already, it is a latency (a typical figure is no
