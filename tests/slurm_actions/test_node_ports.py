@@ -64,3 +64,23 @@ def test_a_port_down_or_missing_fails_and_infiniband_is_read(tmp_path):
     assert judge_port(read_port("mlx5_0:1", sysfs, tc), 400) == ("FAIL", "mlx5_0:1 at 200 Gb/s, expected 400 Gb/s")
     (port / "state").write_text("1: DOWN\n")
     assert judge_port(read_port("mlx5_0", sysfs, tc), None) == ("FAIL", "mlx5_0 is DOWN")
+
+
+def test_an_up_virtio_port_that_reports_no_rate_is_not_judged_not_failed(tmp_path):
+    """Issue 44: a virtio eth0 says speed -1; with --nic eth0=10G it was a FAIL, and a prolog drained
+    a healthy node. Up at a rate nobody reports is NOT JUDGED; a tc limit, where one is, is its rate."""
+    sysfs = sysfs_net(tmp_path, "eth0", state="up", speed="-1")
+    port = read_port("eth0", sysfs, fake_tc(tmp_path, "[]"))
+    assert port.up and port.rate_gbps is None
+    verdict, what = judge_port(port, 10)
+    assert verdict == "NOT JUDGED" and "a rate its driver does not report" in what and "10 Gb/s not checked" in what
+    assert judge_port(port, None) == ("PASS", "eth0 up")
+
+
+def test_a_check_that_judged_nothing_is_never_healthy():
+    from wirebench.slurm.check import overall
+    assert overall([("NOT JUDGED", "eth0 up, rate unknown")]) == ("NOT JUDGED", "nothing judged: eth0 up, rate unknown")
+    assert overall([])[0] == "NOT JUDGED"
+    assert overall([("PASS", "lo up"), ("NOT JUDGED", "eth0 rate unknown")]) == \
+        ("PASS", "healthy: lo up; not judged: eth0 rate unknown")
+    assert overall([("NOT JUDGED", "x"), ("FAIL", "eth1 is down")]) == ("FAIL", "eth1 is down")

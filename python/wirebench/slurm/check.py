@@ -13,7 +13,9 @@ Nothing runs past --time-limit (default 50 s: Slurm kills a HealthCheckProgram a
 Prints the findings, then one reason line fit for `scontrol update ... Reason=`, and writes
 check.json into the run directory (kept with --run-dir, else removed).
 Exit codes: 0 healthy; 1 unhealthy (a FAIL; a prolog or epilog that exits non-zero drains its node);
-2 the check could not finish (an ERROR, or past --time-limit); 3 bad usage.
+2 the check could not finish (an ERROR, or past --time-limit); 3 bad usage; 4 nothing judged (no
+finding could be held against anything: a port whose driver reports no rate, a suite with no ceiling
+here): a check that judged nothing never says healthy.
 --drain (for HealthCheckProgram, whose exit code Slurm ignores): this node is drained with the reason
 when it is unhealthy, and resumed when it is healthy and its reason says wirebench drained it; a node
 drained by anyone else is left as it is. Exit 0 once it has acted (slurmd would not register a node
@@ -39,6 +41,24 @@ from .slurm_nodes import SlurmError, drain_command, read_nodes, reason_text, res
 from wirebench.report.schema import ExitCode
 
 MARK = ".wirebench-check"  # a run directory a check made, which the next check may replace
+VERDICT_SECONDS = 2     # of --time-limit, kept for the verdict and Slurm
+MEASURE_AT_LEAST = 3    # the least time worth starting the suite with (its host step alone takes about 2 s)
+
+
+def overall(findings):
+    """(verdict, what) of the whole check: a FAIL, else an ERROR, names the worst; healthy needs at
+    least one finding that judged something; a check that judged nothing says so (NOT JUDGED)."""
+    worst = next((f for level in ("FAIL", "ERROR") for f in findings if f[0] == level), None)
+    if worst:
+        more = sum(f[0] not in ("PASS", "NOT JUDGED") for f in findings) - 1
+        what = (f"could not check: {worst[1]}" if worst[0] == "ERROR" else worst[1]) + (f" (+{more} more)" if more else "")
+        return worst[0], what
+    judged = [f[1] for f in findings if f[0] == "PASS"]
+    unjudged = [f[1] for f in findings if f[0] == "NOT JUDGED"]
+    if not judged:
+        return "NOT JUDGED", "nothing judged: " + ("; ".join(unjudged) if unjudged else "nothing was asked (no --nic, "
+                                                  "--nccl-log or measurement)")
+    return "PASS", "healthy: " + "; ".join(judged) + (f"; not judged: {'; '.join(unjudged)}" if unjudged else "")
 
 
 def node_name(given=None):
@@ -58,7 +78,7 @@ def measure(suite, profile, run_dir, seconds):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-            return [("ERROR", f"the measurements did not finish within {seconds:.0f} s")]
+            return [("ERROR", f"the measurements did not finish within the {seconds:.3g} s --time-limit left them")]
     try:
         summary = load_summary(run_dir)
     except RunDirError:
@@ -71,8 +91,13 @@ def measure(suite, profile, run_dir, seconds):
             found.append((v["verdict"], f"{v['item']}{figure}{expected}" if v["verdict"] == "FAIL" else f"{v['item']}: {v['reason']}"))
     counts = summary.get("counts", {})
     judged = sum(counts.get(k, 0) for k in ("PASS", "WARN", "FAIL"))
-    if not found:
-        found.append(("PASS", f"{judged} measured items pass" if judged else "measured, nothing judged"))
+    if not found and judged:
+        found.append(("PASS", f"{judged} measured items pass"))
+    elif not found:
+        not_judged = counts.get("NOT JUDGED", 0)
+        found.append(("NOT JUDGED", f"measured, nothing judged: {not_judged} item(s) had nothing to be held against "
+                      f"here (report.md in the run directory says why)" if not_judged else
+                      "nothing measured: every step of the suite was skipped (report.md in the run directory says why)"))
     return found
 
 
@@ -110,6 +135,8 @@ def act_on_slurm(node, verdict, reason):
     state = read_nodes().get(node)
     if state is None:
         raise SlurmError(f"sinfo does not list a node named {node} (give --node)")
+    if verdict == "NOT JUDGED":  # no evidence either way: neither drained nor resumed
+        return f"{node} left {state.state}: the check judged nothing"
     if verdict != "PASS":
         if state.drained_by_wirebench:
             return f"{node} still unhealthy, drained by wirebench already ({state.reason})"
@@ -149,6 +176,11 @@ def main(argv):
     if args.time_limit <= 0:
         print("error: --time-limit must be above 0 s (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
+    if not args.no_measure and args.time_limit < MEASURE_AT_LEAST + VERDICT_SECONDS:
+        print(f"error: --time-limit {args.time_limit:g} s leaves no time to measure ({VERDICT_SECONDS} s are kept for the "
+              f"verdict and Slurm): give at least {MEASURE_AT_LEAST + VERDICT_SECONDS} s, or --no-measure "
+              "(exit code 3)", file=sys.stderr)
+        return ExitCode.USAGE
     started = time.monotonic()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     node = node_name(args.node)
@@ -168,15 +200,9 @@ def main(argv):
         if args.nccl_log:
             findings += nccl_findings(args.nccl_log)
         if not args.no_measure:
-            left = args.time_limit - (time.monotonic() - started) - 2  # two seconds for the verdict and Slurm
+            left = args.time_limit - (time.monotonic() - started) - VERDICT_SECONDS
             findings += [(v, what, f"suite {args.suite}") for v, what in measure(args.suite, args.profile, run_dir, left)]
-        worst = next((f for level in ("FAIL", "ERROR") for f in findings if f[0] == level), None)
-        verdict = worst[0] if worst else "PASS"
-        if worst:
-            more = sum(f[0] != "PASS" for f in findings) - 1
-            what = (f"could not check: {worst[1]}" if verdict == "ERROR" else worst[1]) + (f" (+{more} more)" if more else "")
-        else:
-            what = "healthy: " + "; ".join(f[1] for f in findings) if findings else "healthy (nothing asked)"
+        verdict, what = overall(findings)
         reason = reason_text(f"{node} {what}", f"(check {stamp})")
         for level, text, source in findings:
             print(f"  {level:<5} {text} [{source}]")
@@ -192,7 +218,8 @@ def main(argv):
                 print(f"wirebench check: error: {error} (exit code 2)", file=sys.stderr)
                 return ExitCode.INFRASTRUCTURE
             return ExitCode.OK
-        return {"PASS": 0, "FAIL": 1}.get(verdict, 2)
+        return {"PASS": ExitCode.OK, "FAIL": ExitCode.FAILED, "NOT JUDGED": ExitCode.NOTJUDGED}.get(
+            verdict, ExitCode.INFRASTRUCTURE)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
