@@ -84,10 +84,9 @@ int run_place_command(CommandLine& args) {
   for (const std::string& line : gres_conf_lines(matrix)) std::printf("%s\n", line.c_str());
   if (!o.tp.empty()) {
     const int tp = whole("--tp", o.tp), nodes = whole("--nodes", o.nodes);
-    const int per_node = static_cast<int>(matrix.gpu_indices().size());
-    const int dp = o.dp.empty() ? std::max(1, nodes * per_node / tp) : whole("--dp", o.dp);
-    std::printf("\nTP %d x DP %d on %d node(s):\n", tp, dp, nodes);
-    for (const std::string& line : layout_lines(matrix, nodes, tp, dp)) std::printf("  %s\n", line.c_str());
+    const int dp = o.dp.empty() ? std::max(1, nodes * k / tp) : whole("--dp", o.dp);  // k: --gpus per node
+    std::printf("\nTP %d x DP %d on %d node(s), %d GPUs each:\n", tp, dp, nodes, k);
+    for (const std::string& line : layout_lines(matrix, nodes, tp, dp, k)) std::printf("  %s\n", line.c_str());
   } else if (!o.dp.empty() || o.nodes != "1") {
     throw UsageError("--dp and --nodes lay out a --tp job: give --tp T");
   }

@@ -153,9 +153,13 @@ std::vector<std::string> placement_warnings(const TopoMatrix& m, const std::vect
   return warnings;
 }
 
-std::vector<std::string> layout_lines(const TopoMatrix& m, int nodes, int tp, int dp) {
+std::vector<std::string> layout_lines(const TopoMatrix& m, int nodes, int tp, int dp, int gpus_per_node) {
   std::vector<std::string> lines;
-  const int per_node = static_cast<int>(m.gpu_indices().size());
+  const int on_node = static_cast<int>(m.gpu_indices().size());
+  if (gpus_per_node < 1 || gpus_per_node > on_node)
+    throw UsageError("--gpus " + std::to_string(gpus_per_node) + ": a node of this wiring has " + std::to_string(on_node) +
+                     " GPUs");
+  const int per_node = gpus_per_node;  // the job's GPUs on each node, not every GPU the node has
   const int world = tp * dp;
   if (nodes < 1 || tp < 1 || dp < 1) throw UsageError("--nodes, --tp and --dp must be at least 1");
   if (world > nodes * per_node)

@@ -36,8 +36,9 @@ std::vector<std::string> gres_conf_lines(const TopoMatrix& matrix);
 std::vector<std::string> placement_warnings(const TopoMatrix& matrix, const std::vector<GpuSet>& ranked);
 
 // Tensor x data parallel over nodes of this wiring: ranks tp + T * dp (Megatron's order), T
-// consecutive ranks per tensor-parallel group. Per node, its groups on disjoint GPU sets chosen
-// best first. Lines to print; a warning when T does not fit in (or divide) a node.
-std::vector<std::string> layout_lines(const TopoMatrix& matrix, int nodes, int tp, int dp);
+// consecutive ranks per tensor-parallel group, gpus_per_node ranks per node (the job's GPUs on each
+// node, at most the node's). Per node, its groups on disjoint GPU sets chosen best first. Lines to
+// print; a warning when T does not fit in (or divide) the job's GPUs of a node.
+std::vector<std::string> layout_lines(const TopoMatrix& matrix, int nodes, int tp, int dp, int gpus_per_node);
 
 }  // namespace wb

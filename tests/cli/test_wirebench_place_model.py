@@ -26,8 +26,10 @@ def test_place_prints_the_best_sets_gres_lines_and_a_layout():
     assert "export CUDA_VISIBLE_DEVICES=0,1,2,3" in result.stdout
     assert "warning" not in result.stdout.split("# gres.conf")[0]
     assert "Name=gpu File=/dev/nvidia4 Links=0,0,0,0,-1,12,12,12" in result.stdout
-    assert "TP 4 x DP 4 on 2 node(s):" in result.stdout
-    assert "node 1: ranks 12-15 (TP group of dp 3) on GPUs 4,5,6,7, slowest pair NV12" in result.stdout
+    # 4 GPUs a node on 2 nodes: 8 ranks, one TP group a node (issue 44: all 8 went to node 0)
+    assert "TP 4 x DP 2 on 2 node(s), 4 GPUs each:" in result.stdout
+    assert "node 1: ranks 4-7 (TP group of dp 1) on GPUs 0,1,2,3, slowest pair NV12" in result.stdout
+    assert "node 0: ranks 4-7" not in result.stdout
 
 
 def test_place_warns_a_pcie_only_node():

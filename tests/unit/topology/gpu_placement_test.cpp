@@ -81,15 +81,29 @@ TEST(GpuPlacementTest, TwoConsumerCardsOnOneHostBridge) {
 
 TEST(GpuPlacementTest, TensorParallelGroupsStayInsideANodeOnTheirOwnIsland) {
   const TopoMatrix m = read_nvidia_smi_topo(kTopo + "two-nvlink-islands-8gpu.txt");
-  const auto lines = layout_lines(m, 2, 4, 4);  // 16 ranks on 2 nodes of 8
+  const auto lines = layout_lines(m, 2, 4, 4, 8);  // 16 ranks on 2 nodes of 8
   EXPECT_TRUE(mentions(lines, "node 0: ranks 0-3 (TP group of dp 0) on GPUs 0,1,2,3, slowest pair NV12"));
   EXPECT_TRUE(mentions(lines, "node 0: ranks 4-7 (TP group of dp 1) on GPUs 4,5,6,7, slowest pair NV12"));
   EXPECT_TRUE(mentions(lines, "node 1: ranks 8-11"));
   EXPECT_TRUE(mentions(lines, "cross nodes"));
   // TP 8 on this node must cross its islands; TP 16 would cross the network.
-  EXPECT_TRUE(mentions(layout_lines(m, 1, 8, 1), "on GPUs 0,1,2,3,4,5,6,7, slowest pair SYS"));
-  EXPECT_TRUE(mentions(layout_lines(m, 2, 16, 1), "warning: TP 16 does not fit whole in a node"));
-  EXPECT_THROW(layout_lines(m, 1, 4, 4), UsageError);  // 16 GPUs wanted, 8 there
+  EXPECT_TRUE(mentions(layout_lines(m, 1, 8, 1, 8), "on GPUs 0,1,2,3,4,5,6,7, slowest pair SYS"));
+  EXPECT_TRUE(mentions(layout_lines(m, 2, 16, 1, 8), "warning: TP 16 does not fit whole in a node"));
+  EXPECT_THROW(layout_lines(m, 1, 4, 4, 8), UsageError);  // 16 GPUs wanted, 8 there
+  EXPECT_THROW(layout_lines(m, 1, 4, 1, 9), UsageError);  // 9 GPUs of a node of 8
+}
+
+// Issue 44: --gpus 4 --tp 4 --dp 2 --nodes 2 put all 8 ranks on node 0 (it counted the node's 8
+// GPUs, not the job's 4): each node takes the job's GPUs, and no more.
+TEST(GpuPlacementTest, EachNodeTakesTheJobsGpusNotTheNodesAll) {
+  const TopoMatrix m = read_nvidia_smi_topo(kTopo + "two-nvlink-islands-8gpu.txt");
+  const auto lines = layout_lines(m, 2, 4, 2, 4);
+  EXPECT_TRUE(mentions(lines, "node 0: ranks 0-3 (TP group of dp 0) on GPUs 0,1,2,3"));
+  EXPECT_TRUE(mentions(lines, "node 1: ranks 4-7 (TP group of dp 1) on GPUs 0,1,2,3"));
+  EXPECT_FALSE(mentions(lines, "node 0: ranks 4-7"));
+  EXPECT_TRUE(mentions(lines, "4 consecutive ranks per node"));
+  EXPECT_TRUE(mentions(lines, "cross nodes"));
+  EXPECT_THROW(layout_lines(m, 2, 4, 3, 4), UsageError);  // 12 ranks, 2 nodes x 4 GPUs
 }
 
 }  // namespace
