@@ -33,6 +33,17 @@ def test_report_usage_errors_exit_3(tmp_path):
     assert result.returncode == 3 and "not a directory" in result.stderr
 
 
+def test_a_prometheus_file_in_a_folder_that_does_not_exist_is_exit_3_without_a_traceback(tmp_path):
+    """Issue 44: --prometheus /nonexistent/dir/x.prom ended in a Python traceback and exit 1 (FAIL's)."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(DATA, run_dir)
+    result = wirebench("report", str(run_dir), "--prometheus", "/nonexistent/dir/x.prom")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "--prometheus /nonexistent/dir/x.prom: its folder /nonexistent/dir does not exist" in result.stderr
+    assert not (run_dir / "report.md").exists()  # said before anything was written
+
+
 def test_run_with_a_profile_keeps_it_and_says_what_it_could_not_measure(tmp_path):
     # Without a GPU the acceptance suite's steps write SKIP rows: every floor is "not measured".
     run_dir = tmp_path / "acceptance"

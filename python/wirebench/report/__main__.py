@@ -84,7 +84,12 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
         seconds = parse_time(run.time).timestamp() if run else None
         registry = registry_of(verdicts, seconds, code)
         if prometheus_file:
-            write_textfile(prometheus_file, registry)
+            try:
+                write_textfile(prometheus_file, registry)
+            except OSError as error:  # a folder that went away, a full disk: the report itself stands
+                print(f"error: --prometheus {prometheus_file}: cannot write it: {error.strerror or error} "
+                      "(exit code 3)", file=sys.stderr)
+                return ExitCode.USAGE
             print(f"wirebench report: metrics -> {prometheus_file}")
         if pushgateway:
             try:
@@ -119,6 +124,10 @@ def main(argv):
         return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
     if not args.run_dir.is_dir():
         print(f"error: {args.run_dir}: not a directory (exit code 3)", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.prometheus and not args.prometheus.resolve().parent.is_dir():  # said before anything is written
+        print(f"error: --prometheus {args.prometheus}: its folder {args.prometheus.parent} does not exist "
+              "(exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
     try:
         return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway)
