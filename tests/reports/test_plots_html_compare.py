@@ -156,3 +156,36 @@ def test_compare_matches_step_rows_whose_results_differ(tmp_path):
     assert compare_module.main(["compare", str(a), str(b), "--out", str(out)]) == 1
     [entry] = json.loads((out / "compare.json").read_text())["entries"]
     assert entry["verdict"] == "FAIL" and entry["ratios"] == [pytest.approx(100000 / 130000)]
+
+
+def test_compare_holds_a_latency_by_its_time_weighs_its_spread_and_sorts_sizes_as_numbers(tmp_path, capsys):
+    """Issue 44: an 8 B ping-pong was compared as bandwidth (0.375, FAIL) whatever its spread, and
+    sizes sorted as text (1048576 before 8)."""
+    header = ("bench,case,backend,link_class,src,dst,direction,op,dtype,bytes,ranks,nodes,iters,time_us,time_us_p05,"
+              "time_us_p95,algbw_GBps,busbw_GBps,errors,extra,status,reason,samples,spread_pct,judged,rerun")
+
+    def run(name, small_us, small_spread, large_us):
+        folder = tmp_path / name
+        folder.mkdir()
+        judged = "time_us@smallest:typical_latency algbw_GBps@largest:ceiling"
+        rows = [f"net,pingpong,mpi,eth,a/rank0,b/rank1,uni,send_recv,uint8,{size},2,2,100,{us},{us},{us},"
+                f"{size / us / 1e3},{size / us / 1e3},0,window=1,OK,,9,{spread},{judged},"
+                for size, us, spread in ((1048576, large_us, 1), (8, small_us, small_spread), (1024, 40, 2))]
+        (folder / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+        return folder
+    a, noisy, slow = run("a", 30, 5, 9000), run("noisy", 80, 574, 9000), run("slow", 80, 4, 9000)
+    out = tmp_path / "cmp"
+    assert compare_module.main(["compare", str(a), str(noisy), "--out", str(out)]) == 0
+    entries = {e["bytes"]: e for e in json.loads((out / "compare.json").read_text())["entries"]}
+    assert entries[8]["metric"] == "time_us" and entries[8]["verdict"] == "NOISY"
+    assert entries[8]["ratios"] == [pytest.approx(30 / 80)]
+    assert "1 too noisy to tell" in capsys.readouterr().out
+    table = (out / "compare.md").read_text()
+    rows = [line for line in table.splitlines() if line.startswith("| PASS")]
+    assert [r.split("|")[2].split("/")[9] for r in rows] == ["1024", "1048576"]  # 8 is NOISY, first
+    assert compare_module.main(["compare", str(a), str(slow), "--out", str(out)]) == 1  # a clear latency drop
+
+
+def test_compare_help_is_exit_0(capsys):
+    assert compare_module.main(["compare", "--help"]) == 0
+    assert "a drop beyond" not in capsys.readouterr().err

@@ -1,7 +1,9 @@
 """wirebench compare RUN_A RUN_B [RUN_C ...] [--threshold 0.10] [--out DIR]: the same measurements
 side by side, with each run's ratio to the first (the baseline). A measurement that got worse by
 more than the threshold in a later run is a FAIL (nightly regressions; vendor comparisons read the
-ratios). Writes compare.md, compare.json and overlay plots into DIR (default ./wirebench-compare).
+ratios), unless its own spread in either run is far above the drop (NOISY: the runs cannot decide).
+A small message whose latency is judged is compared by its time, the rest by what they are judged by.
+Writes compare.md, compare.json and overlay plots into DIR (default ./wirebench-compare).
 Exit code: 0 no drop beyond the threshold, 1 a drop, 3 bad usage or input."""
 import argparse
 import json
@@ -14,18 +16,35 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from . import judging
 from .results import InputError, read_results
+from .row_verdicts import undecided
 from .schema import version, ExitCode
+from .sweeps import sweep_key
 from .verdicts import metric_of
+
+
+def _compared_metric(row, smallest):
+    """What a row is compared by: a small message held against its typical latency by its time
+    (an 8 B ping-pong's bandwidth is no figure anyone reads), the rest as they are judged."""
+    if judging.against(row, "typical_latency") and int(row.text("bytes") or 0) == smallest.get(sweep_key(row)) \
+            and row.number("time_us") is not None:
+        return "time_us", row.number("time_us"), False
+    return metric_of(row)
 
 
 def measurements(run_dir: Path):
     results = read_results(run_dir / "results.csv")
+    smallest = {}
+    for row in results.rows:
+        if row.status == "OK" and judging.against(row, "typical_latency"):
+            size = int(row.text("bytes") or 0)
+            smallest[sweep_key(row)] = min(size, smallest.get(sweep_key(row), size))
     table = OrderedDict()
     for row in results.rows:
         if row.status != "OK":
             continue
-        metric, value, higher_is_better = metric_of(row)
+        metric, value, higher_is_better = _compared_metric(row, smallest)
         if value is not None:
             table[row.key] = (row, metric, value, higher_is_better)  # a later repetition replaces an earlier
     return table, results.problems
@@ -37,31 +56,45 @@ def compare(runs, threshold):
     entries = []
     for key, (row, metric, value, higher_is_better) in base.items():
         values = [value] + [t[key][2] if key in t else None for t in tables[1:]]
+        spreads = [row.number("spread_pct")] + [t[key][0].number("spread_pct") if key in t else None
+                                               for t in tables[1:]]
         ratios, verdict = [], "PASS"
-        for other in values[1:]:
-            if other is None or value == 0:
+        for other, spread in zip(values[1:], spreads[1:]):
+            if other is None or value == 0 or other == 0:
                 ratios.append(None)
                 continue
             # ratio > 1 is better, whatever the metric
             ratio = other / value if higher_is_better else value / other
             ratios.append(ratio)
             if ratio < 1 - threshold:
-                verdict = "FAIL"
+                noise = max((s for s in (spreads[0], spread) if s is not None), default=None)
+                if undecided(noise, 1 - ratio):
+                    verdict = "NOISY" if verdict != "FAIL" else verdict
+                else:
+                    verdict = "FAIL"
         if all(r is None for r in ratios):
             verdict = "MISSING"
         entries.append({"key": key, "bench": row.text("bench"), "metric": metric, "bytes": int(row.text("bytes") or 0),
-                        "values": values, "ratios": ratios, "verdict": verdict, "row": row})
+                        "values": values, "ratios": ratios, "spreads_pct": spreads, "verdict": verdict, "row": row})
     return entries
+
+
+def _order(entry):
+    """Drops first, then by what was measured, its sizes in numeric order (8, 1024, 1048576)."""
+    f = entry["row"].fields
+    return (entry["verdict"] != "FAIL", entry["verdict"] != "NOISY", f["bench"], f["case"], f["backend"], f["op"],
+            f["dtype"], f["src"], f["dst"], entry["bytes"], entry["key"])
 
 
 def write_outputs(runs, entries, threshold, out: Path):
     out.mkdir(parents=True, exist_ok=True)
     names = [str(r) for r in runs]
-    lines = [f"# wirebench compare (baseline {names[0]}; a drop beyond {100 * threshold:.0f}% is a FAIL)", "",
+    lines = [f"# wirebench compare (baseline {names[0]}; a drop beyond {100 * threshold:.0f}% is a FAIL, or NOISY "
+             "where the measurement's own spread is at least twice the drop)", "",
              "| verdict | measurement | metric | " + " | ".join(f"run {i}" for i in range(len(runs))) + " | " +
              " | ".join(f"ratio {i}/0" for i in range(1, len(runs))) + " |",
              "|---" * (3 + len(runs) + len(runs) - 1) + "|"]
-    for e in sorted(entries, key=lambda e: (e["verdict"] != "FAIL", e["key"])):
+    for e in sorted(entries, key=_order):
         values = " | ".join("" if v is None else f"{v:.4g}" for v in e["values"])
         ratios = " | ".join("" if r is None else f"{r:.3f}" for r in e["ratios"])
         lines.append(f"| {e['verdict']} | {e['key'].replace('|', '/')} | {e['metric']} | {values} | {ratios} |")
@@ -103,14 +136,15 @@ def _overlay_plots(names, entries, out: Path):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog="wirebench compare")
+    parser = argparse.ArgumentParser(prog="wirebench compare", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--threshold", type=float, default=0.10, help="a drop beyond this fraction is a FAIL")
     parser.add_argument("--out", type=Path, default=Path("wirebench-compare"))
     try:
         args = parser.parse_args(argv[1:])
-    except SystemExit:
-        return ExitCode.USAGE
+    except SystemExit as exit_:  # --help (0) or bad usage (argparse printed why)
+        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
     if len(args.runs) < 2:
         print("error: compare needs at least two run directories (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
@@ -124,8 +158,10 @@ def main(argv):
         return ExitCode.USAGE
     write_outputs(args.runs, entries, args.threshold, args.out)
     drops = [e for e in entries if e["verdict"] == "FAIL"]
+    noisy = [e for e in entries if e["verdict"] == "NOISY"]
     print(f"wirebench compare: {len(entries)} measurements, {len(drops)} dropped more than "
-          f"{100 * args.threshold:.0f}% -> {args.out}/compare.md")
+          f"{100 * args.threshold:.0f}%" + (f", {len(noisy)} too noisy to tell (spread at least twice the drop)"
+                                            if noisy else "") + f" -> {args.out}/compare.md")
     for e in drops:
         print(f"  FAIL {e['key']}: ratios {', '.join(f'{r:.3f}' for r in e['ratios'] if r is not None)}")
     return ExitCode.FAILED if drops else ExitCode.OK
