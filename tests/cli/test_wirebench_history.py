@@ -30,6 +30,10 @@ def test_add_list_show_and_plot_with_the_history_from_the_environment(tmp_path):
     assert lines[2].startswith("wirebench history: already holds vcluster-clean")
     listed = wirebench("history", "list", cwd=tmp_path, env=env)
     assert listed.returncode == 0 and "2 run(s) in" in listed.stdout and "nccl 2.28.9" in listed.stdout
+    # Issue 44: --history after the command was refused; it is taken there as before it
+    after = wirebench("history", "list", "--history", tmp_path / "nightly.sqlite", cwd=tmp_path,
+                      env={"WIREBENCH_HISTORY": ""})
+    assert after.returncode == 0 and "2 run(s) in" in after.stdout, after.stderr
     since = wirebench("history", "list", "--since", "2099-01-01", cwd=tmp_path, env=env)
     assert "0 run(s) in" in since.stdout
     vague = wirebench("history", "show", "stream_bw", cwd=tmp_path, env=env)

@@ -21,13 +21,17 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="wirebench history", description="the history of runs: add, list, show")
     parser.add_argument("--history", type=Path, default=os.environ.get("WIREBENCH_HISTORY") or None,
                         help="the history file (default: $WIREBENCH_HISTORY)")
+    # --history after the command too (wirebench history list --history F), as wirebench report takes it
+    after = argparse.ArgumentParser(add_help=False)
+    after.add_argument("--history", type=Path, default=argparse.SUPPRESS,
+                       help="the history file (default: $WIREBENCH_HISTORY)")
     commands = parser.add_subparsers(dest="command", required=True)
-    add = commands.add_parser("add", help="judge run directories and add their items")
+    add = commands.add_parser("add", help="judge run directories and add their items", parents=[after])
     add.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
     add.add_argument("--profile", help="a platform profile whose floors judge too, as wirebench report --profile")
-    listing = commands.add_parser("list", help="the runs, oldest first")
+    listing = commands.add_parser("list", help="the runs, oldest first", parents=[after])
     listing.add_argument("--since", help="from this date or time on (2026-12-01, 2026-12-01T02:00:00Z)")
-    show = commands.add_parser("show", help="an item's figures, run by run")
+    show = commands.add_parser("show", help="an item's figures, run by run", parents=[after])
     show.add_argument("item", help="the item's key (as summary.json's verdicts name it), or a part naming one item")
     show.add_argument("--metric", help="busbw_GBps, algbw_GBps or time_us, where the item has several")
     show.add_argument("--since", help="from this date or time on")
