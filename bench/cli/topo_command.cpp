@@ -63,6 +63,8 @@ void declare_topo_options(OptionParser& p, TopoOptions& o) {
   p.value("--nccl-log", "FILE", "read an NCCL_DEBUG=INFO log: transport per channel, each misconfiguration "
           "docs/nccl-diagnosis.md names (FAIL/WARN, where, why, fix)", into(o.nccl_file));
   p.value("--hostname", "NAME", "the node's name for saved text (default: the file's name)", into(o.hostname));
+  p.value("--gpu-model", "NAME", "the GPUs' model for saved text, as nvidia-smi -L names it (H100 80GB HBM3): its "
+          "NVLink generation comes first", into(o.derivation.gpu_model));
   p.value("--nvlink-generation", "2|3|4|5|ga102", "NVLink generation when the GPU model is unknown (saved text)",
           into(o.derivation.nvlink_generation));
   p.value("--ceilings", "FILE", "the ceilings database (default: suites/ceilings.csv)", into(o.ceilings_file));

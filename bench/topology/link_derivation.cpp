@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <regex>
 
 namespace wb {
@@ -121,21 +122,52 @@ const GpuDevice* gpu_by_index(const NodeTopology& node, int index) {
   return nullptr;
 }
 
+// The NVLink bundle width most GPU pairs of a saved matrix have (an NVSwitch box: every pair the
+// same), where one width holds more than half of at least three NVLink pairs; nullopt otherwise (a
+// hybrid cube mesh mixes widths on purpose). A pair below it has links down.
+std::optional<int> nvlink_norm(const NodeTopology& node) {
+  if (!node.matrix) return std::nullopt;
+  std::map<int, int> widths;
+  int pairs = 0;
+  const auto gpus = node.matrix->gpu_indices();
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    for (std::size_t j = i + 1; j < gpus.size(); ++j) {
+      const TopoCell cell = node.matrix->at(gpus[i], gpus[j]);
+      if (cell.kind != PathKind::kNvlink || cell.nvlinks <= 0) continue;
+      ++widths[cell.nvlinks];
+      ++pairs;
+    }
+  if (pairs < 3) return std::nullopt;
+  const auto most = std::max_element(widths.begin(), widths.end(),
+                                     [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (2 * most->second <= pairs) return std::nullopt;
+  return most->first;
+}
+
 DerivedLink nvlink_pair(const GpuDevice& a, const GpuDevice& b, int links, std::optional<int> possible,
-                        const CeilingsDb& db, const DerivationOptions& options) {
+                        std::optional<int> norm, const CeilingsDb& db, const DerivationOptions& options) {
   DerivedLink link{gpu_label(a.index), gpu_label(b.index), "nvlink", std::nullopt, "", "NV" + std::to_string(links), {}, "", {}, {}};
+  // The GPU's own name first (live discovery), then the model named for saved text, then the
+  // generation given, then a guess from the box's usual bundle width (a pair with links down
+  // would otherwise read as an older GPU: NV12 of an H100 is not an A100).
   std::optional<std::string> generation = nvlink_generation_of(a.name);
   std::string assumed;
+  if (!generation && options.gpu_model) {
+    generation = nvlink_generation_of(*options.gpu_model);
+    if (generation) assumed = ", from the GPU model " + *options.gpu_model;
+  }
   if (!generation) generation = options.nvlink_generation;
   if (!generation) {
     // Saved text names no GPU model: infer from the bundle width where it is typical.
     // NV18 is H100/H200 (NVLink 4) or B200 (NVLink 5): say so, --nvlink-generation settles it.
     // Beside a Grace CPU (NVLink-C2C) NV18 is GB200's NVLink 5 (GH200 NVL32 has NVLink 4: say 4).
-    if (links == 18 && (on_c2c(a) || on_c2c(b)))
-      generation = "5", assumed = ", assumed: NV18 beside a Grace CPU (NVLink-C2C) taken as GB200; GH200: --nvlink-generation 4";
-    else if (links == 18) generation = "4", assumed = ", assumed: GPU model unknown, NV18 taken as H100/H200";
-    else if (links == 12) generation = "3", assumed = ", assumed from NV12: A100";
-    else if (links <= 6) generation = "2", assumed = ", assumed from NV" + std::to_string(links) + ": V100";
+    const int width = norm.value_or(links);
+    const std::string from = norm && *norm != links ? " (this box's usual NV" + std::to_string(width) + ")" : "";
+    if (width == 18 && (on_c2c(a) || on_c2c(b)))
+      generation = "5", assumed = ", assumed: NV18" + from + " beside a Grace CPU (NVLink-C2C) taken as GB200; GH200: --nvlink-generation 4";
+    else if (width == 18) generation = "4", assumed = ", assumed: GPU model unknown, NV18" + from + " taken as H100/H200";
+    else if (width == 12) generation = "3", assumed = ", assumed from NV12" + from + ": A100";
+    else if (width <= 6) generation = "2", assumed = ", assumed from NV" + std::to_string(width) + from + ": V100";
   }
   const CeilingEntry* entry = generation ? db.find("nvlink", *generation) : nullptr;
   if (entry != nullptr && entry->rate_GBps_per_unit) {
@@ -148,6 +180,10 @@ DerivedLink nvlink_pair(const GpuDevice& a, const GpuDevice& b, int links, std::
   }
   if (possible && *possible > links)
     link.degraded.push_back(std::to_string(*possible - links) + " of " + std::to_string(*possible) + " NVLinks down");
+  else if (!possible && norm && *norm > links)
+    link.degraded.push_back("NV" + std::to_string(links) + " where this box's other GPU pairs have NV" +
+                            std::to_string(*norm) + ": " + std::to_string(*norm - links) + " of " +
+                            std::to_string(*norm) + " NVLinks down");
   for (const GpuDevice* gpu : {&a, &b})
     if (gpu->nvlinks_up && gpu->nvlinks_total && *gpu->nvlinks_up < *gpu->nvlinks_total)
       link.degraded.push_back(gpu_label(gpu->index) + " has " + std::to_string(*gpu->nvlinks_total - *gpu->nvlinks_up) +
@@ -183,8 +219,30 @@ std::optional<PortRate> parse_port_rate(const std::string& text) {
   return out;
 }
 
+// The GPU in every pair below the box's NVLink norm (two pairs or more): its links, not its peers'.
+void name_the_gpu_below_the_norm(std::vector<DerivedLink>& links, std::size_t first) {
+  std::map<std::string, int> in_pairs;
+  int below = 0;
+  for (std::size_t i = first; i < links.size(); ++i) {
+    const DerivedLink& l = links[i];
+    if (l.link_class != "nvlink" || l.degraded.empty() || l.degraded.front().find("where this box's") == std::string::npos)
+      continue;
+    ++below;
+    ++in_pairs[l.a];
+    ++in_pairs[l.b];
+  }
+  if (below < 2) return;
+  for (const auto& [gpu, count] : in_pairs) {
+    if (count != below) continue;
+    for (std::size_t i = first; i < links.size(); ++i)
+      if ((links[i].a == gpu || links[i].b == gpu) && links[i].link_class == "nvlink" && !links[i].degraded.empty())
+        links[i].degraded.front() += "; " + gpu + " is in every such pair: its NVLinks (or its NVSwitch ports) are at fault";
+  }
+}
+
 std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb& db, const DerivationOptions& options) {
   std::vector<DerivedLink> links;
+  const std::optional<int> norm = nvlink_norm(node);
 
   // GPU pairs.
   for (std::size_t i = 0; i < node.gpus.size(); ++i) {
@@ -214,7 +272,7 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
         for (const auto& key : {std::pair{a.index, b.index}, std::pair{b.index, a.index}})
           if (auto it = node.p2p->pairs.find(key); it != node.p2p->pairs.end() && it->second != P2pStatus::kOk) p2p = it->second;
       if (nvlinks > 0 && !p2p) {
-        links.push_back(nvlink_pair(a, b, nvlinks, possible, db, options));
+        links.push_back(nvlink_pair(a, b, nvlinks, possible, norm, db, options));
         continue;
       }
       DerivedLink link{gpu_label(a.index), gpu_label(b.index), "pcie", std::nullopt, "", cell ? cell->text() : "", {}, "", {}, {}};
@@ -240,6 +298,7 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
       links.push_back(link);
     }
   }
+  name_the_gpu_below_the_norm(links, 0);
 
   // GPU to host: NVLink-C2C on a Grace superchip, else its PCIe link.
   for (const auto& gpu : node.gpus) {

@@ -31,6 +31,9 @@ struct DerivedLink {
 struct DerivationOptions {
   // NVLink generation of every GPU when their names are unknown (saved text): "4", "5", ...
   std::optional<std::string> nvlink_generation;
+  // The GPU model of saved text, as nvidia-smi names it ("NVIDIA H100 80GB HBM3"): its NVLink
+  // generation comes first, before --nvlink-generation and any guess from a bundle's width.
+  std::optional<std::string> gpu_model;
 };
 
 // The NVLink generation a GPU name implies (H100 -> 4, A100 -> 3, B200 -> 5, RTX 3090 -> ga102).

@@ -129,7 +129,11 @@ std::string topology_table(const std::vector<NodeReport>& nodes, const std::opti
     std::size_t bridges = 0;
     for (const auto& d : node.pcie_devices) bridges += d.class_name == "bridge";
     out << "  PCIe devices: " << node.pcie_devices.size() << " (" << bridges << " bridges)\n";
-    out << "  links: " << report.links.size() << "\n";
+    std::size_t degraded = 0;
+    for (const auto& l : report.links) degraded += !l.degraded.empty();
+    // What is wrong first: a saved matrix of 100 links hides a down bundle in the middle.
+    out << "  links: " << report.links.size()
+        << (degraded ? ", " + std::to_string(degraded) + " DEGRADED (below)" : std::string()) << "\n";
     char header[160];
     std::snprintf(header, sizeof header, "    %-10s %-10s %-7s %-6s %10s  %s\n", "a", "b", "class", "dist", "GB/s", "reason");
     out << header;

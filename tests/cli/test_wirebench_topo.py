@@ -151,3 +151,35 @@ def test_plot_draws_every_device_and_the_near_links(tmp_path):
     texts = [t.get_text() for t in axes.texts]
     assert any("450 GB/s" in t for t in texts)
     plt.close(figure)
+
+
+def test_a_saved_h100_box_with_one_gpu_s_nvlinks_down_reads_degraded_not_as_an_a100():
+    """Issue 44: a saved `nvidia-smi topo -m` of an 8xH100 box where GPU3 is NV12 to every peer and
+    the others NV18 read as "NVLink 3, assumed from NV12: A100", nothing degraded. The fixture is
+    tests/data/topo/h100-8gpu-8nic.txt (an HGX H100 as nvidia-smi prints it) with GPU3's bundles at
+    NV12, as the issue saw it. Each NV12 pair is degraded against the box's NV18, GPU3 named."""
+    result = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"), "--json")
+    assert result.returncode == 0, result.stderr
+    nvlinks = [l for l in json.loads(result.stdout)["nodes"][0]["links"] if l["class"] == "nvlink"]
+    slow = [l for l in nvlinks if "gpu3" in (l["a"], l["b"])]
+    assert len(slow) == 7 and all(l["ceiling_GBps"] == 300 for l in slow)
+    assert all("NVLink 4" in l["reason"] and "A100" not in l["reason"] for l in nvlinks)
+    for l in slow:
+        assert l["degraded"] == ["NV12 where this box's other GPU pairs have NV18: 6 of 18 NVLinks down; gpu3 is in "
+                                 "every such pair: its NVLinks (or its NVSwitch ports) are at fault"], l
+    assert not any(l["degraded"] for l in nvlinks if l not in slow)
+    table = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"))
+    assert "links: 100, 7 DEGRADED (below)" in table.stdout
+    # A healthy box: nothing degraded; a hybrid cube mesh (two widths on purpose) has no norm to miss.
+    healthy = json.loads(wirebench("topo", "--nvidia-smi-topo", str(H100), "--json").stdout)
+    assert not any(l["degraded"] for l in healthy["nodes"][0]["links"])
+
+
+def test_the_gpu_model_named_for_saved_text_sets_the_nvlink_generation_first():
+    """Issue 44: the generation from the GPU's name first. Saved text names no model; --gpu-model
+    does, as nvidia-smi -L prints it, and wins over a guess from the bundle width."""
+    result = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/two-nvlink-islands-8gpu.txt"),
+                       "--gpu-model", "NVIDIA H100 80GB HBM3", "--json")
+    assert result.returncode == 0, result.stderr
+    nvlinks = [l for l in json.loads(result.stdout)["nodes"][0]["links"] if l["class"] == "nvlink"]
+    assert nvlinks and all("NVLink 4, from the GPU model NVIDIA H100 80GB HBM3" in l["reason"] for l in nvlinks)

@@ -218,7 +218,7 @@ def main(argv):
                 print(f"wirebench check: error: {error} (exit code 2)", file=sys.stderr)
                 return ExitCode.INFRASTRUCTURE
             return ExitCode.OK
-        return {"PASS": ExitCode.OK, "FAIL": ExitCode.FAILED, "NOT JUDGED": ExitCode.NOTJUDGED}.get(
+        return {"PASS": ExitCode.OK, "FAIL": ExitCode.FAILED, "NOT JUDGED": ExitCode.UNJUDGED}.get(
             verdict, ExitCode.INFRASTRUCTURE)
     finally:
         shutil.rmtree(work, ignore_errors=True)
