@@ -30,7 +30,11 @@ class CollBatch final : public TimedBatch {
   std::uint64_t ops_per_batch() const override {
     return config_.iterations * config_.agg_iters * static_cast<std::size_t>(std::max(config_.graph_launches, 1));
   }
-  void prepare(std::uint64_t) override {}
+  void prepare(std::uint64_t) override {
+    if (warmed_) return;
+    for (std::size_t i = 0; i < config_.warmup_calls; ++i) call_and_wait();  // untimed, before the first batch
+    warmed_ = true;
+  }
   std::uint64_t verify(std::uint64_t) override { return 0; }
   bool checks_data() const override { return config_.checks > 0; }
   int check_runs() const override { return config_.checks; }
@@ -135,6 +139,7 @@ class CollBatch final : public TimedBatch {
   std::unique_ptr<CollBuffers> buffers_;
   std::vector<double> batch_seconds_;  // this rank's, every timed batch
   std::size_t runs_ = 0;
+  bool warmed_ = false;  // the -w calls are made
   CollBatchConfig config_;
   CollectiveCall call_;
   std::function<void()> replay_;

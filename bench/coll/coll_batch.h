@@ -36,6 +36,7 @@ struct CollBatchConfig {
   // row's `extra` item with every communicator's own time (called on every rank).
   std::function<std::string(const std::vector<double>& batch_seconds)> per_communicator_extra;
   std::size_t warmup_batches = 0;  // the harness's untimed batches: left out of batch_seconds
+  std::size_t warmup_calls = 0;    // untimed calls before the first batch (nccl-tests' -w, exactly)
 };
 
 // Bytes of the buffers a rank needs: {send, recv}.

@@ -20,6 +20,10 @@ std::optional<std::string> mpich_algorithm_variable_for(std::string_view name) {
   return mpich_algorithm_variable(*op);
 }
 
+// Timed batches of -n calls per size under nccl-tests' names: nccl-tests times one; five give a
+// median, and a sweep of small sizes still ends in about the time nccl-tests takes.
+constexpr std::size_t kNcclTestsBatches = 5;
+
 constexpr const char* kFooter =
     "nccl-tests' flags keep nccl-tests' meanings and defaults (docs/tools.md maps each one). On MPI one call runs\n"
     "at a time whatever -z says, as osu_allreduce and IMB time it (-z 1: MPI's blocking call; -z 0: its\n"
@@ -249,6 +253,8 @@ CollOptions parse_coll_options(CommandLine& args) {
   o.placements = {Placement::kOutOfPlace, Placement::kInPlace};
   o.harness.rank_time = RankTime::kAverage;  // nccl-tests' -a 1
   o.harness.console = "nccl-tests";
+  o.as_nccl_tests = !alias.empty();
+  if (o.as_nccl_tests) o.harness.sampling.fixed_samples = kNcclTestsBatches;  // --benchmark_min_time replaces it
   SizeFlags sizes;
   std::string fault;
   OptionParser parser(program.substr(program.find_last_of('/') + 1), "", kFooter);
@@ -266,8 +272,9 @@ CollOptions parse_coll_options(CommandLine& args) {
     if (o.checks == 0) throw UsageError("--inject-fault corrupt needs the data check (-c 1 or more)");
     o.corrupt_result = true;
   }
-  // -w counts calls; the harness warms up in batches of -n (and at least a tenth of the minimum time).
-  o.harness.warmup_batches = static_cast<int>((o.warmup_calls + o.iterations - 1) / o.iterations);
+  // -w counts calls. Under nccl-tests' names exactly -w calls warm each size up (the batch makes
+  // them); wb-coll itself warms up in batches of -n (and at least a tenth of the minimum time).
+  o.harness.warmup_batches = o.as_nccl_tests ? 0 : static_cast<int>((o.warmup_calls + o.iterations - 1) / o.iterations);
   return o;
 }
 

@@ -36,6 +36,10 @@ struct CollOptions {
   std::optional<std::string> link_class;
   bool corrupt_result = false;          // --inject-fault corrupt
   HarnessOptions harness;               // -T is --timeout, -a the harness's rank time, -J its JSON
+  // Called by one of nccl-tests' names (all_reduce_perf, ...): nccl-tests' behaviour. Exactly -w
+  // untimed calls before each size, a fixed count of timed batches (no minimum time), and no files
+  // unless --run-dir asks for them.
+  bool as_nccl_tests = false;
   // nccl-tests' names wirebench takes but does not measure yet (-o avg/mulsum, -d f8e4m3/f8e5m2):
   // their cases are SKIP rows with the reason, as nccl-tests' own types that a NCCL lacks are.
   std::vector<std::string> unmeasured_redops, unmeasured_dtypes;

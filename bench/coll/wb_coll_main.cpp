@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -78,7 +79,7 @@ class CollRun {
  public:
   CollRun(MpiProgram& program, const CollOptions& options, const CommandLine& args)
       : program_(program), options_(options), args_(args), control_(MPI_COMM_WORLD, options.harness.timeout),
-        harness_(control_, options.harness),
+        harness_(control_, harness_options(options, control_)),
         watchdog_([this](const std::string& why) { harness_.record_interruption(why); }) {}
 
   int run() {
@@ -118,13 +119,28 @@ class CollRun {
 
     const int code = harness_.run(args_, program_.run_metadata(hosts, args_, gpu_library_versions()));
     if (control_.is_root())
-      report_sweeps(harness_.written_rows(), options_.harness.run_dir, options_.harness.console != "nccl-tests");
+      report_sweeps(harness_.written_rows(), harness_.options().run_dir, options_.harness.console != "nccl-tests");
+    if (scratch_run_dir()) {  // nobody asked for the files: the console was the output
+      control_.barrier();
+      if (control_.is_root()) std::filesystem::remove_all(harness_.options().run_dir);
+    }
     return code;
   }
 
   MultiRankBenchmarks& harness() { return harness_; }
 
  private:
+  // Under nccl-tests' names without --run-dir, the files the harness keeps while it measures go to
+  // a folder of this job's own beside the others (every rank must see it, as it sees .), removed at
+  // the end: nccl-tests writes nothing, and an earlier run's results.csv here is left alone.
+  static HarnessOptions harness_options(const CollOptions& options, MpiControl& control) {
+    HarnessOptions harness = options.harness;
+    if (options.as_nccl_tests && !harness.run_dir_given)
+      harness.run_dir = ".wirebench-" + control.all_gather(std::to_string(getpid()))[0];
+    return harness;
+  }
+  bool scratch_run_dir() const { return options_.as_nccl_tests && !options_.harness.run_dir_given; }
+
   // nccl-tests' console (the default) or the plain one; every rank takes part in gathering the
   // device lines, rank 0 prints.
   void set_console(int comm_size) {
@@ -152,7 +168,9 @@ class CollRun {
                   "agg iters: %zu validation: %d graph: %d\n",
                   static_cast<unsigned long long>(first), static_cast<unsigned long long>(last),
                   static_cast<unsigned long long>(step), factor ? "factor" : "bytes",
-                  static_cast<std::size_t>(options_.harness.warmup_batches) * options_.iterations, options_.iterations,
+                  options_.as_nccl_tests ? options_.warmup_calls
+                                         : static_cast<std::size_t>(options_.harness.warmup_batches) * options_.iterations,
+                  options_.iterations,
                   options_.agg_iters, options_.checks, options_.graph_launches);
     header.parameters = line;
     if (options_.blocking) header.parameters += "# Blocking Enabled: wait for completion after each collective\n";
@@ -299,6 +317,7 @@ class CollRun {
     config.graph_launches = options_.graph_launches;
     if (options_.split != Split::kNone) config.per_communicator_extra = per_communicator_times(config.iterations);
     config.warmup_batches = static_cast<std::size_t>(std::max(options_.harness.warmup_batches, 0));
+    if (options_.as_nccl_tests) config.warmup_calls = options_.warmup_calls;
 
     CaseInfo info_;
     info_.row = describe_case(base, op, dtype, redop, placement);

@@ -71,7 +71,10 @@ const char* rank_time_name(RankTime how) {
 void declare_harness_options(OptionParser& parser, HarnessOptions& options, const HarnessSpellings& spellings) {
   parser.group("Run");
   parser.value("--run-dir", "DIR", "where results.csv and meta.json go (default .)",
-               [&](const std::string& v) { options.run_dir = v; });
+               [&](const std::string& v) {
+                 options.run_dir = v;
+                 options.run_dir_given = true;
+               });
   parser.value(spellings.timeout, "SECONDS",
                "longest any wait may take before the run is aborted with a message naming the rank (default 60)" +
                    spellings.timeout_note,
@@ -102,6 +105,7 @@ void declare_harness_options(OptionParser& parser, HarnessOptions& options, cons
                      throw UsageError("--benchmark_min_time: '" + v + "' is not SECONDS, SECONDSs or COUNTx");
                    options.sampling.fixed_samples = std::stoul(count);
                  } else {
+                   options.sampling.fixed_samples.reset();  // seconds replace a default count
                    options.sampling.min_seconds =
                        parse_positive_seconds("benchmark_min_time", v.ends_with('s') ? v.substr(0, v.size() - 1) : v);
                  }

@@ -39,6 +39,7 @@ const char* rank_time_name(RankTime how);
 
 struct HarnessOptions {
   std::string run_dir = ".";                 // results.csv and meta.json go here
+  bool run_dir_given = false;                // --run-dir was given (nccl-tests' names write files only then)
   std::chrono::milliseconds timeout{60000};  // the longest any single wait may take
   int warmup_batches = 2;                    // untimed batches before each measurement
   SamplingRule sampling;                     // how many timed batches each measurement takes

@@ -31,9 +31,9 @@ def mpiexec() -> str:
     return os.environ.get("WB_MPIEXEC") or shutil.which("mpiexec") or "mpiexec"
 
 
-def run_mpi(ranks, binary, args, timeout=300, launcher_args=()):
+def run_mpi(ranks, binary, args, timeout=300, launcher_args=(), cwd=None):
     command = [mpiexec(), *launcher_args, "-n", str(ranks), str(bin_dir() / binary), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def read_results(path: Path):

@@ -49,13 +49,32 @@ def test_a_wrong_element_shows_in_the_table_and_the_summary(tmp_path):
     assert "# Out of bounds values : 2 FAILED" in result.stdout, result.stdout
 
 
+NCCL_TESTS_NAMES = "../libexec/wirebench/nccl-tests"  # beside bin, not in it: a real nccl-tests is not shadowed
+
+
 def test_an_alias_runs_its_collective_from_the_build_tree(tmp_path):
-    result = run_mpi(2, "all_gather_perf", ["-b", "8", "-e", "1K", "-f", "2", "-g", "1", "--run-dir", str(tmp_path),
-                                            *QUICK])
+    result = run_mpi(2, f"{NCCL_TESTS_NAMES}/all_gather_perf", ["-b", "8", "-e", "1K", "-f", "2", "-g", "1",
+                                                               "--run-dir", str(tmp_path), *QUICK])
     assert result.returncode == 0, result.stderr
     assert "# all_gather" in result.stdout
     rows = read_results(tmp_path / "results.csv")
     assert rows and {r["op"] for r in rows} == {"all_gather"}
+
+
+def test_an_alias_behaves_as_nccl_tests_no_files_its_warmup_and_quick(tmp_path):
+    """Issue 44: all_reduce_perf wrote results.csv, meta.json and fits.csv into the current folder
+    unasked, echoed -w 5 as "warmup iters: 20" and took 22 s for 8 B-1 MiB on 2 ranks. Under
+    nccl-tests' names: no files without --run-dir (an earlier results.csv there left alone), exactly
+    -w warmup calls, and a fixed count of timed batches instead of a minimum time (the sweep's time is
+    recorded in bench/MEASUREMENTS.md, not bounded here)."""
+    (tmp_path / "results.csv").write_text("an earlier run's file\n")
+    result = run_mpi(2, f"{NCCL_TESTS_NAMES}/all_reduce_perf", ["-b", "8", "-e", "1M", "-f", "2", "-g", "1", "-w", "5"],
+                     cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "warmup iters: 5 iters: 20" in result.stdout
+    assert len(table_lines(result.stdout)) == 18 and "# Avg bus bandwidth" in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]  # nothing written, nothing left
+    assert (tmp_path / "results.csv").read_text() == "an earlier run's file\n"
 
 
 def test_plain_console_shows_the_median_results_csv_holds(tmp_path):
