@@ -344,3 +344,26 @@ def test_osu_bibw_is_a_bidirectional_row(tmp_path):
     big = next(r for r in rows if r["bytes"] == "4194304")
     assert (big["case"], big["direction"], big["algbw_GBps"]) == ("bidir_bw", "bidir", "22.3104")
     assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"] == ["PASS"]  # of both directions' 25
+
+
+def test_an_imported_small_message_latency_is_held_to_its_link_class_s_typical_latency(tmp_path):
+    """Issue 44: osu_latency from 0 B imported with --rate 25 --link-class ib was NOT JUDGED "no
+    ceiling is known for a ib link" though suites/ceilings.csv gives IB's typical latency."""
+    code, rows, summary = imported(tmp_path, "--rate", "25", "--link-class", "ib", files=["osu_latency.txt"])
+    zero = next(v for v in summary["verdicts"] if v["item"].endswith("send_recv 0 B (mpi)"))
+    assert zero["verdict"] == "PASS", zero
+    assert zero["reason"].startswith("latency 1.62 us (half round trip, 0 B) is 1.08x the typical 1.5 us of ib links "
+                                     "(source: suites/ceilings.csv, ib ")
+    # without --rate the class alone is enough for the latency
+    _, _, alone = imported(tmp_path / "alone", "--link-class", "ib", files=["osu_latency.txt"])
+    assert next(v for v in alone["verdicts"] if v["item"].endswith("send_recv 0 B (mpi)"))["verdict"] == "PASS"
+
+
+def test_a_run_without_topology_json_says_that_is_what_is_missing(tmp_path):
+    """Issue 44: `mpiexec -n 2 wb-net` then `wirebench report` said "Nothing judged" and blamed
+    ceilings.csv where the run directory's topology.json is what is missing."""
+    _, _, summary = imported(tmp_path, files=["osu_bw.txt"])
+    reasons = [v["reason"] for v in summary["verdicts"] if v["verdict"] == "NOT JUDGED"]
+    assert reasons and all("the run directory has no topology.json (wirebench run writes it; by hand: wirebench "
+                           "topo --json > RUN_DIR/topology.json)" in r for r in reasons), reasons
+    assert not any("ceilings.csv and the topology give none" in r for r in reasons)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..report.__main__ import report
+from ..report.ceilings import database_latencies
 from ..report.input_files import InputError, read_utf8
 from ..report.schema import RESULT_COLUMNS, ExitCode
 from ..run.paths import BIN
@@ -168,10 +169,20 @@ def main(argv):
         for _, _, (rows, _) in imported:
             link_classes_from(topology, rows, args.link_class)
             writer.writerows(rows)
+    expectation = {}
     if args.rate is not None:
-        (args.out / "suite.json").write_text(json.dumps({"expectations": [{
-            "link_class": args.link_class, "ceiling_GBps": args.rate, "healthy_fraction": 0.8, "any_endpoints": True,
-            "reason": f"{args.rate:g} GB/s given to wirebench import --rate", "source": "wirebench import --rate"}]}))
+        expectation = {"link_class": args.link_class, "ceiling_GBps": args.rate, "healthy_fraction": 0.8,
+                       "any_endpoints": True, "reason": f"{args.rate:g} GB/s given to wirebench import --rate",
+                       "source": "wirebench import --rate"}
+    # The class's typical small-message latency from the ceilings database, as `wirebench topo` gives
+    # it a run: an imported osu_latency or ib_send_lat is judged without a saved topology.
+    latency = max((e for e in database_latencies() if e["link_class"] == args.link_class),
+                  key=lambda e: e["latency_us"], default=None)
+    if latency:
+        expectation |= {"link_class": args.link_class, "latency_us": latency["latency_us"],
+                        "latency_source": latency["source"]}
+    if expectation:
+        (args.out / "suite.json").write_text(json.dumps({"expectations": [expectation]}))
     for path, tool, (rows, notes) in imported:
         print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")
         for note in notes:

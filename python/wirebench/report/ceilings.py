@@ -4,7 +4,9 @@ that no topology sees (a virtual cluster's), from the suite's expectations in su
 whose link has no known ceiling (shared memory, device-local copies) are judged against their
 siblings only. Small-message latencies are compared with their link class's typical latency
 (topology.json's `typical_latency_us`, from ceilings.csv)."""
+import csv
 import json
+from functools import cache
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +30,20 @@ class TypicalLatency:
     source: str
 
 
+DATABASE = Path(__file__).resolve().parents[3] / "suites" / "ceilings.csv"
+
+
+@cache
+def database_latencies():
+    """Each link class's typical small-message latency in suites/ceilings.csv (the rows that give one)."""
+    if not DATABASE.exists():
+        return ()
+    with DATABASE.open(encoding="utf-8", newline="") as f:
+        return tuple({"link_class": r["link_class"], "latency_us": float(r["latency_us"]),
+                      "source": f"suites/ceilings.csv, {r['link_class']} {r['generation']}: {r['source']}"}
+                     for r in csv.DictReader(f) if (r.get("latency_us") or "").strip())
+
+
 # NCCL_ALGO's values (NCCL's names, any case) that the expectations spell otherwise; the rest
 # (ring, tree, nvls, pat) are the same lowercased.
 NCCL_ALGO_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet_direct", "collnetchain": "collnet_chain"}
@@ -36,6 +52,7 @@ NCCL_ALGO_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet_direct", "
 class Ceilings:
     def __init__(self, links_by_node, expectations=(), typical_latencies=(), collectives=(), nccl_log=None):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
+        self.without_topology = False  # the run directory has no topology.json
         # What `wirebench topo --nccl-log` read of an NCCL_DEBUG=INFO log (topology.json's `nccl`):
         # its catalogue's diagnoses become findings (verdicts.nccl_log_findings).
         self.nccl_log = nccl_log if isinstance(nccl_log, dict) else {}
@@ -55,7 +72,12 @@ class Ceilings:
         self.expectations = {e["link_class"]: e for e in expectations if e.get("ceiling_GBps")}
         # Per link class the most lenient of its generations' figures (IB: the same 1.5 us for all).
         self.latencies = {}
-        for entry in typical_latencies:
+        # A suite (or wirebench import --link-class) may state its class's typical latency; the
+        # topology's, where it gives one, comes first.
+        stated = [{"link_class": e["link_class"], "latency_us": e["latency_us"], "source": e.get("latency_source", "")}
+                  for e in expectations if isinstance(e.get("latency_us"), (int, float)) and e.get("link_class")]
+        given = {e["link_class"] for e in typical_latencies}
+        for entry in list(typical_latencies) + [e for e in stated if e["link_class"] not in given]:
             known = self.latencies.get(entry["link_class"])
             if known is None or entry["latency_us"] > known.latency_us:
                 self.latencies[entry["link_class"]] = TypicalLatency(float(entry["latency_us"]), entry.get("source", ""))
@@ -71,7 +93,9 @@ class Ceilings:
                 raise InputError(f"{suite}:{error.lineno}: not valid JSON: {error.msg}") from None
         path = run_dir / "topology.json"
         if not path.exists() or path.stat().st_size == 0:
-            return Ceilings({}, expectations)
+            ceilings = Ceilings({}, expectations)
+            ceilings.without_topology = True  # what a NOT JUDGED says is missing
+            return ceilings
         try:
             doc = json.loads(read_utf8(path))
         except json.JSONDecodeError as error:

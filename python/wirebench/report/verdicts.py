@@ -107,7 +107,7 @@ def _profile_floors(verdicts, context):
 def _explain_not_judged(verdicts, context):
     for v in verdicts:
         if v.verdict == "NOT JUDGED" and v.not_judged_why == NO_CEILING:
-            v.reason = _nothing_to_judge_by(v, context.profile, verdicts)
+            v.reason = _nothing_to_judge_by(v, context.profile, verdicts, context.ceilings.without_topology)
 
 
 def _note_degraded(verdicts, context):
@@ -174,11 +174,14 @@ def apply_remeasure(verdicts, again):
                           "measured again; look for what disturbed the first measurement; the first:", " ")
 
 
-def _nothing_to_judge_by(v, profile, verdicts):
+def _nothing_to_judge_by(v, profile, verdicts, without_topology=False):
     f = v.row.fields
     siblings = len({(o.row.text("src"), o.row.text("dst")) for o in verdicts if o.item and sibling_key(o) == sibling_key(v)})
     what = f"a {f['link_class']} link" if f["link_class"] else "this measurement"
-    return (f"not judged: no ceiling is known for {what} (ceilings.csv and the topology give none), "
+    # Without topology.json nothing derived a ceiling from ceilings.csv: say what is missing.
+    source = ("the run directory has no topology.json (wirebench run writes it; by hand: wirebench topo --json > "
+              "RUN_DIR/topology.json)" if without_topology else "ceilings.csv and the topology give none")
+    return (f"not judged: no ceiling is known for {what} ({source}), "
             f"{'no floor of profile ' + profile.name + ' matches it' if profile else 'no platform profile was given'}, "
             f"and {siblings} equivalent link{'s' if siblings != 1 else ''} measured it ({SIBLINGS_NEEDED} are needed "
             "to compare them)")
