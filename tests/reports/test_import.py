@@ -367,3 +367,14 @@ def test_a_run_without_topology_json_says_that_is_what_is_missing(tmp_path):
     assert reasons and all("the run directory has no topology.json (wirebench run writes it; by hand: wirebench "
                            "topo --json > RUN_DIR/topology.json)" in r for r in reasons), reasons
     assert not any("ceilings.csv and the topology give none" in r for r in reasons)
+
+
+def test_rate_without_link_class_takes_the_class_perftest_prints(tmp_path, capsys):
+    """Issue 44: docs/import.md's `import ib_write_bw.txt --rate 25` exited 3 "--rate needs
+    --link-class" though perftest prints its Link type. A file that names no link still needs it."""
+    code, rows, summary = imported(tmp_path, "--rate", "25", files=["ib_write_bw.txt", "ib_write_lat.txt"])
+    assert code in (ExitCode.OK, ExitCode.FAILED) and rows and {r["link_class"] for r in rows} == {"ib"}
+    assert any(v["verdict"] in ("PASS", "FAIL") and "25 GB/s" in v.get("expected", "") for v in summary["verdicts"])
+    code, _, _ = imported(tmp_path / "osu", "--rate", "25", files=["osu_bw.txt"])
+    assert code == ExitCode.USAGE
+    assert "--rate needs --link-class: the link whose ceiling it is (they do not name their link)" in capsys.readouterr().err

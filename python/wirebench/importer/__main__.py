@@ -41,8 +41,6 @@ def parse_args(argv):
     where.add_argument("--nccl-log", type=Path, help="the NCCL_DEBUG=INFO log of the run: each misconfiguration "
                        "it shows is a FAIL or WARN (docs/nccl-diagnosis.md)")
     args = parser.parse_args(argv[1:])
-    if args.rate is not None and not args.link_class:
-        parser.error("--rate needs --link-class: the link whose ceiling it is")
     if args.topology and args.nvidia_smi_topo:
         parser.error("--topology and --nvidia-smi-topo both describe the wiring: give one")
     if (args.nvidia_smi_p2p or args.nvlink_generation) and not args.nvidia_smi_topo:
@@ -147,6 +145,16 @@ def link_classes_from(topology, rows, stated):
             r["link_class"] = next(iter(gpu_pairs))
 
 
+def link_class_the_files_say(imported):
+    """The one link class the imported rows name themselves (perftest prints its Link type), for a
+    --rate given without --link-class; an InputError where they name none or several."""
+    named = sorted({r["link_class"] for _, _, (rows, _) in imported for r in rows if r.get("link_class")})
+    if len(named) != 1:
+        said = f"they name {', '.join(named)}" if named else "they do not name their link"
+        raise InputError(f"--rate needs --link-class: the link whose ceiling it is ({said})")
+    return named[0]
+
+
 def main(argv):
     try:
         args = parse_args(argv)
@@ -157,6 +165,8 @@ def main(argv):
             raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
         imported = [(path, *read_file(path, args)) for path in args.files]
         topology = read_topology(args)
+        if args.rate is not None and not args.link_class:
+            args.link_class = link_class_the_files_say(imported)
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
