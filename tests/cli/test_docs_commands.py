@@ -53,7 +53,7 @@ RULES = [  # (pattern matched from the command's start, how, exit codes for run)
     (r"PATH=\S+ exec wirebench check ", "options", ()),
     (r"ci/vcluster ", "options", ()),
     (r"eval \"\$\(ci/vcluster env\)\"", "options", ()),
-    (r"ci/(run|test|setup|fuzz|package|deb-check)\b", "options", ()),
+    (r"ci/(run|test|setup|fuzz|package|deb-check|gpu-bundle|gpu-check|gpu-offline-proof)\b", "options", ()),
     (r"(cmake|ctest|apt-get|sinfo|srun|sbatch|WB_EVERY=\S+ sbatch|WB_APPLY=\S+ sbatch)\b", "external", ()),
     (r"\d+ \d+ \* \* \* ", "external", ()),  # a crontab line
 ]

@@ -8,13 +8,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ["ci/setup", "ci/test", "ci/run", "ci/fuzz", "ci/package", "ci/deb-check", "ci/tested-mpi",
            "bench/peers/finalize_hang_rate.sh", "bench/peers/vcluster_soak.sh", "ci/gpu-check", "ci/vcluster", "ci/vcluster.d/launch", "ci/vcluster.d/slurm", ".ci/run",
-           "ci/templates/slurm-acceptance.sbatch"]
+           "ci/templates/slurm-acceptance.sbatch", "ci/gpu-bundle", "ci/gpu-check-peers", "ci/gpu-offline-proof"]
+SOURCED = ["ci/gpu-offline-env"]
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 def test_shell_scripts_are_shellcheck_clean():
     result = subprocess.run(["shellcheck", *SCRIPTS], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+    # sourced, not run: no shebang of its own, bash declared inside
+    sourced = subprocess.run(["shellcheck", *SOURCED], cwd=ROOT, capture_output=True, text=True)
+    assert sourced.returncode == 0, sourced.stdout
 
 
 def test_every_script_is_executable_and_strict():
