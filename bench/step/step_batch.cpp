@@ -38,15 +38,13 @@ std::string StepBatch::extra_after_run() {
   outcome_.compute_us = control_.max(summarize(compute).median);
   outcome_.exposed_us = std::max(0.0, outcome_.step_us - outcome_.compute_us);
   outcome_.predicted = predicted_;
-  // Each operation at the median of its timed durations, played by the program's rules on this rank;
-  // the slowest rank's replay is the step its own collectives and compute explain.
-  std::vector<double> medians(program_.ops.size(), 0.0);
-  for (std::size_t op = 0; op < medians.size(); ++op) {
-    std::vector<double> samples;
-    for (std::size_t i = warmup_steps_; i < durations_.size(); ++i) samples.push_back(durations_[i][op]);
-    if (!samples.empty()) medians[op] = summarize(samples).median;
-  }
-  outcome_.replayed_us = control_.max(replay(program_, medians).step_us);
+  // Each timed step replayed with its own operations' durations by the program's rules, the
+  // slowest rank's per step, and the median over steps: the statistic the step itself is (a sum of
+  // per-operation medians would sit below it wherever durations have a long tail).
+  std::vector<double> replayed;
+  for (std::size_t i = warmup_steps_; i < durations_.size(); ++i)
+    replayed.push_back(control_.max(replay(program_, durations_[i]).step_us));
+  outcome_.replayed_us = replayed.empty() ? 0.0 : summarize(replayed).median;
   outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
   outcome_.predicted_by_kind = collective_time_by_kind(program_, predicted_);
   const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));

@@ -59,13 +59,13 @@ PAIRS = [
      lambda bins, out: [bins / "wb-host", "--tests", "gpu", "--sizes", f"{SIZE_MIB}MiB", "--benchmark_min_time=0.2",
                         "--run-dir", out],
      lambda r: "numa" in r["src"] and r["dst"].endswith("gpu0"),
-     lambda r: "numa" in r["src"] and r["dst"].endswith("gpu0") and "pinned" in (r["case"] + r["extra"])),
+     lambda r: r["case"] == "h2d_pinned" and r["dst"].endswith("gpu0") and "numa=local" in r["extra"]),
     ("device to host, pinned (CE)", "nvbandwidth",
      lambda peers, out: [peers / "nvbandwidth", "-t", "device_to_host_memcpy_ce", "-b", SIZE_MIB],
      lambda bins, out: [bins / "wb-host", "--tests", "gpu", "--sizes", f"{SIZE_MIB}MiB", "--benchmark_min_time=0.2",
                         "--run-dir", out],
      lambda r: r["src"].endswith("gpu0") and "numa" in r["dst"],
-     lambda r: r["src"].endswith("gpu0") and "numa" in r["dst"] and "pinned" in (r["case"] + r["extra"])),
+     lambda r: r["case"] == "d2h_pinned" and r["src"].endswith("gpu0") and "numa=local" in r["extra"]),
 ]
 
 

@@ -22,12 +22,13 @@ LATENCY_WARN_FACTOR = 2.0
 EXPOSED_FINDING_PCT = 40.0
 PREDICTION_TOLERANCE = 0.20
 REPLAY_TOLERANCE = 0.10
-# A miss that the step's own spread covers twice over cannot be told from noise: no verdict.
-UNDECIDED_SPREAD_FACTOR = 2.0
+# A difference that the measurement's own spread covers cannot be told from its noise: no WARN
+# rests on it (issue 44: on a healthy 2-core machine 3 ranks' samples spread 17-80%).
+UNDECIDED_SPREAD_FACTOR = 1.0
 
 
 def undecided(spread_pct, difference):
-    """Whether a measurement's spread (p95-p05 over the median, percent) is far above a relative
+    """Whether a measurement's spread (p95-p05 over the median, percent) is at least a relative
     difference: then the difference may be the measurement's own noise, and decides nothing."""
     return spread_pct is not None and spread_pct / 100 >= UNDECIDED_SPREAD_FACTOR * abs(difference)
 
@@ -66,8 +67,8 @@ def _judge_step(row):
                        expected=expected, finding=finding)
     spread = row.number("spread_pct")
     if undecided(spread, replay_error):
-        return Verdict(row, "NOT JUDGED", reason + f"; not judged: the step's samples spread {spread:.0f}%, far "
-                       f"above the {100 * abs(replay_error):.0f}% it misses by", "time_us", step,
+        return Verdict(row, "NOT JUDGED", reason + f"; not judged: the step's samples spread {spread:.0f}%, as "
+                       f"much as the {100 * abs(replay_error):.0f}% it misses by or more", "time_us", step,
                        expected=expected, finding=finding)
     return Verdict(row, "WARN", reason + f"; the step holds {100 * abs(replay_error):.0f}% its operations do not "
                    "explain: a host stall, a late rank or a wait the overlap rules do not have", "time_us", step,
@@ -95,6 +96,12 @@ def _judge_latency(row, typical):
               f"{typical.latency_us:.4g} us of {row.text('link_class')} links (source: {typical.source})")
     expected = f"<= {limit:.4g} us ({LATENCY_WARN_FACTOR:g}x the typical {typical.latency_us:.4g} us)"
     if factor > LATENCY_WARN_FACTOR:
+        spread = row.number("spread_pct")
+        over = value / limit - 1
+        if undecided(spread, over):
+            return Verdict(row, "NOT JUDGED", reason + f"; more than {LATENCY_WARN_FACTOR:g}x by {100 * over:.1f}%, "
+                           f"within its own spread of {spread:.0f}%: too noisy to tell", "time_us", value,
+                           expected=expected)
         return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value, expected=expected,
                        latency_limit_us=limit)
     return Verdict(row, "PASS", reason, "time_us", value, expected=expected, latency_limit_us=limit)
@@ -170,6 +177,11 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
         verdict = "FAIL"
     elif fraction < healthy * (1 + WARN_BAND):
         verdict = "WARN"
+        spread = row.number("spread_pct")
+        if undecided(spread, fraction / healthy - 1):  # the margin is inside the noise: it passes, said so
+            verdict = "PASS"
+            described += (f"; within {100 * WARN_BAND:.0f}% above it, but its own spread of {spread:.0f}% is wider "
+                          "than that margin: no warning rests on it")
     else:
         verdict = "PASS"
     return Verdict(row, verdict, described, metric, value, limit, fraction, healthy, expected=expected)
