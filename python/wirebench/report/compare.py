@@ -16,30 +16,24 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import judging
 from .results import InputError, read_results
-from .row_verdicts import undecided
+from .row_verdicts import is_small_message_latency, undecided
 from .schema import version, ExitCode
-from .sweeps import sweep_key
+from .sweeps import sweep_bounds
 from .verdicts import metric_of
 
 
 def _compared_metric(row, smallest):
     """What a row is compared by: a small message held against its typical latency by its time
     (an 8 B ping-pong's bandwidth is no figure anyone reads), the rest as they are judged."""
-    if judging.against(row, "typical_latency") and int(row.text("bytes") or 0) == smallest.get(sweep_key(row)) \
-            and row.number("time_us") is not None:
+    if is_small_message_latency(row, smallest) and row.number("time_us") is not None:
         return "time_us", row.number("time_us"), False
     return metric_of(row)
 
 
 def measurements(run_dir: Path):
     results = read_results(run_dir / "results.csv")
-    smallest = {}
-    for row in results.rows:
-        if row.status == "OK" and judging.against(row, "typical_latency"):
-            size = int(row.text("bytes") or 0)
-            smallest[sweep_key(row)] = min(size, smallest.get(sweep_key(row), size))
+    _, smallest = sweep_bounds(results.rows)
     table = OrderedDict()
     for row in results.rows:
         if row.status != "OK":

@@ -107,7 +107,7 @@ def _judge_latency(row, typical):
     return Verdict(row, "PASS", reason, "time_us", value, expected=expected, latency_limit_us=limit)
 
 
-def _is_small_message_latency(row, smallest):
+def is_small_message_latency(row, smallest):
     """A row declared to be held against its class's typical latency, at its sweep's smallest size."""
     return (judging.against(row, "typical_latency") is not None
             and int(row.text("bytes") or 0) == smallest.get(sweep_key(row)))
@@ -126,7 +126,7 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
     if value is None:
         return Verdict(row, "ERROR", "no measured value in the row", metric)
     size = int(row.text("bytes") or 0)
-    if _is_small_message_latency(row, smallest):
+    if is_small_message_latency(row, smallest):
         typical = ceilings.typical_latency(row)
         if typical:
             return _judge_latency(row, typical)

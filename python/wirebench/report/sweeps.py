@@ -10,6 +10,17 @@ def sweep_key(row):
     return sweep_key_of(f)[:8] + (row_identity(f.get("extra", "")),)
 
 
+def sweep_bounds(rows):
+    """({sweep: its largest size}, {sweep: its smallest size}) over the measured rows."""
+    largest, smallest = {}, {}
+    for row in rows:
+        if row.status == "OK":
+            key, size = sweep_key(row), int(row.text("bytes") or 0)
+            largest[key] = max(largest.get(key, 0), size)
+            smallest[key] = min(smallest.get(key, size), size)
+    return largest, smallest
+
+
 def sweep_key_of(fields):
     return (fields["bench"], fields["case"], fields["backend"], fields["op"], fields["dtype"], fields["src"],
             fields["dst"], fields.get("direction", ""), "")

@@ -40,7 +40,7 @@ from .extra import encode_items
 from .floors import apply_profile
 from .results import Row
 from .row_verdicts import judge_row
-from .sweeps import incomplete_sweeps, sweep_key
+from .sweeps import incomplete_sweeps, sweep_bounds, sweep_key
 from .switches import load_switches
 from .verdict import NO_CEILING, Verdict
 
@@ -72,12 +72,7 @@ def judge(results, ceilings, profile=None):
     judge; confidence is noted on the final verdicts; culprits come last, over the pairs' verdicts.
     A FAIL's second measurement is applied after (apply_remeasure), by the caller."""
     rows = results.rows
-    largest, smallest = {}, {}
-    for row in rows:
-        if row.status == "OK":
-            key, size = sweep_key(row), int(row.text("bytes") or 0)
-            largest[key] = max(largest.get(key, 0), size)
-            smallest[key] = min(smallest.get(key, size), size)
+    largest, smallest = sweep_bounds(rows)
     context = Judging(results, ceilings, profile, largest, smallest, incomplete_sweeps(results, largest))
     shares = port_shares(rows, ceilings)
     verdicts = [judge_row(row, ceilings, largest, smallest, shares.get(row.line, (1, ""))) for row in rows]
