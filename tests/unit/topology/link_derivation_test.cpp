@@ -22,7 +22,8 @@ PcieLinkState pcie(double gts, int width, double max_gts, int max_width) {
   return link;
 }
 
-const DerivedLink& find_link(const std::vector<DerivedLink>& links, const std::string& a, const std::string& b) {
+// By value: a caller may pass a temporary list (line 130 did, a dangling reference GCC 13 caught).
+DerivedLink find_link(const std::vector<DerivedLink>& links, const std::string& a, const std::string& b) {
   for (const auto& l : links)
     if (l.a == a && l.b == b) return l;
   throw std::runtime_error("no link " + a + " - " + b);
