@@ -16,6 +16,10 @@ Judgement bandwidth_against_ceiling(std::string_view metric) {
   return {metric, JudgedAt::kLargest, JudgedAgainst::kCeiling};
 }
 
+Judgement bandwidth_against_siblings(std::string_view metric) {
+  return {metric, JudgedAt::kLargest, JudgedAgainst::kSiblings};
+}
+
 Judgement time_against_siblings() { return {"time_us", JudgedAt::kSmallest, JudgedAgainst::kSiblings}; }
 
 Judgement latency_against_typical() { return {"time_us", JudgedAt::kSmallest, JudgedAgainst::kTypicalLatency}; }

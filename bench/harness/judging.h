@@ -25,6 +25,10 @@ std::string judged_text(const std::vector<Judgement>& judgements);
 // (a 0 B point, a latency-only case): its time at the smallest size, against its siblings.
 Judgement bandwidth_against_ceiling(std::string_view metric = "algbw_GBps");
 Judgement time_against_siblings();
+// A transfer whose rate the link does not bound (a pageable copy runs through the driver's CPU
+// staging copy; a bidirectional host copy is bound by the host's root complex): its bandwidth at the
+// largest size against the same measurement on the node's other GPUs, never a link's ceiling.
+Judgement bandwidth_against_siblings(std::string_view metric = "algbw_GBps");
 // A ping-pong of at most kSmallMessageBytes: its half round trip against the typical latency of
 // its link class (as well as its bandwidth, where it moves bytes).
 inline constexpr unsigned kSmallMessageBytes = 64;

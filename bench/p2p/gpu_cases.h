@@ -44,5 +44,10 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
 void skip_p2p_cases(MultiRankBenchmarks& harness, const P2pCaseOptions& options, const std::string& reason);
 void skip_host_gpu_cases(MultiRankBenchmarks& harness, const HostGpuCaseOptions& options, const std::string& reason);
 const std::vector<std::string>& host_gpu_case_kinds();
+// How a host <-> GPU case is judged (results.csv's `judged`): a pinned one-way copy against the
+// PCIe link's ceiling; a pageable copy (the driver's CPU staging copy sets its pace) and a copy both
+// ways at once (the host's root complex sets it: a healthy H200 did 77% of twice the one-way
+// ceiling, bench/MEASUREMENTS.md) against the other GPUs' only.
+std::string host_gpu_case_judged(const std::string& kind, double bytes_per_op);
 
 }  // namespace wb

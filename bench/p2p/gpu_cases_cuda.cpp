@@ -174,7 +174,7 @@ int add_host_gpu_cases(MultiRankBenchmarks& harness, NumaMemory& numa, const Hos
     info.row.ranks = info.row.nodes = 1;
     info.row.extra = ExtraItems().set("numa", placement).text();
     info.bytes_per_op = bytes_per_op;
-    info.row.judged = transfer_judged(bytes_per_op);
+    info.row.judged = host_gpu_case_judged(kind, bytes_per_op);
     info.row.rerun = "wb-host --tests gpu --sizes " + std::to_string(bytes);
     info.name = name;
     harness.add(std::move(info), std::move(make));

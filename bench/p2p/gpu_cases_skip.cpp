@@ -1,5 +1,6 @@
 // SKIP rows for the GPU cases, shared by the build without CUDA and the machine without a GPU.
 #include "p2p/gpu_cases.h"
+#include "harness/judging.h"
 
 namespace wb {
 namespace {
@@ -24,6 +25,11 @@ const std::vector<std::string>& host_gpu_case_kinds() {
   static const std::vector<std::string> kinds = {"h2d_pinned",   "d2h_pinned",   "h2d_pageable", "d2h_pageable",
                                                  "bidir_pinned", "all_gpus_h2d", "all_gpus_d2h"};
   return kinds;
+}
+
+std::string host_gpu_case_judged(const std::string& kind, double bytes_per_op) {
+  const bool link_bound = kind.find("pageable") == std::string::npos && !kind.starts_with("bidir");
+  return link_bound ? transfer_judged(bytes_per_op) : judged_text({bandwidth_against_siblings()});
 }
 
 void skip_p2p_cases(MultiRankBenchmarks& harness, const P2pCaseOptions& options, const std::string& reason) {

@@ -57,13 +57,13 @@ PAIRS = [
     ("host to device, pinned (CE)", "nvbandwidth",
      lambda peers, out: [peers / "nvbandwidth", "-t", "host_to_device_memcpy_ce", "-b", SIZE_MIB],
      lambda bins, out: [bins / "wb-host", "--tests", "gpu", "--sizes", f"{SIZE_MIB}MiB", "--benchmark_min_time=0.2",
-                        "--run-dir", out],
+                        "--benchmark_filter=host/h2d/pinned/gpu0/local", "--run-dir", out],
      lambda r: "numa" in r["src"] and r["dst"].endswith("gpu0"),
      lambda r: r["case"] == "h2d_pinned" and r["dst"].endswith("gpu0") and "numa=local" in r["extra"]),
     ("device to host, pinned (CE)", "nvbandwidth",
      lambda peers, out: [peers / "nvbandwidth", "-t", "device_to_host_memcpy_ce", "-b", SIZE_MIB],
      lambda bins, out: [bins / "wb-host", "--tests", "gpu", "--sizes", f"{SIZE_MIB}MiB", "--benchmark_min_time=0.2",
-                        "--run-dir", out],
+                        "--benchmark_filter=host/d2h/pinned/gpu0/local", "--run-dir", out],
      lambda r: r["src"].endswith("gpu0") and "numa" in r["dst"],
      lambda r: r["case"] == "d2h_pinned" and r["src"].endswith("gpu0") and "numa=local" in r["extra"]),
 ]
@@ -115,7 +115,7 @@ def main(argv):
                 ratios.append(ours / peer)
         median = (lambda xs: f"{statistics.median(xs):.4g}" if xs else "none")
         lines.append(f"| {name} | {peer_name} | {median(peer_figures)} | {median(ours_figures)} | "
-                     f"{median(ratios) if ratios else 'none (see peers/peers.log)'} |")
+                     f"{f'{statistics.median(ratios):.4f}' if ratios else 'none (see peers/peers.log)'} |")
     table = "\n".join(lines)
     (work / "peers.md").write_text(table + "\n")
     print(table)

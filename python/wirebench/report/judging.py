@@ -18,6 +18,9 @@ class Judgement:
     at: str       # largest, smallest, each
     against: str  # ceiling, typical_latency, siblings, culprits, prediction
 
+    def __str__(self):
+        return f"{self.metric}@{self.at}:{self.against}"
+
 
 def unit_of(metric):
     """How a metric's figure is said: us for a time, GB/s for a bandwidth."""

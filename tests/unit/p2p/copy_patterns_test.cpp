@@ -1,4 +1,5 @@
 #include "p2p/copy_patterns.h"
+#include "p2p/gpu_cases.h"
 
 #include <gtest/gtest.h>
 
@@ -56,6 +57,24 @@ TEST(CopyPatterns, WhatAppliesWhere) {
   EXPECT_FALSE(not_applicable(parse_copy_pattern("ce/write/all_to_one"), self, true, 2));
   EXPECT_TRUE(not_applicable(parse_copy_pattern("ce/write/all_to_one"), peers, true, 2));
   EXPECT_TRUE(not_applicable(parse_copy_pattern("ce/write/all_to_one"), self, true, 1));
+}
+
+}  // namespace
+}  // namespace wb
+
+namespace wb {
+namespace {
+
+// A healthy H200 read 3 FAIL when every host copy was held to the PCIe ceiling: pageable copies
+// ran at 6-14 GB/s (the driver's CPU staging copy) and the copy both ways at 77% of twice the
+// one-way ceiling. Only pinned one-way copies measure the link.
+TEST(HostGpuCases, OnlyPinnedOneWayCopiesAreHeldToTheLinksCeiling) {
+  for (const std::string& kind : host_gpu_case_kinds()) {
+    const std::string judged = host_gpu_case_judged(kind, 1 << 20);
+    const bool pinned_one_way = kind != "bidir_pinned" && kind.find("pageable") == std::string::npos;
+    EXPECT_EQ(judged, pinned_one_way ? "algbw_GBps@largest:ceiling" : "algbw_GBps@largest:siblings") << kind;
+  }
+  EXPECT_EQ(host_gpu_case_judged("h2d_pinned", 0), "time_us@smallest:siblings");
 }
 
 }  // namespace
