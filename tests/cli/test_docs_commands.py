@@ -114,7 +114,8 @@ def site(tmp_path):
     (tmp_path / "build" / "default").symlink_to(build)
     (tmp_path / "tests").symlink_to(ROOT / "tests")
     for name in os.listdir(DATA / "imports"):
-        shutil.copy(DATA / "imports" / name, tmp_path / name)
+        if (DATA / "imports" / name).is_file():  # real/: the real-world inputs, read by their own tests
+            shutil.copy(DATA / "imports" / name, tmp_path / name)
     for name, source in STAND_INS.items():
         shutil.copy(source, tmp_path / name)
     shutil.copytree(DATA / "recorded-runs" / "vcluster-clean", tmp_path / "RUN_DIR",

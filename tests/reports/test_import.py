@@ -247,8 +247,9 @@ def test_nvbandwidth_json_reads_as_its_text_and_says_what_it_passed_by(tmp_path,
 
 def test_nvbandwidth_0_4_leaves_its_diagonal_out(tmp_path):
     _, rows, _ = imported(tmp_path, "--hosts", "dgx01", files=["nvbandwidth-0.4.txt"])
+    # write_ce: row -> column, the row's GPU pushing (nvbandwidth's testcases_ce.cpp), whatever its title's arrow
     assert sorted((r["src"], r["dst"], r["case"]) for r in rows) == [
-        ("dgx01/gpu0", "dgx01/gpu1", "ce/read"), ("dgx01/gpu1", "dgx01/gpu0", "ce/read")]
+        ("dgx01/gpu0", "dgx01/gpu1", "ce/write"), ("dgx01/gpu1", "dgx01/gpu0", "ce/write")]
     assert parse(rows[0]["extra"])["tool_version"] == "unknown"
 
 

@@ -1,7 +1,8 @@
 """nvbandwidth's text output (0.4 on): `Running TESTCASE.`, a title `memcpy CE GPU(row) <- GPU(column)
 bandwidth (GB/s)` (or CPU(row) -> GPU(column), SM copies...), a matrix of GB/s (N/A on its diagonal),
-then `SUM TESTCASE figure`. Each cell becomes a row like wb-p2p's (GPU pairs) or wb-host's GPU rows
-(the host and a GPU); nvbandwidth does not print its buffer size (-b, 512 MiB by default): --bytes."""
+then `SUM TESTCASE figure`. Each cell becomes a row like wb-p2p's (GPU pairs, a GPU's local copy) or
+wb-host's GPU rows (the host and a GPU), its direction from the testcase (FLOWS), not the title;
+nvbandwidth does not print its buffer size (-b, 512 MiB by default): --bytes."""
 import re
 
 from ..report.input_files import InputError
@@ -10,21 +11,75 @@ from .rows import number, row
 
 VERSION = re.compile(r"^nvbandwidth Version:\s*v?(\S+)")
 RUNNING = re.compile(r"^Running (\w+)\.")
-TITLE = re.compile(r"^memcpy (CE|SM) (CPU|GPU)\(row\) (->|<-|<->) (CPU|GPU)\(column\) bandwidth \(GB/s\)")
+# "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)", "memcpy local GPU(column) bandwidth (GB/s)",
+# "memcpy CE GPU(row) <-> GPU(column) Total bandwidth (GB/s)" (and its Read1/Read2, Write1/Write2)
+TITLE = re.compile(r"^memcpy (?:(CE|SM) (CPU|GPU)\(row\) (->|<-|<->) |(local) )(CPU|GPU)\(column\) "
+                   r"(?:(Total|Read1|Read2|Write1|Write2) )?bandwidth \(GB/s\)")
 HEADER = re.compile(r"^\s+(\d+(?:\s+\d+)*)\s*$")
 CELLS = re.compile(r"^\s*(\d+)((?:\s+(?:[\d.]+|N/A))+)\s*$")
 DEFAULT_BYTES = 512 * 1024 * 1024
+
+# Which way the data went, per testcase, as nvbandwidth's source does it (testcases_ce.cpp and
+# testcases_sm.cpp at 66746a3): the titles' arrows do not say it for GPU pairs. read: value(row,
+# column) = copy column -> row, the row's GPU pulling; write: value(row, column) = copy row ->
+# column, the row's GPU pushing; yet read's title says "GPU(row) -> GPU(column)" and write's
+# "GPU(row) <- GPU(column)". Host copies put the CPU in the (only) row. Ends: "host", "row",
+# "column" (the GPU of that index), "all->" / "->all" (every other GPU, as wb-p2p names them).
+# (bench, case, src, dst, direction); ENGINE is the copy's engine, ce or sm.
+FLOWS = {
+    "host_to_device_memcpy": ("host", "h2d_pinned", "host", "column", "uni"),
+    "device_to_host_memcpy": ("host", "d2h_pinned", "column", "host", "uni"),
+    # one way's figure while the other way runs beside it (not wb-host's bidir_pinned, the sum of both)
+    "host_to_device_bidirectional_memcpy": ("host", "h2d_pinned/beside_d2h", "host", "column", "uni"),
+    "device_to_host_bidirectional_memcpy": ("host", "d2h_pinned/beside_h2d", "column", "host", "uni"),
+    # each GPU's figure while every GPU copies at once
+    "host_to_all_memcpy": ("host", "h2d_pinned/all_at_once", "host", "column", "uni"),
+    "all_to_host_memcpy": ("host", "d2h_pinned/all_at_once", "column", "host", "uni"),
+    "host_to_all_bidirectional_memcpy": ("host", "h2d_pinned/all_at_once/beside_d2h", "host", "column", "uni"),
+    "all_to_host_bidirectional_memcpy": ("host", "d2h_pinned/all_at_once/beside_h2d", "column", "host", "uni"),
+    "device_to_device_memcpy_read": ("p2p", "ENGINE/read", "column", "row", "uni"),
+    "device_to_device_memcpy_write": ("p2p", "ENGINE/write", "row", "column", "uni"),
+    "device_to_device_bidirectional_memcpy_read": ("p2p", "ENGINE/read/bidir", "row", "column", "bidir"),
+    "device_to_device_bidirectional_memcpy_write": ("p2p", "ENGINE/write/bidir", "row", "column", "bidir"),
+    "all_to_one_write": ("p2p", "ENGINE/write/all_to_one", "column", "all->", "uni"),
+    "all_to_one_read": ("p2p", "ENGINE/read/all_to_one", "column", "all->", "uni"),
+    "one_to_all_write": ("p2p", "ENGINE/write/one_to_all", "column", "->all", "uni"),
+    "one_to_all_read": ("p2p", "ENGINE/read/one_to_all", "column", "->all", "uni"),
+    "device_local_copy": ("p2p", "ENGINE/write", "column", "column", "uni"),
+}
+
+
+def flow_of(test):
+    """(bench, case, src, dst, direction) of an nvbandwidth testcase, or None for one this reader
+    does not know (a newer nvbandwidth's)."""
+    base, _, engine = test.rpartition("_")
+    if engine not in ("ce", "sm"):
+        base, engine = test, "ce"  # device_local_copy: a copy engine's (MemcpyInitiatorCE)
+    found = FLOWS.get(base)
+    if found is None:
+        return None
+    bench, case, src, dst, direction = found
+    if bench == "host" and engine == "sm":
+        case = case.replace("_pinned", "_pinned/sm", 1)
+    return bench, case.replace("ENGINE", engine), src, dst, direction
 
 
 def looks_like(text):
     return "nvbandwidth Version" in text or bool(re.search(r"^Running \w+_(ce|sm)\.$", text, re.M))
 
 
+HOSTNAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")  # 0.8 on print the node's name alone before "Device 0: ..."
+
+
 def parse(path, text, host="", bytes_=None, link_class=""):
     bytes_ = bytes_ or DEFAULT_BYTES
     version, test, title, columns, rows, notes = None, None, None, None, [], []
+    previous, named_host = "", ""
     for line in lines_of(text):
         where = f"{path}:{line.number}"
+        if line.text.startswith("Device 0: ") and HOSTNAME.match(previous):
+            named_host = previous
+        previous = line.text.strip() or previous
         if VERSION.match(line.text):
             version = VERSION.match(line.text).group(1)
             continue
@@ -32,7 +87,7 @@ def parse(path, text, host="", bytes_=None, link_class=""):
             test, title, columns = RUNNING.match(line.text).group(1), None, None
             continue
         if TITLE.match(line.text):
-            title, columns = TITLE.match(line.text).groups(), None
+            title, columns = _matrix(where, test, TITLE.match(line.text), notes), None
             continue
         if title and columns is None and HEADER.match(line.text):
             columns = [int(c) for c in HEADER.match(line.text).group(1).split()]
@@ -52,24 +107,36 @@ def parse(path, text, host="", bytes_=None, link_class=""):
             notes.append(f"{where}: the file ends in the middle of this line (cut short); it is left out")
             continue
         index, values = int(cells.group(1)), cells.group(2).split()
-        rows += _cells(where, version, test, title, index, zip(columns, values), host, bytes_, link_class)
+        rows += _cells(where, version, test, title, index, zip(columns, values), host or named_host, bytes_, link_class)
     if not rows:
         notes.append(f"{path}: no nvbandwidth matrix: nothing was measured")
     return rows, notes
 
 
-def _cells(where, version, test, title, index, columns_and_values, host, bytes_, link_class):
-    """The rows of one matrix row: N/A cells and a GPU's copy to itself (0.00 on the diagonal of
-    versions before 0.5) are left out."""
+def _matrix(where, test, title, notes):
+    """The flow of the matrix under `title` (see FLOWS), or None (with a note) for one not imported:
+    a bidirectional pair's one-way parts (its Total is), a testcase this reader does not know."""
+    part = title.group(6)
+    if part and part != "Total":
+        return None  # Read1/Read2, Write1/Write2: the Total beside them is the pair's figure
+    flow = flow_of(test or "")
+    if flow is None:
+        notes.append(f"{where}: {test}: a testcase wirebench import does not know which way its data goes; passed by")
+    return flow
+
+
+def _cells(where, version, test, flow, index, columns_and_values, host, bytes_, link_class):
+    """The rows of one matrix row: N/A cells and a GPU's copy to itself between two GPUs (0.00 on
+    the diagonal of versions before 0.5) are left out."""
     rows = []
     for column, value in columns_and_values:
-        if value == "N/A" or (title[1] == title[3] and index == column):
+        if value == "N/A" or ({flow[2], flow[3]} == {"row", "column"} and index == column):
             continue
         try:
             GBps = float(value)
         except ValueError:
             raise InputError(f"{where}: {value!r} is not one of nvbandwidth's figures (GB/s or N/A)") from None
-        rows.append(_row(where, version, test, title, index, column, GBps, host, bytes_, link_class))
+        rows.append(_row(where, version, test, flow, index, column, GBps, host, bytes_, link_class))
     return rows
 
 
@@ -105,37 +172,39 @@ def parse_json(path, doc, host="", bytes_=None, link_class=""):
                                 rerun=f"nvbandwidth -t {test}", items={"nvbandwidth_test": test}))
             continue
         title = TITLE.match(case.get("bandwidth_description", ""))
-        if title is None:  # a latency matrix (ns), or a multinode Read1/Read2 one: not imported
+        flow = _matrix(where, test, title, notes) if title else None
+        if title is None or (flow is None and title.group(6) not in (None, "Total")):
+            # a latency matrix (ns), or a bidirectional pair's one-way part: not imported
             notes.append(f"{where}: {test}: '{case.get('bandwidth_description', '')}' is not a bandwidth matrix "
                          "wirebench imports; passed by")
             continue
+        if flow is None:
+            continue
         for r, cells in enumerate(case.get("bandwidth_matrix") or []):
-            rows += _cells(f"{where}.bandwidth_matrix[{r}]", version, test, title.groups(), r, enumerate(cells), host,
+            rows += _cells(f"{where}.bandwidth_matrix[{r}]", version, test, flow, r, enumerate(cells), host,
                            bytes_, link_class)
     if not rows:
         notes.append(f"{path}: no nvbandwidth matrix: nothing was measured")
     return rows, notes
 
 
-def _row(where, version, test, title, index, column, GBps, host, bytes_, link_class):
-    engine, row_kind, arrow, column_kind = title
-    row_end = f"{row_kind.lower()}{index}"
-    column_end = f"{column_kind.lower()}{column}"
-    # the arrow says which way the data went: row -> column, or row <- column (a read)
-    src, dst = (row_end, column_end) if arrow in ("->", "<->") else (column_end, row_end)
+def _row(where, version, test, flow, index, column, GBps, host, bytes_, link_class):
+    bench, case, src, dst, direction = flow
 
     def name(end):
-        if end.startswith("cpu"):
-            end = "numa" + end[3:]  # nvbandwidth's CPU: the host memory the copy used
+        if end in ("all->", "->all"):  # every other GPU, named as wb-p2p names it
+            return end
+        end = {"host": "numa0", "row": f"gpu{index}", "column": f"gpu{column}"}[end]
         return f"{host}/{end}" if host else end
-    bidir = "bidirectional" in test or arrow == "<->"
-    gpu_pair = row_kind == column_kind == "GPU"
-    case = f"{engine.lower()}/{'read' if '_read_' in test or arrow == '<-' else 'write'}" if gpu_pair else test
-    time_us = bytes_ * (2 if bidir else 1) / (GBps * 1e3) if GBps > 0 else None
+    time_us = bytes_ * (2 if direction == "bidir" else 1) / (GBps * 1e3) if GBps > 0 else None
+    items = {"nvbandwidth_test": test}
+    if bench == "host":
+        items["numa"] = "local"  # nvbandwidth places its host buffers by the GPU's CPU affinity (-d turns it off)
     # --link-class names the GPUs' link; a copy to or from the host is taken as PCIe (Grace's C2C is
     # not told apart from the text; the wiring given with the import, where it says C2C, replaces it)
-    return row(where, "nvbandwidth", version, bench="p2p" if gpu_pair else "host", case=case, backend="cuda",
-               link_class=link_class if gpu_pair else "pcie", src=name(src), dst=name(dst), direction="bidir" if bidir else "uni", op="copy",
-               dtype="uint8", bytes=bytes_, ranks=1, nodes=1, time_us=number(time_us), algbw_GBps=number(GBps),
-               busbw_GBps=number(GBps), judged="algbw_GBps@largest:ceiling",
-               rerun=f"nvbandwidth -t {test} -b {bytes_ // (1024 * 1024)}", items={"nvbandwidth_test": test})
+    pair_class = "device" if src == dst else link_class
+    return row(where, "nvbandwidth", version, bench=bench, case=case, backend="cuda",
+               link_class=pair_class if bench == "p2p" else "pcie", src=name(src), dst=name(dst), direction=direction,
+               op="copy", dtype="uint8", bytes=bytes_, ranks=1, nodes=1, time_us=number(time_us),
+               algbw_GBps=number(GBps), busbw_GBps=number(GBps), judged="algbw_GBps@largest:ceiling",
+               rerun=f"nvbandwidth -t {test} -b {bytes_ // (1024 * 1024)}", items=items)

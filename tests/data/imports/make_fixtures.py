@@ -110,7 +110,7 @@ def nvbandwidth_json():
              "bandwidth_description": "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)",
              "bandwidth_matrix": [["55.6312", "55.6201", "55.6013"]]},
             {"name": "device_to_device_memcpy_read_ce", "status": "Passed", "sum": 2141.38,
-             "bandwidth_description": "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)",
+             "bandwidth_description": "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)",
              "bandwidth_matrix": matrix},
             {"name": "device_to_device_latency_sm", "status": "Passed", "sum": 4860.2,
              "bandwidth_description": "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)",
@@ -138,9 +138,10 @@ def nvbandwidth():
            "Running host_to_device_memcpy_ce.", "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)",
            "           0         1         2", " 0     55.63     55.62     55.60", "",
            "SUM host_to_device_memcpy_ce 166.85", "",
-           "Running device_to_device_memcpy_read_ce.", "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)",
+           "Running device_to_device_memcpy_read_ce.", "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)",
            "           0         1         2"]
-    matrix = [["N/A", "392.08", "391.90"], ["392.21", "N/A", "181.40"], ["391.77", "392.02", "N/A"]]  # gpu1 <- gpu2 slow
+    # read_ce's title as nvbandwidth prints it ("->", testcases_ce.cpp); value(1, 2): gpu1 pulls from gpu2, slow
+    matrix = [["N/A", "392.08", "391.90"], ["392.21", "N/A", "181.40"], ["391.77", "392.02", "N/A"]]
     out += [f" {i}" + "".join(f"{v:>10s}" for v in cells) for i, cells in enumerate(matrix)]
     out += ["", "SUM device_to_device_memcpy_read_ce 2141.38", ""]
     return "\n".join(out) + "\n"
