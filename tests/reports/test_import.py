@@ -75,8 +75,14 @@ def test_a_cut_file_keeps_its_whole_rows_and_judges_no_stand_in(tmp_path, capsys
 
 
 def test_the_collective_comes_from_the_files_name_or_op(tmp_path, capsys):
-    code, _, _ = imported(tmp_path / "a", files=["nccl-unnamed.txt"])
-    assert code == ExitCode.USAGE and "nccl-unnamed.txt:1: nccl-tests does not print its collective" in capsys.readouterr().err
+    # neither name nor command line: a reduction without a root, each rank's count the whole size, is all_reduce
+    code, rows, _ = imported(tmp_path / "a", files=["nccl-unnamed.txt"])
+    assert code == ExitCode.OK and {r["op"] for r in rows} == {"all_reduce"}
+    assert "the collective, all_reduce, from the table's columns" in capsys.readouterr().out
+    unnamed = tmp_path / "paste.txt"  # redop none: all_gather and alltoall print alike; refused
+    unnamed.write_text((DATA / "nccl-unnamed.txt").read_text().replace("     sum  ", "    none  "))
+    code = main(["wirebench import", str(unnamed), "--out", str(tmp_path / "c")])
+    assert code == ExitCode.USAGE and "paste.txt:1: nccl-tests does not print its collective" in capsys.readouterr().err
     code, rows, _ = imported(tmp_path / "b", "--op", "all_gather", files=["nccl-unnamed.txt"])
     assert code == ExitCode.OK and {r["op"] for r in rows} == {"all_gather"}
 

@@ -112,3 +112,90 @@ def test_nvbandwidth_bidirectional_pairs_take_the_total_and_aggregates_name_ever
     assert len(pairs) == 56 and {(r["algbw_GBps"], r["direction"]) for r in pairs} == {("740.3", "bidir")}
     gathered = [r for r in rows if r["case"] == "ce/write/all_to_one"]
     assert [(r["src"], r["dst"]) for r in gathered][:2] == [("dgx07/gpu0", "all->"), ("dgx07/gpu1", "all->")]
+
+
+def rows_of(tmp_path, name, *args):
+    code, rows, summary = imported(tmp_path, [REAL / name], *args)
+    return code, rows, summary
+
+
+def test_nccl_tests_with_its_hashes_lost_to_markdown_and_no_root_column(tmp_path, capsys):
+    """NVIDIA/nccl#583: the paste's `#` header lines became Markdown headings (the `#` gone), the
+    command line above; nccl-tests before 2.11 printed no root column and #wrong as 0e+00, so a
+    time of 5 digits or more must not be read as a root."""
+    code, rows, _ = rows_of(tmp_path, "nccl-583-markdown-no-hash.txt", "--link-class", "nvlink", "--rate", "300")
+    assert len(rows) == 58 and {r["op"] for r in rows} == {"all_reduce"}
+    assert {(r["ranks"], r["nodes"], r["status"]) for r in rows} == {("8", "1", "OK")}
+    assert max(int(r["bytes"]) for r in rows) == 8589934592
+    out = capsys.readouterr().out
+    assert "from the command line pasted with the table" in out and "228.8 GB/s (76.3% of the ceiling)" in out
+
+
+def test_nccl_tests_built_without_mpi_is_said_not_judged(tmp_path, capsys):
+    """NVIDIA/nccl-tests#107: mpirun started an all_reduce_perf built without MPI=1 on two hosts:
+    each process printed its own header as rank 0 of one and its own table (busbw 0). Nothing
+    crossed the network: every row is a SKIP that says why, not a bandwidth of 0."""
+    code, rows, _ = rows_of(tmp_path, "nccl-tests-107-mpi0-two-hosts.txt")
+    assert rows and {r["status"] for r in rows} == {"SKIP"}
+    assert "rank 0 started 2 times (ip-172-31-20-228, ip-172-31-22-230)" in rows[0]["reason"]
+    assert "make MPI=1" in rows[0]["reason"]
+    assert code == ExitCode.OK
+
+
+def test_nccl_tests_after_ssh_warnings_and_markdown_bold_on_one_gpu(tmp_path, capsys):
+    """NVIDIA/nccl-tests#249: the post's bold labels, the mpirun line, ssh's `Permanently added`
+    warning, the header without `#`: one A10G, so a SKIP (busbw 0 is all one GPU can show)."""
+    code, rows, _ = rows_of(tmp_path, "nccl-tests-249-ssh-warning-one-gpu.txt")
+    assert len(rows) == 44 and {r["status"] for r in rows} == {"SKIP"} and rows[0]["op"] == "all_reduce"
+    assert "one GPU" in rows[0]["reason"]
+
+
+def test_nccl_tests_among_nccl_info_lines_takes_ncclS_banner_version(tmp_path):
+    """NVIDIA/nccl-tests#293: NCCL INFO lines and `NCCL version 2.21.5+cuda12.4` between the header
+    and the table, a root prompt before mpirun's -x options."""
+    code, rows, _ = rows_of(tmp_path, "nccl-tests-293-nccl-info-interleaved.txt")
+    assert len(rows) == 56 and {(r["ranks"], r["nodes"]) for r in rows} == {("2", "2")}
+    assert parse(rows[0]["extra"])["nccl_version"] == "2.21.5"
+
+
+def test_nccl_tests_with_open_mpis_tags_even_inside_a_row(tmp_path):
+    """mpirun --tag-output prefixes every line with [jobid,rank]<stdout>: (Open MPI's format), and
+    another rank's tag can land inside a row where outputs interleave."""
+    code, rows, _ = rows_of(tmp_path, "openmpi-tag-output-interleaved.txt")
+    assert len(rows) == 16 and {r["status"] for r in rows} == {"OK"}
+    assert sorted({int(r["bytes"]) for r in rows}) == [1048576 << i for i in range(8)]
+
+
+def test_nccl_tests_in_a_markdown_comment_with_its_srun_in_backticks(tmp_path):
+    """nebius/soperator#428: the srun command in backticks in the prose, the output fenced; 16
+    ranks on 2 nodes; all_reduce_perf_mpi names the collective."""
+    code, rows, _ = rows_of(tmp_path, "soperator-428-srun-markdown.md")
+    assert len(rows) == 10 and {(r["op"], r["ranks"], r["nodes"]) for r in rows} == {("all_reduce", "16", "2")}
+
+
+def test_a_table_with_nothing_naming_its_collective_is_read_from_its_columns(tmp_path, capsys):
+    """No command line, no file name: a reduction without a root whose count is the whole size on
+    every rank of two is all_reduce, and the import says where that came from."""
+    text = (REAL / "nccl-tests-293-nccl-info-interleaved.txt").read_text().split("\n", 1)[1]
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    code, rows, _ = imported(tmp_path, [path])
+    assert len(rows) == 56 and {r["op"] for r in rows} == {"all_reduce"}
+    assert "from the table's columns" in capsys.readouterr().out
+
+
+def test_a_run_that_died_before_its_table_is_refused_naming_the_first_line_that_stopped_it(tmp_path, capsys):
+    """nccl-tests' header, then mpirun's words on a rank killed before the first size (as Open MPI
+    prints them): no table, so exit 3 naming the first line that is not nccl-tests'."""
+    path = tmp_path / "all_reduce_perf.txt"
+    path.write_text("ubuntu@node1:~$ mpirun -np 2 ./all_reduce_perf -b 8 -e 1G\n"
+                    "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 "
+                    "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
+                    "#  Rank  0 Group  0 Pid   3595 on      node1 device  0 [0x81] NVIDIA A100-PCIE-40GB\n"
+                    "#  Rank  1 Group  0 Pid   4017 on      node2 device  0 [0x81] NVIDIA A100-PCIE-40GB\n"
+                    "--------------------------------------------------------------------------\n"
+                    "mpirun noticed that process rank 1 with PID 0 on node node2 exited on signal 9 (Killed).\n")
+    code, rows, _ = imported(tmp_path, [path])
+    assert code == ExitCode.USAGE and not rows
+    err = capsys.readouterr().err
+    assert f"{path}:1: no line of nccl-tests' table" in err and "ubuntu@node1" in err

@@ -1,12 +1,25 @@
-"""A tool's output as its lines: each with its number in the file, without a launcher's prefix
-(mpirun --tag-output's `[1,0]<stdout>:`, srun -l's `0: `), NCCL's own INFO and WARN lines set apart,
-and as pasted into Markdown: the code block's fences (```) and its indentation left aside."""
+"""A tool's output as its lines, as people paste it: each with its number in the file, without a
+launcher's tags (mpirun --tag-output's `[1,0]<stdout>:` at a line's start or inside it where two
+ranks' output interleaved, srun -l's `0: `, `[0]` / `[0]:` of other launchers), without Markdown's
+quote marks (`> `) and code fences and the code block's indentation; NCCL's own INFO and WARN
+lines, and its `NCCL version` banner, set apart. The lines left are the tool's table and whatever
+else the paste holds (shell prompts, the command line, ssh's warnings, the tool's header with its
+`#` lost to Markdown): each reader takes its table's lines and leaves the others aside (`Aside`),
+refusing a file only when no table is there (`Aside.refuse`)."""
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-PREFIX = re.compile(r"^(\[\d+,\d+\]<std(?:out|err)>:|\d+: )")
-NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b")
+from ..report.input_files import InputError
+
+TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")  # mpirun --tag-output, anywhere in the line
+PREFIX = re.compile(r"^(\d+: |\[\d+\]:? ?)")  # srun -l, [N] / [N]: of pdsh-like launchers
+QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # Markdown's quote, nested or not
+NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^NCCL version \d")
 FENCE = re.compile(r"^\s*(```|~~~)")
+# A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
+COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
+                     r"torchrun|kubectl|docker|\S*_perf\S*|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
+NCCL_VERSION = re.compile(r"^NCCL version (\d+\.\d+\.\d+)")
 
 
 @dataclass
@@ -17,26 +30,81 @@ class Line:
 
 
 def lines_of(text):
-    """The lines a tool printed, without launcher prefixes, Markdown fences and indentation, and
+    """The lines a tool printed, without launcher tags, Markdown quotes, fences and indentation, and
     without NCCL's log lines."""
-    out = []
+    return read(text).lines
+
+
+@dataclass
+class Paste:
+    lines: list                                       # the tool's lines and the rest of the paste
+    nccl: list = field(default_factory=list)          # NCCL's INFO/WARN lines and its version banner
+    commands: list = field(default_factory=list)      # (number, command) of each command line
+
+    def nccl_version(self):
+        """NCCL's version from its banner (`NCCL version 2.21.5+cuda12.4`), or None."""
+        return next((NCCL_VERSION.match(l.text).group(1) for l in self.nccl if NCCL_VERSION.match(l.text)), None)
+
+
+def read(text):
+    """The paste's lines (see the module's text), NCCL's apart, its command lines noted."""
+    paste = Paste([])
     raw = text.split("\n")
     cut = not text.endswith("\n")
-    fenced = any(FENCE.match(line) for line in raw)  # a Markdown note: only its code blocks are the tool's
+    fenced = any(FENCE.match(QUOTE.sub("", line)) for line in raw)  # a Markdown note: only its code blocks are the tool's
     inside = False
     for index, line in enumerate(raw if cut else raw[:-1]):
-        line = PREFIX.sub("", line.rstrip("\r"))
+        line = PREFIX.sub("", TAG.sub("", QUOTE.sub("", line.rstrip("\r"), count=1)), count=1)
         if FENCE.match(line):
             inside = not inside
             continue
-        if NCCL_LINE.search(line) or (fenced and not inside):
+        if fenced and not inside:
+            found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
+            if found:
+                paste.commands.append((index + 1, found.group(1)))
             continue
-        out.append(Line(index + 1, line.expandtabs(8) if line.startswith("\t") else line,
-                        cut and index == len(raw) - 1))
+        if NCCL_LINE.search(line):
+            paste.nccl.append(Line(index + 1, line.strip()))
+            continue
+        found = COMMAND.match(line.strip())
+        if found:
+            paste.commands.append((index + 1, found.group(1)))
+        paste.lines.append(Line(index + 1, line.expandtabs(8) if line.startswith("\t") else line,
+                                cut and index == len(raw) - 1))
     # indented as a Markdown code block (or a quote in a ticket): every line's common indentation goes
-    indents = [len(l.text) - len(l.text.lstrip(" ")) for l in out if l.text.strip()]
+    indents = [len(l.text) - len(l.text.lstrip(" ")) for l in paste.lines if l.text.strip()]
     common = min(indents, default=0)
     if common:
-        for l in out:
+        for l in paste.lines:
             l.text = l.text[common:]
-    return out
+    return paste
+
+
+class Aside:
+    """The lines of a paste that are not the tool's table (a prompt, ssh's warning, a note): left
+    aside and said once; a file where the reader found no table at all is refused, naming the first
+    line that stopped it."""
+
+    def __init__(self, path, tool):
+        self.path, self.tool, self.lines = path, tool, []
+
+    def add(self, line):
+        if line.text.strip():
+            self.lines.append(line)
+
+    def notes(self, rows):
+        if not self.lines or not rows:
+            return []
+        first = self.lines[0]
+        return [f"{self.path}:{first.number}: {len(self.lines)} line(s) not of {self._owner()} output left aside, the first: "
+                f"{first.text.strip()[:80]!r}"]
+
+    def _owner(self):
+        return self.tool + ("'" if self.tool.endswith("s") else "'s")
+
+    def refuse(self, rows, what):
+        """InputError when nothing of the table was read but other lines were there."""
+        if not rows and self.lines:
+            first = self.lines[0]
+            raise InputError(f"{self.path}:{first.number}: no {what} found; the first line that is not {self._owner()}: "
+                             f"{first.text.strip()[:80]!r}")

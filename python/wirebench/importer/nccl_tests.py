@@ -1,11 +1,13 @@
-"""nccl-tests' text output (all_reduce_perf and the other *_perf binaries, 2.13 and later): the
+"""nccl-tests' text output (all_reduce_perf and the other *_perf binaries) as people paste it: the
 header's ranks and hosts, then a line per size with the out-of-place and in-place columns (time,
-algbw, busbw, #wrong). The collective is not printed: the file's name says it
-(all_reduce_perf.txt) or --op."""
+algbw, busbw, #wrong), found among whatever else the paste holds (lines.py): the command line, a
+shell prompt, ssh's warnings, NCCL's INFO lines, the header with its `#` lost to Markdown, rows of
+versions before 2.11 without the root column. The collective: nccl-tests 2.16 on print their
+binary; else the file's name (all_reduce_perf.txt), the command line pasted with it, or --op."""
 import re
 
 from ..report.input_files import InputError
-from .lines import lines_of
+from .lines import Aside, read
 from .rows import number, row
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv", "hypercube",
@@ -14,13 +16,20 @@ DTYPES = {"float": "float32", "half": "float16", "double": "float64", "bfloat16"
           "uint8": "uint8", "int32": "int32", "uint32": "uint32", "int64": "int64", "uint64": "uint64",
           "int": "int32", "char": "int8"}
 DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)((?:\s+\S+){4,})\s*$")
-RANK = re.compile(r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)")
+# before 2.11 (NVIDIA/nccl#583's paste): no root column; #wrong printed as 0e+00
+DATA_NO_ROOT = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)((?:\s+[\d.e+-]+|\s+N/A){4,})\s*$")
+RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
 VERSION = re.compile(r"nccl-tests version (\S+)(?:.*nccl-library=(\d+))?")
 PROGRAM = re.compile(r"^#\s*Collective test starting:\s*(\S+)")  # nccl-tests 2.16 on name their binary
+# nccl-tests' own header and footer lines, with or without their `#`
+HEADER = re.compile(r"^#|^\s*(nThread\s|Using devices|Rank\s+\d+|out-of-place|size\s+count|\(B\)|Avg bus bandwidth|"
+                    r"Out of bounds|Blocking Enabled|Collective test|nccl-tests version|Device\s+\d+\s+\[)")
+COMMAND_OP = re.compile(r"\b(\w+?)_perf(?:_mpi)?\b")
 
 
 def looks_like(text):
-    return "nThread" in text and ("Avg bus bandwidth" in text or "out-of-place" in text)
+    # the header's first line, also of a run that died before its table; `#` may be lost to Markdown
+    return bool(re.search(r"nThread \d+ nGpus \d+", text))
 
 
 def op_from(name, given):
@@ -70,43 +79,59 @@ def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placem
 
 
 def parse(path, text, op=None, link_class=""):
-    """(rows, notes): the rows of results.csv, and sentences about the file (cut, nothing measured)."""
-    program = next((PROGRAM.match(l.text).group(1) for l in lines_of(text) if PROGRAM.match(l.text)), None)
+    """(rows, notes): the rows of results.csv, and sentences about the file (cut, nothing measured,
+    lines left aside, where the collective came from)."""
+    paste = read(text)
+    notes = []
+    program = next((PROGRAM.match(l.text).group(1) for l in paste.lines if PROGRAM.match(l.text)), None)
     op = op_from(program or path.name, op)
-    if op is None:
-        raise InputError(f"{path}:1: nccl-tests does not print its collective and the file's name does not say it "
-                         f"(all_reduce_perf.txt ...): give --op ({', '.join(OPS)})")
-    version, nccl, ranks, rows, notes, width = None, None, {}, [], [], 4
-    for line in lines_of(text):
+    if op is None:  # the command line pasted with the table names the binary
+        for number_, command in paste.commands:
+            found = COMMAND_OP.search(command)
+            op = op_from(found.group(0), None) if found else None
+            if op:
+                notes.append(f"{path}:{number_}: the collective, {op}, from the command line pasted with the table")
+                break
+    op_unknown = op is None
+    op = op or "all_reduce"  # for now: the table's columns decide below, or the file is refused
+    version, nccl, ranks, rows, width = None, paste.nccl_version(), {}, [], 4
+    aside, starts, has_root, shapes = Aside(path, "nccl-tests"), {}, True, []
+    for line in paste.lines:
         where = f"{path}:{line.number}"
-        if line.text.startswith("#"):
+        if HEADER.match(line.text):
+            if re.search(r"\bsize\s+count\s+type\s+redop\b", line.text):
+                has_root = "root" in line.text  # before 2.11: no root column (a large time reads as one)
             found = VERSION.search(line.text)
             if found:
-                version, nccl = found.group(1), nccl_version(found.group(2))
-            found = RANK.match(line.text)
+                version, nccl = found.group(1), nccl_version(found.group(2)) or nccl
+            found = RANK.match(line.text.lstrip("# "))
             if found:
-                ranks[int(found.group(1))] = (found.group(2), int(found.group(3)))
+                rank, pid, host, device = int(found.group(1)), found.group(2), found.group(3), int(found.group(4))
+                starts.setdefault(rank, set()).add((host, pid))
+                ranks[rank] = (host, device)
             if "i_min" in line.text:  # -I 1: each placement adds i_min i_max i_p99 i_cv%
                 width = 8
             continue
         if not line.text.strip():
             continue
-        if line.last_and_cut:  # its sweep did not finish: an ERROR at its size, so no smaller size stands for it
+        found = DATA.match(line.text) if has_root else None
+        if found:
+            size, count, dtype, redop, root, rest = found.groups()
+        else:
+            old = DATA_NO_ROOT.match(line.text)
+            if old is None:
+                if line.last_and_cut and rows:  # its sweep did not finish: an ERROR at its size
+                    notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                    rows += _cut_rows(rows, line.text, where)
+                else:
+                    aside.add(line)
+                continue
+            (size, count, dtype, redop, rest), root = old.groups(), "-1"
+        if line.last_and_cut:
             notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
-            size = re.match(r"\s*(\d+)\s", line.text)
-            if size and rows:
-                for placement in ("out_of_place", "in_place"):
-                    last = next(r for r in reversed(rows) if r["case"] == placement) if any(
-                        r["case"] == placement for r in rows) else rows[-1]
-                    rows.append({**last, "case": placement, "bytes": size.group(1), "time_us": "", "algbw_GBps": "",
-                                 "busbw_GBps": "", "errors": "", "status": "ERROR",
-                                 "reason": f"the output ends in the middle of this size's line ({where})"})
+            rows += _cut_rows(rows, line.text, where)
             continue
-        found = DATA.match(line.text)
-        if found is None:
-            raise InputError(f"{where}: not a line of nccl-tests' table (size count type redop root, then time algbw "
-                             f"busbw #wrong per placement): {line.text.strip()[:80]!r}")
-        size, _, dtype, redop, root, rest = found.groups()
+        shapes.append((int(size), int(count), dtype, redop, int(root)))
         columns = rest.split()
         if len(columns) not in (width, 2 * width, 2 * width + 2):  # + 2: -T's timestamp, a date and a time
             raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints {width} per placement")
@@ -119,9 +144,67 @@ def parse(path, text, op=None, link_class=""):
                 raise InputError(f"{where}: '{time_us} {algbw} {busbw}' are not nccl-tests' figures") from None
             rows.append(placement_row(where, version, op, n, hosts, int(size), dtype, redop, int(root), placement,
                                       figures, "" if wrong == "N/A" else wrong, link_class, nccl))
+    if op_unknown:
+        op = _op_from_columns(shapes, max(len(ranks), 1))
+        if op is None:
+            raise InputError(f"{path}:1: nccl-tests does not print its collective, and neither the file's name, a command "
+                             f"line in it nor its columns say it (all_reduce_perf.txt ...): give --op ({', '.join(OPS)})")
+        notes.append(f"{path}: the collective, {op}, from the table's columns (a reduction without a root, each rank's "
+                     "count the whole size); no command line or file name said it")
+        for r in rows:
+            _rename_op(r, op)
+    aside.refuse(rows, "line of nccl-tests' table (size count type redop root, then time algbw busbw #wrong per "
+                       "placement)")
+    notes += aside.notes(rows)
+    alone = {rank: sorted(h for h, _ in started) for rank, started in starts.items() if len(started) > 1}
+    if alone and rows:
+        # nccl-tests built without MPI=1 and started by mpirun: every process runs the test on its own,
+        # as rank 0 of a world of one, and prints its own header and table (NVIDIA/nccl-tests#107)
+        hosts = alone.get(0) or next(iter(alone.values()))
+        reason = (f"each process ran alone: rank 0 started {len(hosts)} times ({', '.join(hosts)}); nccl-tests was built "
+                  "without MPI (make MPI=1), so the launcher started separate one-GPU tests and nothing crossed between "
+                  "them")
+        for r in rows:
+            if r["status"] == "OK" or r["status"] == "SKIP":
+                r.update(status="SKIP", reason=reason)
+        notes.append(f"{path}: {reason}")
     if not rows:
         notes.append(f"{path}: no line of nccl-tests' table: nothing was measured")
     return rows, notes
+
+
+ELEMENT_BYTES = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "uint32": 4,
+                 "float64": 8, "int64": 8, "uint64": 8}
+
+
+def _op_from_columns(shapes, ranks):
+    """all_reduce where the table can only be that: a reduction (a redop) without a root whose count
+    is the whole size (reduce_scatter's is the size over the ranks, so one rank cannot tell them
+    apart); else None. shapes: (size, count, dtype, redop, root) of each line of the table."""
+    if not shapes or ranks < 2:
+        return None
+    reduction = all(redop != "none" and root == -1 for _, _, _, redop, root in shapes)
+    whole = all(count * ELEMENT_BYTES.get(DTYPES.get(dtype, dtype), 0) == size for size, count, dtype, _, _ in shapes)
+    return "all_reduce" if reduction and whole else None
+
+
+def _rename_op(r, op):
+    r["op"] = op
+    r["rerun"] = re.sub(r"\b\w+_perf\b", f"{op}_perf", r["rerun"])
+
+
+def _cut_rows(rows, text, where):
+    """The ERROR rows of a size whose line the file ends in: no smaller size stands for it."""
+    size = re.match(r"\s*(\d+)\s", text)
+    if not (size and rows):
+        return []
+    out = []
+    for placement in ("out_of_place", "in_place"):
+        last = next((r for r in reversed(rows) if r["case"] == placement), rows[-1])
+        out.append({**last, "case": placement, "bytes": size.group(1), "time_us": "", "algbw_GBps": "",
+                    "busbw_GBps": "", "errors": "", "status": "ERROR",
+                    "reason": f"the output ends in the middle of this size's line ({where})"})
+    return out
 
 
 # nccl-tests' -J FILE.json (2.17 on, JSON format version 3): {version, args, nccl_version, config:
