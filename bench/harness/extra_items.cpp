@@ -36,6 +36,7 @@ const Catalogue& catalogue() {
       const ExtraKind kind = kind_text == "identity" ? ExtraKind::kIdentity
                              : kind_text == "batching" ? ExtraKind::kBatching
                              : kind_text == "result"   ? ExtraKind::kResult
+                             : kind_text == "fact"     ? ExtraKind::kFact
                                                        : throw std::logic_error("extra-items.csv: kind " + kind_text);
       if (key.ends_with('*')) c.prefixes.emplace_back(key.substr(0, key.size() - 1), kind);
       else c.exact.emplace(key, kind);

@@ -15,7 +15,8 @@ namespace wb {
 
 // identity: part of what was measured (runs are matched by it); batching: follows the size or the
 // repetition (how many operations a batch holds); result: a measured figure.
-enum class ExtraKind { kIdentity, kBatching, kResult };
+// kFact: what the measurement ran with (a tool's or library's version): not part of what it is
+enum class ExtraKind { kIdentity, kBatching, kResult, kFact };
 
 // The kind of `key` from the catalogue (a catalogue key ending in '*' is a prefix), or nullopt.
 std::optional<ExtraKind> extra_kind(std::string_view key);

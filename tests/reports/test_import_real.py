@@ -199,3 +199,49 @@ def test_a_run_that_died_before_its_table_is_refused_naming_the_first_line_that_
     assert code == ExitCode.USAGE and not rows
     err = capsys.readouterr().err
     assert f"{path}:1: no line of nccl-tests' table" in err and "ubuntu@node1" in err
+
+
+def _night(text, factor, nccl, jitter):
+    """The #293 sweep as another night printed it: NCCL's banner set to `nccl`, every bandwidth
+    times `factor` (and `jitter`, a night's noise), every time divided by it."""
+    out = []
+    for line in text.replace("NCCL version 2.21.5+cuda12.4", f"NCCL version {nccl}+cuda12.4").split("\n"):
+        cells = line.split()
+        if len(cells) == 13 and cells[0].isdigit():
+            f = factor * jitter
+            for i in (5, 9):
+                cells[i] = f"{float(cells[i]) / f:.2f}"
+            for i in (6, 7, 10, 11):
+                cells[i] = f"{float(cells[i]) * f:.2f}"
+            line = "  ".join(cells)
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_the_same_sweep_under_two_nccl_versions_is_one_item_and_its_drop_names_the_change(tmp_path, capsys):
+    """issue 47: NCCL's version is what the sweep ran with, not what it is. The same sweep under NCCL
+    2.21.5 and 2.23.4 (busbw 16% lower) is one item: compare FAILs it naming the version change, and
+    the history's regression says that night's change."""
+    import os
+    from wirebench.history.__main__ import main as history_main
+    from wirebench.report.compare import main as compare_main
+    text = (REAL / "nccl-tests-293-nccl-info-interleaved.txt").read_text()
+    runs, night = [], 1_780_000_000  # 2026-05-28, a night apart each
+    for n, (factor, nccl) in enumerate([(1.0, "2.21.5")] * 6 + [(0.84, "2.23.4")] * 2):
+        source = tmp_path / f"night{n}" / "all_reduce_perf.txt"
+        source.parent.mkdir()
+        source.write_text(_night(text, factor, nccl, 1 + 0.004 * ((n * 7) % 5 - 2)))
+        os.utime(source, (night + n * 86400, night + n * 86400))
+        assert main(["wirebench import", str(source), "--out", str(source.parent / "run")]) == ExitCode.OK
+        runs.append(source.parent / "run")
+    capsys.readouterr()
+    code = compare_main(["wirebench compare", str(runs[5]), str(runs[6]), "--out", str(tmp_path / "cmp")])
+    out = capsys.readouterr().out
+    assert code == ExitCode.FAILED and "what the measurements ran with changed: nccl_version 2.21.5 -> 2.23.4" in out
+    assert "(ran with nccl_version 2.21.5 -> 2.23.4)" in out and "0 measurements" not in out
+    history = tmp_path / "history.sqlite"
+    assert history_main(["wirebench history", "--history", str(history), "add", *map(str, runs[:-1])]) == 0
+    capsys.readouterr()
+    report_main(["wirebench report", str(runs[-1]), "--history", str(history)])
+    out = capsys.readouterr().out
+    assert "that night's changes: NCCL 2.21.5 -> 2.23.4" in out, out

@@ -58,7 +58,7 @@ def test_an_extra_that_breaks_the_grammar_names_its_line_and_loses_only_its_row(
 
 
 def test_the_catalogue_gives_every_key_one_kind_and_the_reader_follows_it():
-    assert set(kinds().values()) == {"identity", "batching", "result"}
+    assert set(kinds().values()) == {"identity", "batching", "result", "fact"}
     assert kind_of("window") == "batching" and kind_of("bytes_all_gather_shard") == "result"
     assert kind_of("NCCL_ALGO") == "identity" and kind_of("redop") == "identity"
     assert parse("redop=sum;per_comm_us=a:1|b:2") == {"redop": "sum", "per_comm_us": "a:1|b:2"}

@@ -9,12 +9,14 @@ import csv
 import json
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..report.__main__ import report
 from ..report.ceilings import database_latencies
 from ..report.input_files import InputError, read_utf8
-from ..report.schema import RESULT_COLUMNS, ExitCode
+from ..report.extra import facts
+from ..report.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from . import imb, json_text, nccl_tests, nvbandwidth, osu, p2p_bandwidth_latency, perftest
 
@@ -155,6 +157,26 @@ def link_class_the_files_say(imported):
     return named[0]
 
 
+def import_meta(imported):
+    """meta.json of an import: when the outputs were written, the hosts the rows name, and what the tools ran with as their
+    outputs say it (versions.nccl where one NCCL version ran them all; each tool's version), so that
+    the history says "NCCL 2.21.5 -> 2.23.4" between two nights' imports."""
+    rows = [r for _, _, (rows, _) in imported for r in rows]
+    found = [facts(r["extra"]) | {"tool": dict(item.split("=", 1) for item in r["extra"].split(";") if "=" in item).get(
+        "tool", "")} for r in rows]
+    nccl = sorted({f["nccl_version"] for f in found if f.get("nccl_version")})
+    tools = sorted({f"{f['tool']} {f.get('tool_version', 'unknown')}" for f in found if f["tool"]})
+    hosts = sorted({end.split("/", 1)[0] for r in rows for end in (r["src"], r["dst"]) if "/" in end})
+    versions = {"imported_tools": ", ".join(tools)}
+    if len(nccl) == 1:
+        versions["nccl"] = nccl[0]
+    return {"schema_version": version("meta"), "results_schema_version": 3, "hosts": hosts, "versions": versions,
+            # when the tools wrote their outputs (the newest file's time), not when they were imported
+            "created": datetime.fromtimestamp(max(Path(path).stat().st_mtime for path, _, _ in imported),
+                                              timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "commands": [{"argv": ["wirebench", "import", *[str(path) for path, _, _ in imported]]}]}
+
+
 def main(argv):
     try:
         args = parse_args(argv)
@@ -179,6 +201,7 @@ def main(argv):
         for _, _, (rows, _) in imported:
             link_classes_from(topology, rows, args.link_class)
             writer.writerows(rows)
+    (args.out / "meta.json").write_text(json.dumps(import_meta(imported), indent=1, sort_keys=True) + "\n")
     expectation = {}
     if args.rate is not None:
         expectation = {"link_class": args.link_class, "ceiling_GBps": args.rate, "healthy_fraction": 0.8,

@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .extra import facts
 from .results import InputError, read_results
 from .row_verdicts import is_small_message_latency, undecided
 from .schema import version, ExitCode
@@ -69,8 +70,23 @@ def compare(runs, threshold):
         if all(r is None for r in ratios):
             verdict = "MISSING"
         entries.append({"key": key, "bench": row.text("bench"), "metric": metric, "bytes": int(row.text("bytes") or 0),
-                        "values": values, "ratios": ratios, "spreads_pct": spreads, "verdict": verdict, "row": row})
+                        "values": values, "ratios": ratios, "spreads_pct": spreads, "verdict": verdict,
+                        "changed": _fact_changes(row, [t[key][0] if key in t else None for t in tables[1:]]),
+                        "row": row})
     return entries
+
+
+def _fact_changes(base, others):
+    """What the measurement ran with that differs from the baseline's, run by run: "nccl_version
+    2.21.5 -> 2.23.4" (the versions are facts, not the item's identity: the same sweep under two
+    NCCL versions is one item)."""
+    before = facts(base.text("extra"))
+    changes = []
+    for other in others:
+        after = facts(other.text("extra")) if other is not None else {}
+        changes.append([f"{k} {before.get(k, 'none')} -> {after.get(k, 'none')}" for k in sorted(set(before) | set(after))
+                        if other is not None and before.get(k) != after.get(k)])
+    return changes
 
 
 def _order(entry):
@@ -82,16 +98,20 @@ def _order(entry):
 
 def write_outputs(runs, entries, threshold, out: Path):
     out.mkdir(parents=True, exist_ok=True)
+    any_changed = any(c for e in entries for c in e["changed"])
     names = [str(r) for r in runs]
     lines = [f"# wirebench compare (baseline {names[0]}; a drop beyond {100 * threshold:.0f}% is a FAIL, or NOISY "
              "where the measurement's own spread is at least twice the drop)", "",
              "| verdict | measurement | metric | " + " | ".join(f"run {i}" for i in range(len(runs))) + " | " +
-             " | ".join(f"ratio {i}/0" for i in range(1, len(runs))) + " |",
-             "|---" * (3 + len(runs) + len(runs) - 1) + "|"]
+             " | ".join(f"ratio {i}/0" for i in range(1, len(runs))) + " |" +
+             (" ran with, changed |" if any_changed else ""),
+             "|---" * (3 + len(runs) + len(runs) - 1 + any_changed) + "|"]
     for e in sorted(entries, key=_order):
         values = " | ".join("" if v is None else f"{v:.4g}" for v in e["values"])
         ratios = " | ".join("" if r is None else f"{r:.3f}" for r in e["ratios"])
-        lines.append(f"| {e['verdict']} | {e['key'].replace('|', '/')} | {e['metric']} | {values} | {ratios} |")
+        changed = "; ".join(sorted({c for run in e["changed"] for c in run}))
+        lines.append(f"| {e['verdict']} | {e['key'].replace('|', '/')} | {e['metric']} | {values} | {ratios} |"
+                     + (f" {changed} |" if any_changed else ""))
     lines += ["", "Runs: " + ", ".join(f"{i}: {n}" for i, n in enumerate(names)), ""]
     (out / "compare.md").write_text("\n".join(lines))
     (out / "compare.json").write_text(json.dumps({
@@ -156,8 +176,13 @@ def main(argv):
     print(f"wirebench compare: {len(entries)} measurements, {len(drops)} dropped more than "
           f"{100 * args.threshold:.0f}%" + (f", {len(noisy)} too noisy to tell (spread at least twice the drop)"
                                             if noisy else "") + f" -> {args.out}/compare.md")
+    changed = sorted({c for e in entries for run in e["changed"] for c in run})
+    if changed:
+        print(f"  what the measurements ran with changed: {', '.join(changed)}")
     for e in drops:
-        print(f"  FAIL {e['key']}: ratios {', '.join(f'{r:.3f}' for r in e['ratios'] if r is not None)}")
+        said = sorted({c for run in e["changed"] for c in run})
+        print(f"  FAIL {e['key']}: ratios {', '.join(f'{r:.3f}' for r in e['ratios'] if r is not None)}"
+              + (f" (ran with {', '.join(said)})" if said else ""))
     return ExitCode.FAILED if drops else ExitCode.OK
 
 

@@ -2,7 +2,8 @@
 Grammar: items `key=value` separated by ';'; a key is [A-Za-z][A-Za-z0-9_]*, a value is never empty
 and holds no ';'. schema/extra-items.csv lists every key and its kind, once for both sides:
 identity (part of what was measured: runs are matched by it), batching (follows the size or the
-repetition) and result (a measured figure)."""
+repetition), result (a measured figure) and fact (what it ran with: a tool's or library's version;
+compare and the history report its change, it never splits an item)."""
 import csv
 import io
 import re
@@ -83,3 +84,8 @@ def row_items(row):
         return parse(row.text("extra"))
     except InputError:
         return {}
+
+
+def facts(text):
+    """{key: value} of a row's fact items (tool_version, nccl_version)."""
+    return {k: v for k, v in parse(text).items() if kind_of(k) == "fact"}
