@@ -245,3 +245,13 @@ def test_the_same_sweep_under_two_nccl_versions_is_one_item_and_its_drop_names_t
     report_main(["wirebench report", str(runs[-1]), "--history", str(history)])
     out = capsys.readouterr().out
     assert "that night's changes: NCCL 2.21.5 -> 2.23.4" in out, out
+
+
+def test_one_spelling_of_each_collective_for_wb_coll_and_every_tool():
+    """alltoall (nccl-tests, OSU, IMB) and sendrecv meet wb-coll's all_to_all and send_recv."""
+    from wirebench import collectives
+    from wirebench.importer.nccl_tests import op_from
+    assert op_from("alltoall_perf.txt", None) == "all_to_all" and op_from("sendrecv_perf", None) == "send_recv"
+    assert op_from("x.txt", "alltoall") == "all_to_all"
+    assert collectives.canonical("Alltoall") == "all_to_all" and collectives.in_name("osu_alltoall") == "all_to_all"
+    assert collectives.NCCL_TESTS_BINARY["all_to_all"] == "alltoall"

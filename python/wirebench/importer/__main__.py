@@ -18,6 +18,7 @@ from ..report.input_files import InputError, read_utf8
 from ..report.extra import facts
 from ..report.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
+from .. import collectives
 from . import imb, json_text, nccl_tests, nvbandwidth, osu, p2p_bandwidth_latency, perftest
 
 
@@ -29,7 +30,9 @@ def parse_args(argv):
     parser.add_argument("--link-class", default="", help="the link the tool measured: nvlink, pcie, ib, roce, eth, shm")
     parser.add_argument("--rate", type=float, help="that link's ceiling in GB/s (10^9 bytes/s), for a link no "
                         "topology describes")
-    parser.add_argument("--op", choices=nccl_tests.OPS, help="nccl-tests' collective, where the file's name does not say it")
+    parser.add_argument("--op", type=lambda name: collectives.canonical(name) or name, choices=nccl_tests.OPS,
+                        help="nccl-tests' collective, where neither the file's name nor its command line says it "
+                             "(any tool's spelling: alltoall is all_to_all)")
     parser.add_argument("--hosts", default="", help="OSU's, IMB's and perftest's point to point: the two nodes, A,B; nvbandwidth: its node, A")
     parser.add_argument("--bytes", type=int, help="nvbandwidth: the buffer size it ran with (-b; default 512 MiB), "
                         "p2pBandwidthLatencyTest: its copies' size (4 x --numElems; default 160 MB); neither prints it")

@@ -16,7 +16,7 @@ PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d+)")
 HEADER = re.compile(r"^\s*#bytes\s+#repetitions\s+(.*)$")
 DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(.*)$")
 PARALLEL_TRANSFERS = {"Sendrecv": 2, "Exchange": 4}  # IMB's scale_bw: bytes each rank moves per call, in units of #bytes
-COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall": "alltoall", "Bcast": "broadcast",
+COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall": "all_to_all", "Bcast": "broadcast",
                "Reduce": "reduce", "Reduce_scatter": "reduce_scatter"}
 
 

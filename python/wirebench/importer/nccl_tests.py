@@ -7,11 +7,11 @@ binary; else the file's name (all_reduce_perf.txt), the command line pasted with
 import re
 
 from ..report.input_files import InputError
+from .. import collectives
 from .lines import Aside, read
 from .rows import number, row
 
-OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv", "hypercube",
-       "gather", "scatter")
+OPS = collectives.NAMES
 DTYPES = {"float": "float32", "half": "float16", "double": "float64", "bfloat16": "bfloat16", "int8": "int8",
           "uint8": "uint8", "int32": "int32", "uint32": "uint32", "int64": "int64", "uint64": "uint64",
           "int": "int32", "char": "int8"}
@@ -33,13 +33,10 @@ def looks_like(text):
 
 
 def op_from(name, given):
+    """The collective: --op's (any tool's spelling), else the one a binary's or file's name holds."""
     if given:
-        return given
-    base = name.lower().replace("-", "_")
-    for op in sorted(OPS, key=len, reverse=True):
-        if op in base or op.replace("_", "") in base.replace("_", ""):
-            return op
-    return None
+        return collectives.canonical(given) or given
+    return collectives.in_name(name)
 
 
 def nccl_version(code):
@@ -69,7 +66,7 @@ def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placem
                   nodes=max(len(hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
                   busbw_GBps=number(figures[2]), errors=wrong, items=items,
                   judged="busbw_GBps@largest:ceiling" if size > 0 else "time_us@smallest:siblings",
-                  rerun=f"mpirun -np {n} {op}_perf -b {size} -e {size} -d {dtype}"
+                  rerun=f"mpirun -np {n} {collectives.NCCL_TESTS_BINARY.get(op, op)}_perf -b {size} -e {size} -d {dtype}"
                         f"{' -o ' + redop if redop != 'none' else ''}")
     if n == 1:
         fields.update(status="SKIP", reason="one GPU: nccl-tests measured no communication between GPUs")
@@ -190,7 +187,7 @@ def _op_from_columns(shapes, ranks):
 
 def _rename_op(r, op):
     r["op"] = op
-    r["rerun"] = re.sub(r"\b\w+_perf\b", f"{op}_perf", r["rerun"])
+    r["rerun"] = re.sub(r"\b\w+_perf\b", f"{collectives.NCCL_TESTS_BINARY.get(op, op)}_perf", r["rerun"])
 
 
 def _cut_rows(rows, text, where):

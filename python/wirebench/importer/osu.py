@@ -4,6 +4,7 @@ collectives' latency tests, 5.x to 7.x): a title line `# OSU MPI ... Test vX`, a
 point-to-point one is half a round trip, as wb-net's)."""
 import re
 
+from .. import collectives
 from ..report.input_files import InputError
 from .lines import lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
@@ -13,11 +14,6 @@ TITLE = re.compile(r"^#\s*OSU (MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?
 DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
 POINT_TO_POINT = {"Latency": ("pingpong", "uni", "latency"), "Bandwidth": ("stream_bw", "uni", "bw"),
                   "Bi-Directional Bandwidth": ("bidir_bw", "bidir", "bibw")}
-COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather", "reduce_scatter": "reduce_scatter",
-               "reduce scatter": "reduce_scatter", "bcast": "broadcast", "broadcast": "broadcast", "reduce": "reduce",
-               "alltoall": "alltoall", "all-to-all": "alltoall"}
-
-
 def looks_like(text):
     return any(TITLE.match(line.text) for line in lines_of(text)[:5])
 
@@ -26,11 +22,11 @@ def _kind(title, where):
     name = title.replace(" Latency", "").strip()
     if title in POINT_TO_POINT:
         return ("net",) + POINT_TO_POINT[title]
-    op = COLLECTIVES.get(name.lower())
-    if op:
+    op = collectives.canonical(name) or collectives.in_name(name)  # OSU: All-to-All Personalized Exchange
+    if op in collectives.BUSBW:
         return ("coll", op)
     raise InputError(f"{where}: OSU's '{title}' test is not one wirebench imports (latency, bw, bibw and the "
-                     f"collectives' latency tests: {', '.join(sorted(set(COLLECTIVES.values())))})")
+                     f"collectives' latency tests: {', '.join(sorted(collectives.BUSBW))})")
 
 
 def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
@@ -92,7 +88,8 @@ def _collective(where, version, op, size, figure, ranks, link_class, backend="mp
     algbw = size / (figure * 1e3) if size and figure > 0 else None
     busbw = algbw * BUSBW[op](ranks) if algbw and ranks else None
     judged = "busbw_GBps@largest:ceiling" if busbw else "time_us@smallest:siblings"
-    osu_name = {"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "bcast"}.get(op, op)
+    osu_name = {"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "bcast",
+                "all_to_all": "alltoall"}.get(op, op)
     return row(where, "osu", version, bench="coll", case="out_of_place", backend=backend, link_class=link_class,
                src="world", direction="uni", op=op, dtype="float32", bytes=size, ranks=ranks or "",
                time_us=number(figure), algbw_GBps=number(algbw), busbw_GBps=number(busbw), judged=judged,

@@ -1,12 +1,10 @@
 """An imported figure as a results row: every column of schema 3, the tool named in `extra`."""
+from .. import collectives
 from ..report.extra import encode_items
 from ..report.schema import RESULT_COLUMNS
 
 
-# nccl-tests' bus-bandwidth factors (its PERFORMANCE.md): busbw = algbw x factor(ranks)
-BUSBW = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
-         "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
-         "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
+BUSBW = collectives.BUSBW  # nccl-tests' bus-bandwidth factors, by each collective's one spelling
 
 
 def row(where, tool, version, **fields):
