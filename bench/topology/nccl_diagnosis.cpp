@@ -1,5 +1,6 @@
 #include "topology/nccl_diagnosis.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <regex>
@@ -329,7 +330,35 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
         "list every fabric port in NCCL_IB_HCA, or unset it; exclude only ports off the fabric ('^mlx5_bond_0')",
         std::string(kEnvDocs) + ": NCCL_IB_HCA");
   }
+  if (network_unused(log)) {
+    // One host whose channels are all P2P or SHM (or NCCL's `nNodes 1`): whatever NCCL said of its
+    // network (Socket chosen, IB disabled, no GPUDirect), no byte of this job crossed it.
+    static const std::vector<std::string_view> network_only = {
+        "socket-fallback", "mixed-link-layers", "collnet-unavailable", "tcp-plugin-on-rdma", "gdrdma-disabled",
+        "gdrdma-unused",   "plugin-vs-nics",    "ib-hca-excludes-ports"};
+    std::erase_if(out, [](const NcclDiagnosis& d) {
+      return std::find(network_only.begin(), network_only.end(), d.id) != network_only.end();
+    });
+  }
   return out;
+}
+
+bool network_unused(const NcclLog& log) {
+  static const std::regex nodes(R"(\bnNodes (\d+))");
+  for (const auto& m : log.messages) {
+    std::smatch n;
+    if (std::regex_search(m.text, n, nodes)) return n[1].str() == "1";  // NCCL 2.19 on say it
+  }
+  if (log.channels.empty()) return false;  // nothing shows where the data went
+  std::string host;
+  for (const auto& c : log.channels) {
+    if (c.transport != NcclTransport::kP2p && c.transport != NcclTransport::kShm) return false;
+    if (!c.host.empty() && !host.empty() && c.host != host) return false;
+    if (!c.host.empty()) host = c.host;
+  }
+  for (const auto& m : log.messages)
+    if (!m.host.empty() && !host.empty() && m.host != host) return false;  // another node's ranks
+  return true;
 }
 
 }  // namespace wb

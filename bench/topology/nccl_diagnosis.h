@@ -20,6 +20,12 @@ struct NcclDiagnosis {
 // Every entry whose signature the log holds, once each (the first line that shows it). `topology`
 // (a saved nvidia-smi topo -m; may be null): the node's NICs and GPU pairs, which some entries need
 // (P2P where SHM went, GPUDirect RDMA beside the GPU, NVLS on an NVSwitch, the NICs NCCL left out).
+// Entries about NCCL's network are left out where the log proves the network unused
+// (network_unused).
 std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatrix* topology);
+
+// Whether the log proves that the job's data never crossed the network: NCCL's `nNodes 1`, or one
+// host whose every channel line is P2P or SHM.
+bool network_unused(const NcclLog& log);
 
 }  // namespace wb

@@ -7,6 +7,8 @@
 
 #include "topology/nvidia_smi_topo.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace wb {
@@ -20,6 +22,13 @@ const std::string kRecorded = WB_TEST_DATA_DIR "/nccl/";
 const TopoMatrix& h100() {  // 8 H100 on NVSwitches (NV18 every pair), a mlx5 NIC on each GPU's switch
   static const TopoMatrix matrix = read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt");
   return matrix;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::vector<std::string> ids(const std::vector<NcclDiagnosis>& found) {
@@ -129,6 +138,22 @@ TEST(NcclDiagnosis, RanksOnDifferentVersionsFail) {
                               "b:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n");
   ASSERT_EQ(ids(found), std::vector<std::string>{"version-mismatch:FAIL@2"});
   EXPECT_NE(found[0].what.find("2.18.3+cuda12.2 on b, 2.21.5+cuda12.4 on a"), std::string::npos) << found[0].what;
+}
+
+// A healthy single-node NVLS log (NCCL 2.18: no nNodes on its init line) in a container with
+// NCCL_IB_DISABLE=1: NCCL chose Socket, yet every channel is P2P on one host; a network finding
+// there (socket-fallback was a FAIL) cries wolf. tests/data/nccl/ORIGINS.md says where it comes from.
+TEST(NcclDiagnosis, NoNetworkFindingWhereTheLogProvesTheNetworkUnused) {
+  const NcclLog log = read_nccl_log(kRecorded + "nvls-8gpu-one-node-socket.log");
+  EXPECT_TRUE(network_unused(log));
+  EXPECT_TRUE(diagnose_nccl_log(log, nullptr).empty());
+  EXPECT_TRUE(diagnose_nccl_log(log, &h100()).empty());
+  // the same lines with a second host's channel over the network: the finding stands
+  std::string text = read_text(kRecorded + "nvls-8gpu-one-node-socket.log");
+  text += "dgx-h100-08:5120:5180 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/Socket/0\n";
+  const NcclLog two_nodes = parse_nccl_log(text, "two-nodes.log");
+  EXPECT_FALSE(network_unused(two_nodes));
+  EXPECT_EQ(ids(diagnose_nccl_log(two_nodes, &h100())).front(), "socket-fallback:FAIL@7");
 }
 
 // The entries that need the node's wiring (a saved nvidia-smi topo -m) besides the log.
