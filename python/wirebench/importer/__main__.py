@@ -189,6 +189,14 @@ def main(argv):
         if (args.out / "results.csv").exists():
             raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
         imported = [(path, *read_file(path, args)) for path in args.files]
+        if args.nccl_log:  # the NCCL settings its log says (NCCL_ALGO set by environment to Ring)
+            settings = nccl_tests.nccl_settings(log_lines=read_utf8(args.nccl_log).splitlines())
+            for _, tool, (rows, notes) in imported:
+                if tool == "nccl-tests" and settings:
+                    for r in rows:
+                        nccl_tests.set_items(r, settings)
+                    notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
+                                 ": judged against that algorithm's expectation")
         topology = read_topology(args)
         if args.rate is not None and not args.link_class:
             args.link_class = link_class_the_files_say(imported)

@@ -8,6 +8,7 @@ import re
 
 from ..report.input_files import InputError
 from .. import collectives
+from ..report.extra import encode_items, parse as parse_items
 from .lines import Aside, read
 from .rows import number, row
 
@@ -141,6 +142,12 @@ def parse(path, text, op=None, link_class=""):
                 raise InputError(f"{where}: '{time_us} {algbw} {busbw}' are not nccl-tests' figures") from None
             rows.append(placement_row(where, version, op, n, hosts, int(size), dtype, redop, int(root), placement,
                                       figures, "" if wrong == "N/A" else wrong, link_class, nccl))
+    settings = nccl_settings([c for _, c in paste.commands], [l.text for l in paste.nccl])
+    if settings:
+        for r in rows:
+            set_items(r, settings)
+        notes.append(f"{path}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))} (its command line "
+                     "or NCCL's log): judged against that algorithm's expectation")
     if op_unknown:
         op = _op_from_columns(shapes, max(len(ranks), 1))
         if op is None:
@@ -170,6 +177,25 @@ def parse(path, text, op=None, link_class=""):
     return rows, notes
 
 
+# NCCL settings that choose the algorithm or protocol, and so the expectation a sweep is held to
+# (ceilings.for_collective): from a command line (mpirun -x, mpiexec -genv, srun --export, an
+# `export` or a prefix) or NCCL's own `NCCL_ALGO set by environment to Ring`.
+SETTING = re.compile(r"(?<![\w])(NCCL_(?:ALGO|PROTO))=([\w,^:;]+)")
+SETTING_LOGGED = re.compile(r"\b(NCCL_(?:ALGO|PROTO)) set by environment to (\S+?)\.?$")
+
+
+def nccl_settings(commands=(), log_lines=()):
+    """{NCCL_ALGO: Ring, ...} the commands and NCCL's log lines set; the log's, where both say."""
+    found = {}
+    for command in commands:
+        found.update(dict(SETTING.findall(command)))
+    for text in log_lines:
+        match = SETTING_LOGGED.search(text)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
 ELEMENT_BYTES = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "uint32": 4,
                  "float64": 8, "int64": 8, "uint64": 8}
 
@@ -183,6 +209,12 @@ def _op_from_columns(shapes, ranks):
     reduction = all(redop != "none" and root == -1 for _, _, _, redop, root in shapes)
     whole = all(count * ELEMENT_BYTES.get(DTYPES.get(dtype, dtype), 0) == size for size, count, dtype, _, _ in shapes)
     return "all_reduce" if reduction and whole else None
+
+
+def set_items(r, items):
+    """Adds `items` to a row's extra (those it has stay)."""
+    have = parse_items(r["extra"])
+    r["extra"] = encode_items(have | {k: v for k, v in items.items() if k not in have})
 
 
 def _rename_op(r, op):
