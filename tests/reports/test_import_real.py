@@ -255,3 +255,28 @@ def test_one_spelling_of_each_collective_for_wb_coll_and_every_tool():
     assert op_from("x.txt", "alltoall") == "all_to_all"
     assert collectives.canonical("Alltoall") == "all_to_all" and collectives.in_name("osu_alltoall") == "all_to_all"
     assert collectives.NCCL_TESTS_BINARY["all_to_all"] == "alltoall"
+
+
+def test_osu_two_tables_of_one_test_from_a_script_looping_over_pairs(tmp_path, capsys):
+    """easybuilders/easybuild-easyconfigs#25902: a script's `=== pair 0,1 run 1/1 ===` banners and
+    UCX_TLS between two OSU MPI-ROCM bandwidth tables: both kept, each as its own (block=1, 2)."""
+    code, rows, _ = rows_of(tmp_path, "osu-easybuild-25902-two-pairs.txt", "--hosts", "n1,n2")
+    assert len(rows) == 56 and {parse(r["extra"])["block"] for r in rows} == {"1", "2"}
+    big = {parse(r["extra"])["block"]: r["algbw_GBps"] for r in rows if r["bytes"] == str(1 << 27)}
+    assert big == {"1": "139.9618", "2": "140.0204"}
+    out = capsys.readouterr().out
+    assert "2 tables of OSU's Bandwidth test in one file" in out and "UCX_TLS" in out
+
+
+def test_osu_stopping_at_a_size_without_its_figure_is_an_error_at_that_size(tmp_path):
+    """open-mpi/ompi#4919: the mpirun line above osu_bw's table; the paste stops at `4194304`
+    without its figure: an ERROR at 4 MiB, so 2 MiB is not judged as the sweep's largest."""
+    code, rows, _ = rows_of(tmp_path, "osu-ompi-4919-stops-mid-table.txt", "--hosts", "n1,n2")
+    assert rows[-1]["bytes"] == "4194304" and rows[-1]["status"] == "ERROR"
+    assert code == ExitCode.INFRASTRUCTURE and len(rows) == 23
+
+
+def test_osu_under_srun_l_with_slurms_lines_and_crlf(tmp_path):
+    """srun -l's `0: ` on every line, Slurm's queue and exit lines, CRLF line ends."""
+    code, rows, _ = rows_of(tmp_path, "osu-slurm-srun-l-crlf.txt", "--hosts", "n1,n2")
+    assert len(rows) == 24 and rows[0]["bytes"] == "0" and rows[0]["time_us"] == "1.71"

@@ -6,7 +6,7 @@ import re
 
 from .. import collectives
 from ..report.input_files import InputError
-from .lines import lines_of
+from .lines import Aside, lines_of, read
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
 
@@ -30,7 +30,10 @@ def _kind(title, where):
 
 
 def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
-    lines = lines_of(text)
+    """(rows, notes). The table is found among whatever else the paste holds (lines.py): a script's
+    banners between runs, UCX's or MPI's settings, the command line. Several tables of the same test
+    in one file (a script looping over pairs) are kept apart: each row says its table (block=N)."""
+    lines = read(text).lines
     title = next(((TITLE.match(l.text), l) for l in lines if TITLE.match(l.text)), None)
     if title is None:
         raise InputError(f"{path}:1: no OSU title line ('# OSU MPI ... Test vX')")
@@ -38,29 +41,53 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
     name, version = found.group(2).strip(), found.group(3).rstrip(".")
     backend = "nccl" if found.group(1) in ("NCCL", "RCCL", "XCCL") else "mpi"  # osu_xccl_*: NCCL's (or RCCL's) calls
     kind = _kind(name, f"{path}:{title_line.number}")
-    rows, notes = [], []
+    titles = [l for l in lines if TITLE.match(l.text)]
+    if any(TITLE.match(l.text).group(2).strip() != name for l in titles):
+        other = next(l for l in titles if TITLE.match(l.text).group(2).strip() != name)
+        raise InputError(f"{path}:{other.number}: a second OSU test ('{TITLE.match(other.text).group(2).strip()}') "
+                         f"after '{name}': import each test's output on its own")
+    rows, notes, aside, block = [], [], Aside(path, "OSU"), 0
     for line in lines:
+        if TITLE.match(line.text):
+            block += 1
+            continue
         if line.text.startswith("#") or not line.text.strip():
             continue
         where = f"{path}:{line.number}"
-        if line.last_and_cut:  # its sweep did not finish: an ERROR at its size, so no smaller size stands for it
-            notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
-            size = re.match(r"\s*(\d+)\s", line.text)
+        data = DATA.match(line.text)
+        lone = re.match(r"^\s*(\d+)\s*$", line.text)  # a size without its figure: the output stopped there
+        if line.last_and_cut or (lone and rows and block and line is _last_data_like(lines)):
+            # its sweep did not finish: an ERROR at its size, so no smaller size stands for it
+            notes.append(f"{where}: the output ends in the middle of this line (cut short); the rows before it are kept")
+            size = re.match(r"\s*(\d+)", line.text)
             if size and rows:
                 rows.append({**rows[-1], "bytes": size.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
                              "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
             continue
-        data = DATA.match(line.text)
-        if data is None:
-            raise InputError(f"{where}: not a line of OSU's table (size, then its figure): {line.text.strip()[:80]!r}")
+        if data is None or not block:
+            aside.add(line)
+            continue
         size, figure = int(data.group(1)), float(data.group(2))
         if kind[0] == "net":
-            rows.append(_point_to_point(where, version, kind, size, figure, hosts, link_class, backend))
+            r = _point_to_point(where, version, kind, size, figure, hosts, link_class, backend)
         else:
-            rows.append(_collective(where, version, kind[1], size, figure, ranks, link_class, backend))
+            r = _collective(where, version, kind[1], size, figure, ranks, link_class, backend)
+        if len(titles) > 1:
+            r["extra"] = f"{r['extra']};block={block}"
+        rows.append(r)
+    aside.refuse(rows, "line of OSU's table (size, then its figure)")
+    notes += aside.notes(rows)
+    if len(titles) > 1 and rows:
+        notes.append(f"{path}: {len(titles)} tables of OSU's {name} test in one file: each is kept as its own "
+                     "(block=1..N); their endpoints are those --hosts names, the same for each")
     if not rows:
         notes.append(f"{path}: no line of OSU's table: nothing was measured")
     return rows, notes
+
+
+def _last_data_like(lines):
+    """The last line that starts with a size (a line of the table, whole or not)."""
+    return next((l for l in reversed(lines) if re.match(r"^\s*\d+", l.text)), None)
 
 
 def _point_to_point(where, version, kind, size, figure, hosts, link_class, backend="mpi"):
