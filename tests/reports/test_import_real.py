@@ -280,3 +280,25 @@ def test_osu_under_srun_l_with_slurms_lines_and_crlf(tmp_path):
     """srun -l's `0: ` on every line, Slurm's queue and exit lines, CRLF line ends."""
     code, rows, _ = rows_of(tmp_path, "osu-slurm-srun-l-crlf.txt", "--hosts", "n1,n2")
     assert len(rows) == 24 and rows[0]["bytes"] == "0" and rows[0]["time_us"] == "1.71"
+
+
+def test_imb_under_prun_without_its_banner(tmp_path):
+    """openhpc/ohpc#207: `$ prun IMB-MPI1 PingPong`, the table without IMB's banner (MVAPICH2 on
+    ConnectX-3, figures as posted)."""
+    code, rows, _ = rows_of(tmp_path, "imb-ohpc-207-prun-no-banner.txt", "--hosts", "n1,n2")
+    assert len(rows) == 24 and rows[0]["time_us"] == "1.59" and {r["case"] for r in rows} == {"pingpong"}
+
+
+def test_imb_blocks_labelled_by_hand_with_separators_and_notes_after_rows(tmp_path, capsys):
+    """intel/mpi-benchmarks#37: `Sendrecv：` and `Exchange：` above their tables (no `# Benchmarking`),
+    a line of ~ under each header (not a Markdown fence), `★←Drops from here` after a row."""
+    code, rows, _ = rows_of(tmp_path, "imb-37-labelled-blocks-annotated.txt", "--hosts", "n1,n2")
+    assert [r["bytes"] for r in rows if r["case"] == "sendrecv"] == ["262144", "524288", "1048576", "2097152", "4194304"]
+    assert len([r for r in rows if r["case"] == "exchange"]) == 5
+    assert "not of IMB-MPI1's output left aside" in capsys.readouterr().out
+
+
+def test_imb_4_with_its_whole_banner(tmp_path):
+    """clustervision/trinity#179: IMB 4.0's banner, settings and list of benchmarks above PingPong."""
+    code, rows, _ = rows_of(tmp_path, "imb-trinity-179-full-banner.txt", "--hosts", "n1,n2")
+    assert len(rows) == 24 and parse(rows[0]["extra"])["tool_version"] == "4.0" and rows[0]["time_us"] == "58.74"

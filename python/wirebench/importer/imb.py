@@ -6,12 +6,14 @@ and time here (IMB's Mbytes/sec column changed units between versions)."""
 import re
 
 from ..report.input_files import InputError
-from .lines import lines_of
+from .lines import Aside, lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
 
 VERSION = re.compile(r"Intel ?\(R\) MPI Benchmarks (\S+?),? ")  # IMB 4.x printed "Intel (R)"
 BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
+# a block named by hand in a paste (intel/mpi-benchmarks#37: "Sendrecv：" above its table)
+LABEL = re.compile(r"^\s*(PingPong|Sendrecv|Exchange|Allreduce|Allgather|Alltoall|Bcast|Reduce|Reduce_scatter)\s*[:：]\s*$")
 PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d+)")
 HEADER = re.compile(r"^\s*#bytes\s+#repetitions\s+(.*)$")
 DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(.*)$")
@@ -21,18 +23,28 @@ COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall":
 
 
 def looks_like(text):
-    return "MPI Benchmarks" in text and "Intel" in text or "# Benchmarking " in text
+    return "MPI Benchmarks" in text and "Intel" in text or "# Benchmarking " in text or \
+        bool(re.search(r"^\s*#bytes\s+#repetitions\s", text, re.M))
+
+
+def _number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
 
 
 def parse(path, text, hosts=("", ""), link_class=""):
     version, name, processes, columns, rows, notes = None, None, None, None, [], []
+    aside = Aside(path, "IMB-MPI1")
     for line in lines_of(text):
         where = f"{path}:{line.number}"
         found = VERSION.search(line.text)
         if found and version is None:
             version = found.group(1)
-        if BLOCK.match(line.text):
-            name, processes, columns = BLOCK.match(line.text).group(1), None, None
+        if BLOCK.match(line.text) or LABEL.match(line.text):
+            name, processes, columns = (BLOCK.match(line.text) or LABEL.match(line.text)).group(1), None, None
             continue
         if PROCESSES.match(line.text):
             processes = int(PROCESSES.match(line.text).group(1))
@@ -46,6 +58,8 @@ def parse(path, text, hosts=("", ""), link_class=""):
             continue  # a benchmark wirebench does not import (PingPing, Gather, Barrier, ...): its lines pass by
         data = DATA.match(line.text)
         figures = data.group(3).split() if data else []
+        if data and len(figures) > len(columns) and all(_number(f) for f in figures[:len(columns)]):
+            figures = figures[:len(columns)]  # a note written after the row ("<- drops from here")
         if line.last_and_cut or data is None or len(figures) != len(columns):
             if line.last_and_cut:
                 notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
@@ -53,8 +67,8 @@ def parse(path, text, hosts=("", ""), link_class=""):
                     rows.append({**rows[-1], "bytes": data.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
                                  "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
                 continue
-            raise InputError(f"{where}: not a line of IMB's {name} table ({' '.join(['#bytes', '#repetitions'] + columns)}): "
-                             f"{line.text.strip()[:80]!r}")
+            aside.add(line)  # mpirun's words, a warning between two sizes: left aside, said once
+            continue
         size, repetitions = int(data.group(1)), int(data.group(2))
         values = dict(zip(columns, figures))
         time_key = "t[usec]" if "t[usec]" in values else "t_max[usec]" if name in PARALLEL_TRANSFERS else "t_avg[usec]"
@@ -98,6 +112,8 @@ def parse(path, text, hosts=("", ""), link_class=""):
                             rerun=f"mpiexec -n {processes or 'N'} IMB-MPI1 {name} -npmin {processes or 2}"
                                   + (f" -msglog {size.bit_length() - 1}:{size.bit_length() - 1}" if size else ""),
                             items={"rank_time": "avg"}, **common))
+    aside.refuse(rows, "line of an IMB table (#bytes #repetitions, then its times)")
+    notes += aside.notes(rows)
     if not rows:
         notes.append(f"{path}: no table of PingPong or a collective IMB wirebench imports: nothing was measured")
     return rows, notes

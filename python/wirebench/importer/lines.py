@@ -15,7 +15,7 @@ TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")  # mpirun --tag-output, anywhe
 PREFIX = re.compile(r"^(\d+: |\[\d+\]:? ?)")  # srun -l, [N] / [N]: of pdsh-like launchers
 QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # Markdown's quote, nested or not
 NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^NCCL version \d")
-FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
 COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
                      r"torchrun|kubectl|docker|\S*_perf\S*|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
