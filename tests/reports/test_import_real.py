@@ -302,3 +302,27 @@ def test_imb_4_with_its_whole_banner(tmp_path):
     """clustervision/trinity#179: IMB 4.0's banner, settings and list of benchmarks above PingPong."""
     code, rows, _ = rows_of(tmp_path, "imb-trinity-179-full-banner.txt", "--hosts", "n1,n2")
     assert len(rows) == 24 and parse(rows[0]["extra"])["tool_version"] == "4.0" and rows[0]["time_us"] == "58.74"
+
+
+def test_perftest_quoted_in_markdown_with_its_prompt_and_gbits(tmp_path):
+    """linux-rdma/perftest#132: a reply quoting (`> `) the client's prompt and an -a sweep printed with
+    --report_gbits: the bandwidth from bytes x MsgRate, whatever the unit of its BW columns."""
+    code, rows, _ = rows_of(tmp_path, "perftest-132-quoted-gbits.md", "--hosts", "node3,node1")
+    assert len(rows) == 23 and rows[-1]["bytes"] == "8388608" and rows[-1]["link_class"] == "ib"
+    assert float(rows[-1]["algbw_GBps"]) == pytest.approx(8388608 * 0.001470e6 / 1e9, rel=1e-6)
+
+
+def test_perftest_on_the_servers_side_over_roce_for_a_duration(tmp_path):
+    """linux-rdma/perftest#234: the server's `Waiting for client to connect` banner, GID lines, a
+    RoCE port (`Link type : Ethernet`), one size run for -D 10 seconds."""
+    code, rows, _ = rows_of(tmp_path, "perftest-234-server-roce-duration.txt", "--hosts", "s1,s2")
+    assert [(r["bytes"], r["link_class"]) for r in rows] == [("65536", "roce")]
+    assert float(rows[0]["algbw_GBps"]) == pytest.approx(65536 * 0.066456e6 / 1e9, rel=1e-6)
+
+
+def test_perftest_inside_a_scripts_log_bidirectional_on_two_qps(tmp_path):
+    """Mellanox/ngc_multinode_perf#108: the script's INFO lines and perftest's WARNING around a
+    bidirectional write test on 2 QPs, --report_gbit: 400 Gb/s both ways, judged against twice the
+    port's 25 GB/s."""
+    code, rows, _ = rows_of(tmp_path, "perftest-ngc-108-script-bidirectional.txt", "--hosts", "h109,h108", "--rate", "25")
+    assert [(r["case"], r["direction"]) for r in rows] == [("bidir_bw", "bidir")] and code == ExitCode.OK
