@@ -6,6 +6,8 @@
 #include <regex>
 #include <set>
 
+#include "topology/nccl_warnings.h"
+
 namespace wb {
 namespace {
 
@@ -330,6 +332,24 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
         "list every fabric port in NCCL_IB_HCA, or unset it; exclude only ports off the fabric ('^mlx5_bond_0')",
         std::string(kEnvDocs) + ": NCCL_IB_HCA");
   }
+  // The catalogue's entries (suites/nccl-warnings.csv): one line's signature each, the first line
+  // that matches. An entry coded above with the same id stays as coded.
+  for (const NcclWarningEntry& entry : nccl_warning_catalogue()) {
+    if (std::any_of(out.begin(), out.end(), [&](const NcclDiagnosis& d) { return d.id == entry.id; })) continue;
+    for (const auto& m : log.messages) {
+      const std::string said = m.location.empty() ? m.text : m.location + " " + m.text;
+      std::smatch found;
+      if (!std::regex_search(said, found, entry.signature)) continue;
+      add(entry.id, entry.verdict, m.line, expand_groups(entry.what, found) + (m.host.empty() ? "" : " (" + m.host + ")"),
+          entry.why, entry.fix, entry.source);
+      break;
+    }
+  }
+  // The causes first: a FAIL before a WARN (a stopgap setting such as NCCL_SHM_DISABLE is a WARN
+  // beside the failure that explains the job), each in the order of the log.
+  std::stable_sort(out.begin(), out.end(), [](const NcclDiagnosis& a, const NcclDiagnosis& b) {
+    return a.verdict == "FAIL" && b.verdict != "FAIL";
+  });
   if (network_unused(log)) {
     // One host whose channels are all P2P or SHM (or NCCL's `nNodes 1`): whatever NCCL said of its
     // network (Socket chosen, IB disabled, no GPUDirect), no byte of this job crossed it.

@@ -61,9 +61,10 @@ std::optional<TopoCell> gpu_pair_cell(const TopoMatrix* topology, const NcclChan
 
 NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
   require_text(text, source);
-  // [launcher prefix] host:pid:tid [dev] NCCL INFO|WARN message
+  // [anything: a launcher's tag, a timestamp] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message.
+  // NCCL's WARN lines carry the source location before "NCCL WARN" (transport/nvls.cc:254).
   static const std::regex prefix(
-      R"(^(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?\s*([^:\s]+):\d+:\d+ \[(\d+)\] NCCL (INFO|WARN) (.*)$)");
+      R"((?:^|[\s>\]:])([^:\s\[\]<>]+):\d+:\d+ \[(\d+)\] (?:(\S+:\d+) )?NCCL (INFO|WARN) (.*)$)");
   // Channel 00/0 : 2[2] -> 3[3] via X   |   Channel 00 : 3[3] -> 4[4] via X   |   Ring 00 : 3[3] -> 2[2] via X
   static const std::regex channel(
       R"(^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\])"
@@ -85,11 +86,11 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& source) {
         log.problems.push_back(InputError(source, static_cast<long>(i) + 1, "line too long to be NCCL's; skipped").what());
       continue;
     }
-    if (!std::regex_match(lines[i], p, prefix)) continue;  // not an NCCL line
-    const std::string message = p[4];
+    if (!std::regex_search(lines[i], p, prefix)) continue;  // not an NCCL line
+    const std::string message = p[5];
     const long line = static_cast<long>(i) + 1;
-    log.messages.push_back({line, p[1], p[3] == "WARN", message});
-    if (p[3] == "WARN") continue;
+    log.messages.push_back({line, p[1], p[4] == "WARN", message, p[3]});
+    if (p[4] == "WARN") continue;
     if (std::regex_match(message, m, channel)) {
       NcclChannelLine c;
       c.line = line;

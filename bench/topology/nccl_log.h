@@ -37,6 +37,7 @@ struct NcclMessage {
   std::string host;
   bool warn = false;  // NCCL WARN
   std::string text;   // after "NCCL INFO " / "NCCL WARN "
+  std::string location;  // NCCL's source location before it, where printed: "transport/nvls.cc:254"
 };
 
 struct NcclLog {

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "topology/nccl_warnings.h"
 #include "topology/nvidia_smi_topo.h"
 
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -154,6 +156,43 @@ TEST(NcclDiagnosis, NoNetworkFindingWhereTheLogProvesTheNetworkUnused) {
   const NcclLog two_nodes = parse_nccl_log(text, "two-nodes.log");
   EXPECT_FALSE(network_unused(two_nodes));
   EXPECT_EQ(ids(diagnose_nccl_log(two_nodes, &h100())).front(), "socket-fallback:FAIL@7");
+}
+
+// Every entry of suites/nccl-warnings.csv is named by a WARN line as posted in a public thread
+// (tests/data/nccl/warn-lines-from-threads.log: `# id: ENTRY | THREAD` above each line).
+TEST(NcclDiagnosis, EveryCatalogueEntryIsNamedByItsThreadsLine) {
+  std::istringstream in(read_text(kRecorded + "warn-lines-from-threads.log"));
+  std::string line, id;
+  std::set<std::string> named;
+  while (std::getline(in, line)) {
+    if (line.rfind("# id: ", 0) == 0) {
+      id = line.substr(6, line.find(' ', 6) - 6);
+      continue;
+    }
+    const NcclLog log = parse_nccl_log(line + "\n", id + ".log");
+    ASSERT_EQ(log.messages.size(), 1u) << "not read as an NCCL line: " << line;
+    const auto found = diagnose_nccl_log(log, nullptr);
+    ASSERT_FALSE(found.empty()) << id << ": nothing named in " << line;
+    EXPECT_EQ(found.front().id, id) << line;
+    EXPECT_FALSE(found.front().source.empty());
+    named.insert(id);
+  }
+  for (const NcclWarningEntry& entry : nccl_warning_catalogue())
+    EXPECT_TRUE(named.count(entry.id)) << entry.id << " has no line from a thread in warn-lines-from-threads.log";
+  EXPECT_GE(nccl_warning_catalogue().size(), 15u);
+}
+
+// NVIDIA/nccl-tests#206: NCCL_SHM_DISABLE=1 set on purpose, then the registration failed on a low
+// memlock limit. The failure is the cause and comes first; the setting is a WARN beside it.
+TEST(NcclDiagnosis, TheMemlockFailureComesBeforeTheSettingBesideIt) {
+  const NcclLog log = parse_nccl_log(
+      "gpu-node-01:31002:31002 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n"
+      "gpu-node-01:31002:31090 [0] misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot "
+      "allocate memory\n",
+      "single.log");
+  const auto found = diagnose_nccl_log(log, nullptr);
+  ASSERT_EQ(ids(found), (std::vector<std::string>{"memlock-too-low:FAIL@2", "transport-disabled:WARN@1"}));
+  EXPECT_NE(found[0].fix.find("ulimit -l"), std::string::npos);
 }
 
 // The entries that need the node's wiring (a saved nvidia-smi topo -m) besides the log.
