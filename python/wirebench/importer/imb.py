@@ -6,7 +6,7 @@ and time here (IMB's Mbytes/sec column changed units between versions)."""
 import re
 
 from ..report.input_files import InputError
-from .lines import Aside, lines_of
+from .lines import Aside, cut_note, cut_row, lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
 
@@ -62,10 +62,9 @@ def parse(path, text, hosts=("", ""), link_class=""):
             figures = figures[:len(columns)]  # a note written after the row ("<- drops from here")
         if line.last_and_cut or data is None or len(figures) != len(columns):
             if line.last_and_cut:
-                notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                notes.append(cut_note(where))
                 if data and rows:
-                    rows.append({**rows[-1], "bytes": data.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
-                                 "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
+                    rows.append(cut_row(rows[-1], data.group(1), where))
                 continue
             aside.add(line)  # mpirun's words, a warning between two sizes: left aside, said once
             continue

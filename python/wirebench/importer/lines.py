@@ -108,3 +108,16 @@ class Aside:
             first = self.lines[0]
             raise InputError(f"{self.path}:{first.number}: no {what} found; the first line that is not {self._owner()}: "
                              f"{first.text.strip()[:80]!r}")
+
+
+def cut_note(where, kept=True):
+    """The note on the line a file ends in without its line break (a killed run, a paste cut short)."""
+    return (f"{where}: the file ends in the middle of this line (cut short); "
+            + ("the rows before it are kept" if kept else "it is left out"))
+
+
+def cut_row(last, size, where):
+    """The ERROR row of the size whose line the output ends in, like `last`: a sweep that did not
+    finish has no largest size, so no smaller size is judged as if it were."""
+    return {**last, "bytes": str(size), "time_us": "", "algbw_GBps": "", "busbw_GBps": "", "errors": "",
+            "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"}

@@ -9,7 +9,7 @@ import re
 from ..report.input_files import InputError
 from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
-from .lines import Aside, read
+from .lines import Aside, cut_note, cut_row, read
 from .rows import number, row
 
 OPS = collectives.NAMES
@@ -119,14 +119,14 @@ def parse(path, text, op=None, link_class=""):
             old = DATA_NO_ROOT.match(line.text)
             if old is None:
                 if line.last_and_cut and rows:  # its sweep did not finish: an ERROR at its size
-                    notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                    notes.append(cut_note(where))
                     rows += _cut_rows(rows, line.text, where)
                 else:
                     aside.add(line)
                 continue
             (size, count, dtype, redop, rest), root = old.groups(), "-1"
         if line.last_and_cut:
-            notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+            notes.append(cut_note(where))
             rows += _cut_rows(rows, line.text, where)
             continue
         shapes.append((int(size), int(count), dtype, redop, int(root)))
@@ -223,17 +223,12 @@ def _rename_op(r, op):
 
 
 def _cut_rows(rows, text, where):
-    """The ERROR rows of a size whose line the file ends in: no smaller size stands for it."""
+    """The ERROR rows (each placement) of a size whose line the file ends in."""
     size = re.match(r"\s*(\d+)\s", text)
     if not (size and rows):
         return []
-    out = []
-    for placement in ("out_of_place", "in_place"):
-        last = next((r for r in reversed(rows) if r["case"] == placement), rows[-1])
-        out.append({**last, "case": placement, "bytes": size.group(1), "time_us": "", "algbw_GBps": "",
-                    "busbw_GBps": "", "errors": "", "status": "ERROR",
-                    "reason": f"the output ends in the middle of this size's line ({where})"})
-    return out
+    return [{**cut_row(next((r for r in reversed(rows) if r["case"] == placement), rows[-1]), size.group(1), where),
+             "case": placement} for placement in ("out_of_place", "in_place")]
 
 
 # nccl-tests' -J FILE.json (2.17 on, JSON format version 3): {version, args, nccl_version, config:

@@ -6,7 +6,7 @@ nvbandwidth does not print its buffer size (-b, 512 MiB by default): --bytes."""
 import re
 
 from ..report.input_files import InputError
-from .lines import lines_of
+from .lines import cut_note, lines_of
 from .rows import number, row
 
 VERSION = re.compile(r"^nvbandwidth Version:\s*v?(\S+)")
@@ -98,13 +98,13 @@ def parse(path, text, host="", bytes_=None, link_class=""):
         if cells is None:
             if line.text.strip() and not line.text.startswith("SUM "):
                 if line.last_and_cut:
-                    notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                    notes.append(cut_note(where))
                     continue
                 raise InputError(f"{where}: not a line of nvbandwidth's {test} matrix: {line.text.strip()[:80]!r}")
             title = None if line.text.startswith("SUM ") or not line.text.strip() else title
             continue
         if line.last_and_cut:
-            notes.append(f"{where}: the file ends in the middle of this line (cut short); it is left out")
+            notes.append(cut_note(where, kept=False))
             continue
         index, values = int(cells.group(1)), cells.group(2).split()
         rows += _cells(where, version, test, title, index, zip(columns, values), host or named_host, bytes_, link_class)

@@ -6,7 +6,7 @@ import re
 
 from .. import collectives
 from ..report.input_files import InputError
-from .lines import Aside, lines_of, read
+from .lines import Aside, cut_note, cut_row, lines_of, read
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
 
@@ -58,11 +58,10 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
         lone = re.match(r"^\s*(\d+)\s*$", line.text)  # a size without its figure: the output stopped there
         if line.last_and_cut or (lone and rows and block and line is _last_data_like(lines)):
             # its sweep did not finish: an ERROR at its size, so no smaller size stands for it
-            notes.append(f"{where}: the output ends in the middle of this line (cut short); the rows before it are kept")
+            notes.append(cut_note(where))
             size = re.match(r"\s*(\d+)", line.text)
             if size and rows:
-                rows.append({**rows[-1], "bytes": size.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
-                             "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
+                rows.append(cut_row(rows[-1], size.group(1), where))
             continue
         if data is None or not block:
             aside.add(line)

@@ -8,7 +8,7 @@ link, a staged copy and a latency against their siblings. The sample copies numE
 import re
 
 from ..report.input_files import InputError
-from .lines import lines_of
+from .lines import cut_note, lines_of
 from .rows import number, row
 
 SAMPLE = "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]"
@@ -57,12 +57,12 @@ def parse(path, text, host="", bytes_=None, link_class=""):
         cells = CELLS.match(line.text)
         if not (title and columns is not None and cells):
             if title and columns is not None and stripped and line.last_and_cut:
-                notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                notes.append(cut_note(where))
             elif title and columns is not None and stripped and not stripped.startswith(("NOTE", "***")):
                 raise InputError(f"{where}: not a line of p2pBandwidthLatencyTest's matrix: {stripped[:80]!r}")
             continue
         if line.last_and_cut:
-            notes.append(f"{where}: the file ends in the middle of this line (cut short); it is left out")
+            notes.append(cut_note(where, kept=False))
             continue
         index, values = int(cells.group(1)), cells.group(2).split()
         if len(values) != len(columns):

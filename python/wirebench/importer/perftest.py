@@ -7,7 +7,7 @@ ping-pong), a whole one for read."""
 import re
 
 from ..report.input_files import InputError
-from .lines import lines_of
+from .lines import cut_note, cut_row, lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import number, row
 
@@ -63,15 +63,14 @@ def parse(path, text, hosts=("", ""), link_class=""):
         figures = data.group(3).split() if data else []
         if data is None or len(figures) < 1:
             if line.last_and_cut:
-                notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+                notes.append(cut_note(where))
                 continue
             columns = None  # the table ended (perftest prints its settings and tables again per run)
             continue
         if line.last_and_cut:
-            notes.append(f"{where}: the file ends in the middle of this line (cut short); the rows before it are kept")
+            notes.append(cut_note(where))
             if rows:
-                rows.append({**rows[-1], "bytes": data.group(1), "time_us": "", "algbw_GBps": "", "busbw_GBps": "",
-                             "status": "ERROR", "reason": f"the output ends in the middle of this size's line ({where})"})
+                rows.append(cut_row(rows[-1], data.group(1), where))
             continue
         if tool is None:
             raise InputError(f"{where}: a perftest table without the test's title above it (RDMA_Write BW Test ...)")
