@@ -19,7 +19,8 @@ from ..report.extra import facts
 from ..report.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from .. import collectives
-from . import imb, json_text, nccl_tests, nvbandwidth, osu, p2p_bandwidth_latency, perftest
+from . import json_text, nccl_tests
+from .registry import Options, importers
 
 
 def parse_args(argv):
@@ -54,39 +55,30 @@ def parse_args(argv):
 
 
 def read_file(path, args):
+    """(tool, (rows, notes)) of one file: the first importer that recognises it reads it
+    (registry.importers(), in order)."""
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     text = read_utf8(path)
-    hosts = (args.hosts.split(",") + ["", ""])[:2]
+    options = Options(op=args.op, link_class=args.link_class, hosts=tuple((args.hosts.split(",") + ["", ""])[:2]),
+                      ranks=args.ranks, bytes=args.bytes)
+    known = importers()
     if text.lstrip().startswith("{"):
         doc, cut = json_text.load(path, text)
-        if nccl_tests.looks_like_json(doc):
-            return "nccl-tests", nccl_tests.parse_json(path, doc, args.op, args.link_class, cut)
-        if cut:
-            raise InputError(f"{path}: the JSON ends before its closing brackets (cut short), and it is not "
-                             "nccl-tests' (whose results can be read up to the cut)")
-        if nvbandwidth.looks_like_json(doc):
-            return "nvbandwidth", nvbandwidth.parse_json(path, doc, hosts[0], args.bytes, args.link_class)
-        if perftest.looks_like_json(doc):
-            return "perftest", perftest.parse_json(path, doc, hosts, args.link_class)
-        raise InputError(f"{path}:1: JSON that is none of nccl-tests' -J ('results' and 'config'), nvbandwidth's "
-                         "--json ('nvbandwidth') or perftest's --out_json ('test_info' and 'results')")
-    if nccl_tests.looks_like(text):
-        return "nccl-tests", nccl_tests.parse(path, text, args.op, args.link_class)
-    if osu.looks_like(text):
-        return "osu", osu.parse(path, text, hosts, args.ranks, args.link_class)
-    if nvbandwidth.looks_like(text):
-        return "nvbandwidth", nvbandwidth.parse(path, text, hosts[0], args.bytes, args.link_class)
-    if p2p_bandwidth_latency.looks_like(text):
-        return "p2pBandwidthLatencyTest", p2p_bandwidth_latency.parse(path, text, hosts[0], args.bytes, args.link_class)
-    if perftest.looks_like(text):
-        return "perftest", perftest.parse(path, text, hosts, args.link_class)
-    if imb.looks_like(text):
-        return "imb", imb.parse(path, text, hosts, args.link_class)
-    raise InputError(f"{path}:1: not an output wirebench imports: nccl-tests' (its '# nThread' header), OSU's "
-                     "(its '# OSU MPI ... Test' title), nvbandwidth's ('Running ...' testcases), perftest's ('RDMA_Write BW Test' ...), "
-                     "IMB-MPI1's ('# Benchmarking ...' blocks), p2pBandwidthLatencyTest's, or the JSON of nccl-tests -J, "
-                     "nvbandwidth --json or perftest --out_json")
+        for importer in known:
+            if importer.looks_like_json and importer.looks_like_json(doc):
+                if cut and not importer.reads_cut_json:
+                    raise InputError(f"{path}: the JSON ends before its closing brackets (cut short), and "
+                                     f"{importer.tool}'s whole results cannot be told from it")
+                return importer.tool, importer.parse_json(path, doc, options, cut)
+        raise InputError(f"{path}:1: JSON that is none of the JSON outputs wirebench imports ("
+                         + ", ".join(i.tool for i in known if i.looks_like_json) + ")")
+    for importer in known:
+        if importer.looks_like(text):
+            return importer.tool, importer.parse(path, text, options)
+    raise InputError(f"{path}:1: not an output wirebench imports: "
+                     + ", ".join(f"{i.tool}{chr(39) if i.tool.endswith('s') else chr(39) + 's'} ({i.known_by})" for i in known)
+                     + ", or the JSON of " + ", ".join(i.tool for i in known if i.looks_like_json))
 
 
 def read_topology(args):

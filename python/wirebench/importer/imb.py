@@ -9,6 +9,7 @@ from ..report.input_files import InputError
 from .lines import Aside, cut_note, cut_row, lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
+from .registry import Importer
 
 VERSION = re.compile(r"Intel ?\(R\) MPI Benchmarks (\S+?),? ")  # IMB 4.x printed "Intel (R)"
 BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
@@ -116,3 +117,7 @@ def parse(path, text, hosts=("", ""), link_class=""):
     if not rows:
         notes.append(f"{path}: no table of PingPong or a collective IMB wirebench imports: nothing was measured")
     return rows, notes
+
+
+IMPORTER = Importer(tool="imb", known_by="its '# Benchmarking ...' blocks", looks_like=looks_like,
+                    parse=lambda path, text, o: parse(path, text, o.hosts, o.link_class))

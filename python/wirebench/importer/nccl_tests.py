@@ -11,6 +11,7 @@ from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
 from .lines import Aside, cut_note, cut_row, read
 from .rows import number, row
+from .registry import Importer
 
 OPS = collectives.NAMES
 DTYPES = {"float": "float32", "half": "float16", "double": "float64", "bfloat16": "bfloat16", "int8": "int8",
@@ -292,3 +293,10 @@ def parse_json(path, doc, op=None, link_class="", cut=False):
     if not rows:
         notes.append(f"{path}: no result in nccl-tests' JSON: nothing was measured")
     return rows, notes
+
+
+IMPORTER = Importer(
+    tool="nccl-tests", known_by="its '# nThread' header",
+    looks_like=looks_like, parse=lambda path, text, o: parse(path, text, o.op, o.link_class),
+    looks_like_json=looks_like_json,
+    parse_json=lambda path, doc, o, cut: parse_json(path, doc, o.op, o.link_class, cut), reads_cut_json=True)

@@ -8,6 +8,7 @@ import re
 from ..report.input_files import InputError
 from .lines import cut_note, lines_of
 from .rows import number, row
+from .registry import Importer
 
 VERSION = re.compile(r"^nvbandwidth Version:\s*v?(\S+)")
 RUNNING = re.compile(r"^Running (\w+)\.")
@@ -208,3 +209,10 @@ def _row(where, version, test, flow, index, column, GBps, host, bytes_, link_cla
                op="copy", dtype="uint8", bytes=bytes_, ranks=1, nodes=1, time_us=number(time_us),
                algbw_GBps=number(GBps), busbw_GBps=number(GBps), judged="algbw_GBps@largest:ceiling",
                rerun=f"nvbandwidth -t {test} -b {bytes_ // (1024 * 1024)}", items=items)
+
+
+IMPORTER = Importer(
+    tool="nvbandwidth", known_by="its 'Running ...' testcases", looks_like=looks_like,
+    parse=lambda path, text, o: parse(path, text, o.hosts[0], o.bytes, o.link_class),
+    looks_like_json=looks_like_json,
+    parse_json=lambda path, doc, o, cut: parse_json(path, doc, o.hosts[0], o.bytes, o.link_class))

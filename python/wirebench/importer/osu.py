@@ -9,6 +9,7 @@ from ..report.input_files import InputError
 from .lines import Aside, cut_note, cut_row, lines_of, read
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import BUSBW, number, row
+from .registry import Importer
 
 TITLE = re.compile(r"^#\s*OSU (MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
 DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
@@ -120,3 +121,7 @@ def _collective(where, version, op, size, figure, ranks, link_class, backend="mp
                src="world", direction="uni", op=op, dtype="float32", bytes=size, ranks=ranks or "",
                time_us=number(figure), algbw_GBps=number(algbw), busbw_GBps=number(busbw), judged=judged,
                rerun=f"mpiexec -n {ranks or 'N'} {'osu_xccl_' if backend == 'nccl' else 'osu_'}{osu_name} -m {size}:{size}")
+
+
+IMPORTER = Importer(tool="osu", known_by="its '# OSU MPI ... Test' title", looks_like=looks_like,
+                    parse=lambda path, text, o: parse(path, text, o.hosts, o.ranks, o.link_class))

@@ -10,6 +10,7 @@ import re
 from ..report.input_files import InputError
 from .lines import cut_note, lines_of
 from .rows import number, row
+from .registry import Importer
 
 SAMPLE = "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]"
 DEFAULT_BYTES = 40_000_000 * 4
@@ -106,3 +107,8 @@ def _row(where, title, index, column, figure, peer_access, host, bytes_, link_cl
     judged = "algbw_GBps@largest:siblings" if case.startswith("staged") else "algbw_GBps@largest:ceiling"
     return row(where, "p2pBandwidthLatencyTest", None, bytes=bytes_, time_us=number(time_us),
                algbw_GBps=number(figure), busbw_GBps=number(figure), judged=judged, **common)
+
+
+IMPORTER = Importer(tool="p2pBandwidthLatencyTest", known_by="its '[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]' banner",
+                    looks_like=looks_like,
+                    parse=lambda path, text, o: parse(path, text, o.hosts[0], o.bytes, o.link_class))

@@ -10,6 +10,7 @@ from ..report.input_files import InputError
 from .lines import cut_note, cut_row, lines_of
 from ..report.judging import SMALL_MESSAGE_BYTES
 from .rows import number, row
+from .registry import Importer
 
 TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*) (?:(Bidirectional) )?(?:Post List )?(BW|Latency) Test\s*$")
 LINK = re.compile(r"Link type\s*:\s*(\w+)")
@@ -141,3 +142,9 @@ def parse_json(path, doc, hosts=("", ""), link_class=""):
                  int(results.get("n_iterations") or 0), values, hosts,
                  link_class or {"IB": "ib", "Ethernet": "roce"}.get(link, ""), info.get("Device"),
                  bool(test.group(2)))], []
+
+
+IMPORTER = Importer(
+    tool="perftest", known_by="its 'RDMA_Write BW Test' (...) title", looks_like=looks_like,
+    parse=lambda path, text, o: parse(path, text, o.hosts, o.link_class), looks_like_json=looks_like_json,
+    parse_json=lambda path, doc, o, cut: parse_json(path, doc, o.hosts, o.link_class))
