@@ -65,6 +65,19 @@ def test_the_same_figure_is_judged_as_each_row_declares_whatever_its_bench(tmp_p
     assert by_line[4].verdict == "FAIL" and by_line[4].metric == "algbw_GBps"
 
 
+@pytest.mark.parametrize("at, judged_sizes", [("largest", [4194304]), ("smallest", [65536]),
+                                               ("each", [65536, 1048576, 4194304])])
+def test_the_size_a_row_is_judged_at_is_the_one_it_declares(tmp_path, at, judged_sizes):
+    """issue 45: the AT word was never read (a row declared @smallest:ceiling was judged at its
+    largest size). A sweep at 0.05 GB/s of a 0.125 GB/s link: the declared size(s) FAIL, the rest are
+    points of the sweep."""
+    sizes = [65536, 1048576, 4194304]
+    run = run_dir(tmp_path / "run", [row(f"algbw_GBps@{at}:ceiling", size=s) for s in sizes])
+    by_size = {int(v.row.text("bytes")): v.verdict for v in verdicts(run)}
+    assert [s for s in sizes if by_size[s] == "FAIL"] == judged_sizes
+    assert all(by_size[s] == "DATA" for s in sizes if s not in judged_sizes)
+
+
 def test_a_small_ping_pong_is_held_against_the_typical_latency_only_when_it_says_so(tmp_path):
     tiny = dict(case="pingpong", size=8, bw=0.0002, time_us=40.0, link_class="ib")  # ib: typically 1.5 us
     run = run_dir(tmp_path / "run", [row("algbw_GBps@largest:ceiling time_us@smallest:typical_latency", **tiny),

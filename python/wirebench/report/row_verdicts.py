@@ -113,6 +113,12 @@ def is_small_message_latency(row, smallest):
             and int(row.text("bytes") or 0) == smallest.get(sweep_key(row)))
 
 
+def _declared_at(row, metric, default):
+    """Which size of its sweep the row's judgement of `metric` is made at, as its `judged` column
+    declares it (METRIC@AT:AGAINST: largest, smallest or each); `default` for a row declaring none."""
+    return next((j.at for j in judging.of(row) if j.metric == metric), default)
+
+
 def judge_row(row, ceilings, largest, smallest, share=(1, "")):
     if row.status in ("SKIP", "ERROR"):
         return Verdict(row, row.status, row.text("reason") or f"the benchmark reported {row.status}")
@@ -131,12 +137,11 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
         if typical:
             return _judge_latency(row, typical)
         return Verdict(row, "NOT JUDGED", NO_CEILING, "time_us", row.number("time_us"), not_judged_why=NO_CEILING)
-    if not is_bandwidth:  # a latency-only measurement: its smallest size is the item
-        if size != smallest.get(sweep_key(row)):
-            return Verdict(row, "DATA", "a point of the sweep (its smallest size is judged)", metric, value)
+    at = _declared_at(row, metric, "largest" if is_bandwidth else "smallest")
+    if at != "each" and size != (largest if at == "largest" else smallest).get(sweep_key(row), size):
+        return Verdict(row, "DATA", f"a point of the sweep (its {at} size is judged)", metric, value)
+    if not is_bandwidth:  # a latency-only measurement, against its siblings
         return Verdict(row, "NOT JUDGED", NO_CEILING, metric, value, not_judged_why=NO_CEILING)
-    if size < largest.get(sweep_key(row), 0):
-        return Verdict(row, "DATA", "a point of the sweep (its largest size is judged)", metric, value)
     items_, pairs = row_items(row), 1
     # a row declared to be held against its siblings only (a copy staged through host memory) gets no ceiling
     held_to_ceiling = judging.against(row, "ceiling") is not None
