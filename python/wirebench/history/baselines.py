@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from scipy.stats import mannwhitneyu
 
+from ..robust import median_and_mad, median_and_sigma, modified_z
+
 BASELINE_RUNS = 30
 RECENT_RUNS = 2      # k: with 5 baseline runs or more, two nights both worse give p <= 1/21
 MIN_BASELINE = 5     # fewer healthy runs: no baseline, said so
@@ -37,9 +39,8 @@ class Regression:
 
 
 def baseline_of(values):
-    median = statistics.median(values)
-    mad = statistics.median(abs(v - median) for v in values)
-    return Baseline(median, 100 * 1.4826 * mad / median if median else 0.0, len(values))
+    median, sigma = median_and_sigma(values)
+    return Baseline(median, 100 * sigma / median if median else 0.0, len(values))
 
 
 def latest_baseline(points):
@@ -116,11 +117,10 @@ def fleet_outlier(value, others, higher_is_better):
     """Whether `value` stands out from the other nodes' figures (a robust z-score test), or None."""
     if value is None or len(others) < FLEET_NODES:
         return None
-    median = statistics.median(others)
-    mad = statistics.median(abs(v - median) for v in others)
+    median, mad = median_and_mad(others)
     change = (value - median) / median if median else 0.0
     worse = -change if higher_is_better else change
-    z = 0.6745 * (value - median) / mad if mad else float("inf") if value != median else 0.0
+    z = modified_z(value, median, mad)
     if worse < FLEET_MIN_CHANGE or abs(z) < FLEET_Z:
         return None
     return FleetOutlier(median, len(others), change, z)

@@ -1,11 +1,11 @@
 """Items compared with each other: equivalent links (siblings) by median absolute deviation, and the
 communicators of a split collective."""
-import statistics
 
 from . import judging
 from .extra import row_items
 from .row_verdicts import undecided
 from .verdict import ORDER
+from ..robust import median_and_sigma
 
 
 SIBLINGS_NEEDED = 3
@@ -30,8 +30,7 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
         if len(links) < minimum:
             continue
         values = [m.value for m in members]
-        median = statistics.median(values)
-        mad = 1.4826 * statistics.median(abs(x - median) for x in values)
+        median, mad = median_and_sigma(values)
         for m in members:
             higher_is_better = m.metric != "time_us"
             worse = (median - m.value) if higher_is_better else (m.value - median)
@@ -121,8 +120,7 @@ def compare_communicators(verdicts, context=None, minimum=3):
         times = _communicator_times(v.row)
         if len(times) < minimum:
             continue
-        median = statistics.median(times.values())
-        mad = 1.4826 * statistics.median(abs(t - median) for t in times.values())
+        median, mad = median_and_sigma(times.values())
         slow = [(label, t) for label, t in times.items() if t > 1.2 * median and t - median > 3 * mad]
         if v.verdict == "NOT JUDGED":  # its communicators are what it is held against
             v.verdict, v.not_judged_why = "PASS" if not slow else "WARN", ""

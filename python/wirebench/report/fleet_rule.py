@@ -4,7 +4,7 @@
     blames nobody;
   - or below the healthy fraction of its ceiling: what robust statistics cannot see when half the
     fleet is slow (4 nodes, one bad)."""
-import statistics
+from ..robust import median_and_sigma
 
 SLOW_MAD = 3.0
 SLOW_RELATIVE = 0.20
@@ -12,8 +12,7 @@ SLOW_RELATIVE = 0.20
 
 def fleet_reference(values):
     """(median, scaled MAD) of a fleet's figures: what a healthy member reads and how far noise goes."""
-    median = statistics.median(values)
-    return median, 1.4826 * statistics.median(abs(x - median) for x in values)
+    return median_and_sigma(values)
 
 
 def below_fleet(value, reference):
