@@ -15,7 +15,7 @@ from pathlib import Path
 from ..report.__main__ import report
 from ..report.ceilings import database_latencies
 from ..report.input_files import InputError, read_utf8
-from ..report.extra import facts
+from ..report.extra import facts, parse as parse_items
 from ..report.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from .. import collectives
@@ -157,8 +157,7 @@ def import_meta(imported):
     outputs say it (versions.nccl where one NCCL version ran them all; each tool's version), so that
     the history says "NCCL 2.21.5 -> 2.23.4" between two nights' imports."""
     rows = [r for _, _, (rows, _) in imported for r in rows]
-    found = [facts(r["extra"]) | {"tool": dict(item.split("=", 1) for item in r["extra"].split(";") if "=" in item).get(
-        "tool", "")} for r in rows]
+    found = [facts(r["extra"]) | {"tool": parse_items(r["extra"]).get("tool", "")} for r in rows]
     nccl = sorted({f["nccl_version"] for f in found if f.get("nccl_version")})
     tools = sorted({f"{f['tool']} {f.get('tool_version', 'unknown')}" for f in found if f["tool"]})
     hosts = sorted({end.split("/", 1)[0] for r in rows for end in (r["src"], r["dst"]) if "/" in end})

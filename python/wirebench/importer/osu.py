@@ -48,6 +48,7 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
         raise InputError(f"{path}:{other.number}: a second OSU test ('{TITLE.match(other.text).group(2).strip()}') "
                          f"after '{name}': import each test's output on its own")
     rows, notes, aside, block = [], [], Aside(path, "OSU"), 0
+    last_sized = _last_data_like(lines)
     for line in lines:
         if TITLE.match(line.text):
             block += 1
@@ -57,7 +58,7 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
         where = f"{path}:{line.number}"
         data = DATA.match(line.text)
         lone = re.match(r"^\s*(\d+)\s*$", line.text)  # a size without its figure: the output stopped there
-        if line.last_and_cut or (lone and rows and block and line is _last_data_like(lines)):
+        if line.last_and_cut or (lone and rows and block and line is last_sized):
             # its sweep did not finish: an ERROR at its size, so no smaller size stands for it
             notes.append(cut_note(where))
             size = re.match(r"\s*(\d+)", line.text)

@@ -173,20 +173,17 @@ def _nothing_to_judge_by(v, profile, verdicts, without_topology=False):
     f = v.row.fields
     siblings = len({(o.row.text("src"), o.row.text("dst")) for o in verdicts if o.item and sibling_key(o) == sibling_key(v)})
     what = f"a {f['link_class']} link" if f["link_class"] else "this measurement"
+    rest = (f"{'no floor of profile ' + profile.name + ' matches it' if profile else 'no platform profile was given'}, "
+            f"and {siblings} equivalent link{'s' if siblings != 1 else ''} measured it ({SIBLINGS_NEEDED} are needed "
+            "to compare them)")
     if v.metric != "time_us" and judging.against(v.row, "ceiling") is None and judging.against(v.row, "siblings"):
         # declared so by the binary: the link does not bound this rate (a pageable or bidirectional host copy)
         return (f"not judged: held against the same measurement elsewhere only, not {what}'s ceiling (the link does "
-                f"not bound this rate: judged {judging.against(v.row, 'siblings')}), "
-                f"{'no floor of profile ' + profile.name + ' matches it' if profile else 'no platform profile was given'}, "
-                f"and {siblings} equivalent link{'s' if siblings != 1 else ''} measured it ({SIBLINGS_NEEDED} are needed "
-                "to compare them)")
+                f"not bound this rate: judged {judging.against(v.row, 'siblings')}), {rest}")
     # Without topology.json nothing derived a ceiling from ceilings.csv: say what is missing.
     source = ("the run directory has no topology.json (wirebench run writes it; by hand: wirebench topo --json > "
               "RUN_DIR/topology.json)" if without_topology else "ceilings.csv and the topology give none")
-    return (f"not judged: no ceiling is known for {what} ({source}), "
-            f"{'no floor of profile ' + profile.name + ' matches it' if profile else 'no platform profile was given'}, "
-            f"and {siblings} equivalent link{'s' if siblings != 1 else ''} measured it ({SIBLINGS_NEEDED} are needed "
-            "to compare them)")
+    return f"not judged: no ceiling is known for {what} ({source}), {rest}"
 
 
 def _note_confidence(v):
