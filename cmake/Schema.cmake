@@ -1,5 +1,5 @@
 # The contracts in schema/ generated into C++ headers (build/generated/schema/*.h), so the binaries
-# hold the same lists the Python side reads at run time (python/wirebench/report/schema.py). Editing
+# hold the same lists the Python side reads at run time (python/wirebench/contracts/schema.py). Editing
 # a schema file reconfigures. The CSVs' first column (and the second where named) never hold commas.
 
 # The data rows of a schema CSV (no comments, no header line) into OUT, a list of lines.
@@ -9,6 +9,19 @@ function(wb_schema_rows file out)
   list(FILTER lines EXCLUDE REGEX "^#")
   list(POP_FRONT lines)  # the header
   set(${out} ${lines} PARENT_SCOPE)
+endfunction()
+
+# A snake_case word as the CamelCase of its C++ enumerator (link_class -> LinkClass).
+function(wb_camel word out)
+  string(REPLACE "_" ";" parts "${word}")
+  set(camel "")
+  foreach(part IN LISTS parts)
+    string(SUBSTRING "${part}" 0 1 first)
+    string(SUBSTRING "${part}" 1 -1 rest)
+    string(TOUPPER "${first}" first)
+    string(APPEND camel "${first}${rest}")
+  endforeach()
+  set(${out} "${camel}" PARENT_SCOPE)
 endfunction()
 
 set(WB_SCHEMA_DIR ${PROJECT_SOURCE_DIR}/schema)
@@ -31,24 +44,44 @@ ${body}};
 }  // namespace wb
 ")
 
-# results_columns.h: kResultColumns in file order, and how many the first schema had
+# results_columns.h: kResultColumns in file order, enum class ResultColumn (kBench, kLinkClass, ...: one
+# enumerator a column, so a switch over it that misses a new column does not compile) and which a
+# reader refuses a file without.
 wb_schema_rows(${WB_SCHEMA_DIR}/results-columns.csv rows)
 set(body "")
+set(enumerators "")
+set(required "")
 set(count 0)
 foreach(row IN LISTS rows)
-  string(REGEX MATCH "^([A-Za-z0-9_]+),([0-9]+)" _ "${row}")
-  string(APPEND body "    \"${CMAKE_MATCH_1}\",\n")
+  string(REGEX MATCH "^([A-Za-z0-9_]+),([0-9]+),([a-z]+)" _ "${row}")
+  set(name "${CMAKE_MATCH_1}")
+  string(APPEND body "    \"${name}\",\n")
+  string(COMPARE EQUAL "${CMAKE_MATCH_3}" "yes" is_required)
+  if(is_required)
+    string(APPEND required "    true,\n")
+  else()
+    string(APPEND required "    false,\n")
+  endif()
+  wb_camel("${name}" camel)
+  string(APPEND enumerators "  k${camel},\n")
   math(EXPR count "${count} + 1")
 endforeach()
 file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/results_columns.h CONTENT
 "// generated from schema/results-columns.csv by cmake/Schema.cmake: edit that file, not this one
 #pragma once
 #include <array>
+#include <cstddef>
 #include <string_view>
 namespace wb {
 // results.csv's columns in file order.
 inline constexpr std::array<std::string_view, ${count}> kResultColumns = {
 ${body}};
+// Each column by name, its value its index in kResultColumns.
+enum class ResultColumn : std::size_t {
+${enumerators}};
+// Whether a reader refuses a file whose header lacks the column.
+inline constexpr std::array<bool, ${count}> kResultColumnRequired = {
+${required}};
 }  // namespace wb
 ")
 
@@ -109,14 +142,7 @@ foreach(row IN LISTS rows)
   string(REGEX MATCH "^([a-z]+),([a-z_]+)," _ "${row}")
   set(part ${CMAKE_MATCH_1})
   set(word ${CMAKE_MATCH_2})
-  string(REPLACE "_" ";" pieces "${word}")
-  set(name "")
-  foreach(piece IN LISTS pieces)
-    string(SUBSTRING "${piece}" 0 1 first)
-    string(SUBSTRING "${piece}" 1 -1 rest)
-    string(TOUPPER "${first}" first)
-    string(APPEND name "${first}${rest}")
-  endforeach()
+  wb_camel("${word}" name)
   string(APPEND enumerators_${part} "  k${name},\n")
   string(APPEND words_${part} "    \"${word}\",\n")
   math(EXPR count_${part} "${count_${part}} + 1")

@@ -39,7 +39,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "mpich, python3 (>= 3.9), python3-matplotlib, python3-yaml, hwloc")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "mpich, python3 (>= 3.9), python3-matplotlib, python3-yaml, python3-jsonschema, hwloc")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "iproute2, procps")
 if(WB_HAVE_CUDA)
   # The CUDA and NCCL libraries are NVIDIA's, not Debian's: the package then needs them installed

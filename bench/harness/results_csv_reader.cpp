@@ -47,40 +47,54 @@ void read_header(CsvReader& reader, const std::string& path) {
   } catch (const io::error::base& e) {
     throw InputError(path, 1, std::string("bad header: ") + e.what());
   }
-  // The columns after the minimum schema (status, reason; samples, spread_pct; judged, rerun) may be absent.
-  for (std::size_t i = 0; i < 20; ++i)
-    if (!reader.has_column(std::string(kResultColumns[i])))
+  // The columns a later schema added (status, reason; samples, spread_pct; judged, rerun) may be absent.
+  for (std::size_t i = 0; i < kResultColumns.size(); ++i)
+    if (kResultColumnRequired[i] && !reader.has_column(std::string(kResultColumns[i])))
       throw InputError(path, 1, "header lacks column '" + std::string(kResultColumns[i]) + "'");
 }
 
+// A column's text into a row. A switch without default, as the writer's (result_row.cpp): a new
+// column does not compile until it is read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+void set_field(ResultRow& row, ResultColumn column, const std::string& text) {
+  const std::string_view name = kResultColumns[static_cast<std::size_t>(column)];
+  switch (column) {
+    case ResultColumn::kBench: row.bench = text; return;
+    case ResultColumn::kCase: row.case_name = text; return;
+    case ResultColumn::kBackend: row.backend = text; return;
+    case ResultColumn::kLinkClass: row.link_class = text; return;
+    case ResultColumn::kSrc: row.src = text; return;
+    case ResultColumn::kDst: row.dst = text; return;
+    case ResultColumn::kDirection: row.direction = text; return;
+    case ResultColumn::kOp: row.op = text; return;
+    case ResultColumn::kDtype: row.dtype = text; return;
+    case ResultColumn::kBytes: row.bytes = parse_number<std::uint64_t>(text, name); return;
+    case ResultColumn::kRanks: row.ranks = parse_number<int>(text, name); return;
+    case ResultColumn::kNodes: row.nodes = parse_number<int>(text, name); return;
+    case ResultColumn::kIters: row.iters = parse_number<std::uint64_t>(text, name); return;
+    case ResultColumn::kTimeUs: row.time_us = parse_optional_double(text, name); return;
+    case ResultColumn::kTimeUsP05: row.time_us_p05 = parse_optional_double(text, name); return;
+    case ResultColumn::kTimeUsP95: row.time_us_p95 = parse_optional_double(text, name); return;
+    case ResultColumn::kAlgbwGBps: row.algbw_GBps = parse_optional_double(text, name); return;
+    case ResultColumn::kBusbwGBps: row.busbw_GBps = parse_optional_double(text, name); return;
+    case ResultColumn::kErrors:
+      row.errors = text.empty() ? std::nullopt : std::optional(parse_number<std::uint64_t>(text, name));
+      return;
+    case ResultColumn::kExtra: row.extra = text; return;
+    case ResultColumn::kStatus: row.status = parse_row_status(text); return;
+    case ResultColumn::kReason: row.reason = text; return;
+    case ResultColumn::kSamples: row.samples = text.empty() ? 0 : parse_number<std::uint64_t>(text, name); return;
+    case ResultColumn::kSpreadPct: row.spread_pct = parse_optional_double(text, name); return;
+    case ResultColumn::kJudged: row.judged = text; return;
+    case ResultColumn::kRerun: row.rerun = text; return;
+  }
+}
+#pragma GCC diagnostic pop
+
 ResultRow row_from_fields(const std::array<std::string, kResultColumns.size()>& f) {
   ResultRow row;
-  row.bench = f[0];
-  row.case_name = f[1];
-  row.backend = f[2];
-  row.link_class = f[3];
-  row.src = f[4];
-  row.dst = f[5];
-  row.direction = f[6];
-  row.op = f[7];
-  row.dtype = f[8];
-  row.bytes = parse_number<std::uint64_t>(f[9], "bytes");
-  row.ranks = parse_number<int>(f[10], "ranks");
-  row.nodes = parse_number<int>(f[11], "nodes");
-  row.iters = parse_number<std::uint64_t>(f[12], "iters");
-  row.time_us = parse_optional_double(f[13], "time_us");
-  row.time_us_p05 = parse_optional_double(f[14], "time_us_p05");
-  row.time_us_p95 = parse_optional_double(f[15], "time_us_p95");
-  row.algbw_GBps = parse_optional_double(f[16], "algbw_GBps");
-  row.busbw_GBps = parse_optional_double(f[17], "busbw_GBps");
-  row.errors = f[18].empty() ? std::nullopt : std::optional(parse_number<std::uint64_t>(f[18], "errors"));
-  row.extra = f[19];
-  row.status = parse_row_status(f[20]);
-  row.reason = f[21];
-  row.samples = f[22].empty() ? 0 : parse_number<std::uint64_t>(f[22], "samples");
-  row.spread_pct = parse_optional_double(f[23], "spread_pct");
-  row.judged = f[24];
-  row.rerun = f[25];
+  for (std::size_t i = 0; i < f.size(); ++i) set_field(row, static_cast<ResultColumn>(i), f[i]);
   return row;
 }
 

@@ -96,7 +96,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
       add("socket-fallback", "FAIL", s->first->line, "NCCL moves inter-node data over TCP sockets (NET/Socket)", why,
           "unset NCCL_IB_DISABLE and NCCL_NET=Socket; check ibv_devinfo on the node (rdma-core, the HCA's driver); "
           "give NCCL the RDMA devices with NCCL_IB_HCA; install the network plugin the cluster uses",
-          std::string(kEnvDocs) + ": NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA");
+          std::string(kEnvDocs) + ": NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA; NVIDIA/nccl#952, NVIDIA/nccl-tests#188");
     }
   }
 
@@ -114,7 +114,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
           "a rank may pick a RoCE port (a bond, a management NIC) whose peers are on InfiniBand, or share one slower "
           "port: rings run at the slowest port's rate, or do not connect",
           "list only the fabric's ports in NCCL_IB_HCA (e.g. NCCL_IB_HCA=mlx5_0:1,mlx5_1:1,...; '^mlx5_bond_0' "
-          "excludes one)", std::string(kEnvDocs) + ": NCCL_IB_HCA");
+          "excludes one)", std::string(kEnvDocs) + ": NCCL_IB_HCA; NVIDIA/nccl#366");
     }
   }
 
@@ -130,7 +130,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
                      "NCCL_IB_GID_INDEX, and the route), the cables and the switch between them (ibdiagnet)"
                    : "look at the first error of the job (a status 5 follows another); check the ports (ibstat) and "
                      "GPUDirect RDMA's module",
-        std::string(kVerbs) + "; " + kTroubleshooting);
+        std::string(kVerbs) + "; " + kTroubleshooting + "; NVIDIA/nccl#1664, NVIDIA/nccl#523");
   }
 
   // 4. SHARP could not be allocated: CollNet is off.
@@ -160,7 +160,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
             (g->second[3].matched ? std::string(" (NCCL says: ") + g->second[3].str() + ")" : std::string()),
         "load nvidia-peermem (or use DMA-BUF: a recent driver and kernel); check NCCL_NET_GDR_LEVEL and that the NIC "
         "and the GPU share a PCIe switch",
-        std::string(kEnvDocs) + ": NCCL_NET_GDR_LEVEL, NCCL_DMABUF_ENABLE");
+        std::string(kEnvDocs) + ": NCCL_NET_GDR_LEVEL, NCCL_DMABUF_ENABLE; NVIDIA/nccl#897, NVIDIA/nccl#1676");
   }
 
   // 7. P2P or SHM turned off by the environment; a topology file overriding discovery.
@@ -169,14 +169,14 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
     add("transport-disabled", "WARN", d->first->line, d->second[1].str() + " is set",
         "NCCL cannot use that transport inside a node: GPU pairs go through host memory or the network",
         "unset it (it is often left from debugging an ACS or IOMMU problem: fix that instead)",
-        std::string(kEnvDocs) + ": NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; " + kTroubleshooting + ": PCI ACS");
+        std::string(kEnvDocs) + ": NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; " + kTroubleshooting + ": PCI ACS; NVIDIA/nccl#2079");
   }
   static const std::regex topo_file(R"(NCCL_TOPO_FILE set by environment to (\S+))");
   if (const auto f = first(log, topo_file)) {
     add("topology-file", "WARN", f->first->line, "NCCL's topology comes from a file: " + f->second[1].str(),
         "NCCL does not discover the node: a file from another machine type makes wrong rings and paths",
         "use the file written for this exact machine type, or unset NCCL_TOPO_FILE",
-        std::string(kEnvDocs) + ": NCCL_TOPO_FILE");
+        std::string(kEnvDocs) + ": NCCL_TOPO_FILE; NVIDIA/nccl#1008, NVIDIA/nccl-tests#86");
   }
 
   // 8. Failures: no interface to bootstrap on, a refused connection, out of memory.
@@ -185,14 +185,14 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
     add("bootstrap-interface", "FAIL", b->first->line, "NCCL found no network interface to bootstrap on",
         "NCCL_SOCKET_IFNAME names an interface this node does not have, or none is up",
         "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br link), e.g. NCCL_SOCKET_IFNAME=ib0 or =eth",
-        std::string(kEnvDocs) + ": NCCL_SOCKET_IFNAME");
+        std::string(kEnvDocs) + ": NCCL_SOCKET_IFNAME; NVIDIA/nccl#210, NVIDIA/nccl#1837");
   }
   static const std::regex connect_failed(R"(Connect to (\S+) failed\s*:\s*(.+)$)");
   if (const auto c = first(log, connect_failed, true)) {
     add("connection-failed", "FAIL", c->first->line, c->first->host + " could not connect to " + c->second[1].str(),
         c->second[2].str() + ": the peer's address is not reachable on the interface NCCL chose, or a firewall drops it",
         "choose an interface both reach (NCCL_SOCKET_IFNAME); check the route and the firewall between the nodes",
-        std::string(kEnvDocs) + ": NCCL_SOCKET_IFNAME; " + kTroubleshooting);
+        std::string(kEnvDocs) + ": NCCL_SOCKET_IFNAME; " + kTroubleshooting + "; NVIDIA/nccl#286, NVIDIA/nccl-tests#15");
   }
   static const std::regex oom(R"(out of memory|Failed to CUDA calloc|cudaMalloc.*failed)", std::regex::icase);
   if (const auto o = first(log, oom, true)) {
@@ -213,7 +213,8 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
     for (const auto& [v, where] : versions) seen += (seen.empty() ? "" : ", ") + v + " on " + where.first;
     add("version-mismatch", "FAIL", versions.begin()->second.second, "the ranks run different NCCL versions: " + seen,
         "NCCL's protocol between ranks is only defined for one version: hangs or wrong results",
-        "install one NCCL everywhere (the same container image, the same LD_LIBRARY_PATH)", kTroubleshooting);
+        "install one NCCL everywhere (the same container image, the same LD_LIBRARY_PATH)",
+        std::string(kTroubleshooting) + "; NVIDIA/nccl#286");
   }
 
   // 10. Inside a node, SHM where P2P should work: the topology puts the pair on NVLink or one PCIe
@@ -239,7 +240,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
           "redirects peer traffic through the CPU's root complex (NCCL then refuses P2P or finds it slow)",
           "unset NCCL_P2P_DISABLE and NCCL_P2P_LEVEL; disable ACS on the PCIe switches (setpci) and the IOMMU's "
           "translation for the GPUs (iommu=pt), as NCCL's troubleshooting guide says; check nvidia-smi topo -p2p r",
-          std::string(kTroubleshooting) + ": PCI Access Control Services (ACS); " + kEnvDocs + ": NCCL_P2P_LEVEL");
+          std::string(kTroubleshooting) + ": PCI Access Control Services (ACS); " + kEnvDocs + ": NCCL_P2P_LEVEL; NVIDIA/nccl#304, NVIDIA/nccl#606");
       break;  // one entry: every such channel says the same
     }
   }
@@ -264,7 +265,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
               " (nvidia-smi topo -m), where NCCL uses GPUDirect RDMA by default: the channel says NET/IB/" +
               std::to_string(c.net_device) + " without /GDRDMA, so the data is staged through host memory",
           "load nvidia-peermem (lsmod | grep peermem) or use DMA-BUF; check NCCL_NET_GDR_LEVEL is not lowered",
-          std::string(kEnvDocs) + ": NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ");
+          std::string(kEnvDocs) + ": NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ; NVIDIA/nccl#897");
       break;
     }
   }
@@ -279,7 +280,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
         "issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1",
         "check nvidia-smi topo -p2p r (and the fabric manager on NVSwitch systems: systemctl status "
         "nvidia-fabricmanager), ACS and the IOMMU; do not hide it with NCCL_IGNORE_DISABLED_P2P",
-        std::string(kTroubleshooting) + "; NCCL src/transport/p2p.cc");
+        std::string(kTroubleshooting) + "; NCCL src/transport/p2p.cc; NVIDIA/nccl#257, NVIDIA/nccl#2079");
   }
   static const std::regex p2p_level(R"(NCCL_P2P_LEVEL set by environment to (LOC|0)\b)");
   if (const auto l = first(log, p2p_level)) {
@@ -330,7 +331,7 @@ std::vector<NcclDiagnosis> diagnose_nccl_log(const NcclLog& log, const TopoMatri
             std::to_string(topology->nic_indices().size()) + " network devices (NCCL_IB_HCA=" + h->second[1].str() + ")",
         "the GPUs whose NIC is left out send over another GPU's NIC: the node gets a fraction of its bandwidth",
         "list every fabric port in NCCL_IB_HCA, or unset it; exclude only ports off the fabric ('^mlx5_bond_0')",
-        std::string(kEnvDocs) + ": NCCL_IB_HCA");
+        std::string(kEnvDocs) + ": NCCL_IB_HCA; NVIDIA/nccl#236, NVIDIA/nccl-tests#150");
   }
   // The catalogue's entries (suites/nccl-warnings.csv): one line's signature each, the first line
   // that matches. An entry coded above with the same id stays as coded.

@@ -2,6 +2,7 @@
 moved, the source and build trees hidden (an empty tmpfs mounted over each, in a mount namespace of
 this test's own), then every front-door command run from the moved prefix. Needs root (unshare -m);
 skipped otherwise. ctest label: vcluster (the default suite starts the virtual cluster)."""
+import csv
 import json
 import os
 import shutil
@@ -95,12 +96,22 @@ def test_run_report_compare_and_step_from_the_moved_prefix(moved_prefix, tmp_pat
         assert (run / name).exists(), name
     # As root without a GPU the default suite also measures three virtual-cluster nodes over links
     # shaped to 1 Gbit/s (the vcluster suite's step, as users run it): ping-pong on the three node
-    # pairs and a stream each way, judged against that ceiling, nothing failed.
+    # pairs and a stream each way, judged against that ceiling, nothing failed. A pair slowed for a
+    # moment (the machine's steal) and fast when measured again is judged by its culprit, an
+    # intermittent WARN, not one by one: the CI of 2026-12-05 counted 8 of 9 pairs judged alone.
     if os.geteuid() == 0 and not Path("/dev/nvidia0").exists():
         verdicts = json.loads((run / "summary.json").read_text())["verdicts"]
+        with open(run / "results.csv", newline="") as f:
+            measured = {(r["case"], r["src"], r["dst"]) for r in csv.DictReader(f)
+                        if r["bench"] == "net" and r["status"] == "OK" and r["src"].startswith("node")}
+        assert len(measured) == 9, measured
         across = [v for v in verdicts if v["fraction"] is not None and v["bench"] == "net"]
-        assert len(across) == 9 and all("/node" in v["key"] for v in across), across
+        assert all("/node" in v["key"] for v in across), across
         assert all(v["ceiling_GBps"] == pytest.approx(0.125) for v in across), across
+        alone = {(v["key"].split("/")[1], v["src"], v["dst"]) for v in across}
+        culprits = [v for v in verdicts if v["bench"] == "fabric"]
+        assert alone <= measured and (alone == measured or culprits), (alone, measured, culprits)
+        assert all(v["verdict"] == "WARN" and "intermittent" in v["reason"] for v in culprits), culprits
         assert all(v["verdict"] in ("PASS", "WARN", "SKIP", "NOT JUDGED", "DATA") for v in verdicts), verdicts
         assert "point-to-point across the virtual cluster: wb-net" in logs["run"]
     assert "recommendation:" in logs["step"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-from wirebench.report.schema import RESULT_COLUMNS  # noqa: E402  the columns every binary writes (schema/)
+from wirebench.contracts.schema import RESULT_COLUMNS  # noqa: E402  the columns every binary writes (schema/)
 
 
 # Short measurements: these tests check behaviour, not speed.

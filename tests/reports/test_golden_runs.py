@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from wirebench.contracts.schema import schema_error
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = ROOT / "tests" / "data" / "recorded-runs"
 OUTPUTS = ("summary.json", "report.md", "junit.xml")
@@ -43,6 +45,7 @@ def test_the_report_of_a_recorded_run_is_unchanged(tmp_path, name):
         golden.mkdir(exist_ok=True)
         for out, text in texts.items():
             (golden / out).write_text(text)
+    assert schema_error(json.loads(texts["summary.json"]), "summary.schema.json") is None
     for out, text in texts.items():
         expected = (golden / out).read_text()
         assert text == expected, f"{name}/{out} differs from its golden (WB_UPDATE_GOLDENS=1 rewrites it on purpose)"
@@ -76,3 +79,31 @@ def test_every_printer_shows_the_same_items_in_the_same_order(name):
     counts = json.loads((golden / "summary.json").read_text())["counts"]
     for level in ("FAIL", "ERROR", "WARN"):
         assert sum(1 for line in md if line.startswith(level + " ")) == counts[level], level
+
+
+@pytest.mark.parametrize("name", recorded())
+def test_every_golden_summary_holds_to_its_schema(name):
+    """summary.json as its readers read it: schema/summary.schema.json (issue 45)."""
+    doc = json.loads((RUNS / name / "golden" / "summary.json").read_text())
+    assert schema_error(doc, "summary.schema.json") is None
+
+
+def test_the_schema_refuses_what_a_reader_could_not_read():
+    """A verdict no reader knows, a count gone, a field of the wrong type: each named with its place."""
+    doc = json.loads((RUNS / "vcluster-slow-node" / "golden" / "summary.json").read_text())
+    broken = json.loads(json.dumps(doc))
+    broken["verdicts"][3]["verdict"] = "MAYBE"
+    assert schema_error(broken, "summary.schema.json").startswith("verdicts/3/verdict: 'MAYBE' is not one of")
+    broken = json.loads(json.dumps(doc))
+    del broken["counts"]["FAIL"]
+    assert schema_error(broken, "summary.schema.json").startswith("counts: 'FAIL' is a required property")
+    broken = json.loads(json.dumps(doc))
+    broken["verdicts"][0]["value"] = "12.5"
+    assert "verdicts/0/value: '12.5' is not of type" in schema_error(broken, "summary.schema.json")
+
+
+def test_the_findings_kinds_are_the_schemas():
+    """A finding kind the report writes is one summary.json's schema allows, and back."""
+    from wirebench.contracts.schema import json_schema
+    from wirebench.report.finding import KINDS
+    assert set(json_schema("summary.schema.json")["$defs"]["finding"]["properties"]["kind"]["enum"]) == set(KINDS)

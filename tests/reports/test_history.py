@@ -15,7 +15,7 @@ import pytest
 
 from wirebench.history.store import History
 from wirebench.report.__main__ import main
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded-runs" / "vcluster-clean"
 SLOW_PAIR = ("node0/rank0", "node1/rank1")  # its stream, slowed from the sixth night

@@ -11,7 +11,7 @@ import pytest
 from wirebench.importer.__main__ import main
 from wirebench.importer.rows import number
 from wirebench.report.extra import parse
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
 

@@ -4,14 +4,15 @@ formats, with the noise people paste around them. tests/data/imports/real/ORIGIN
 comes from. ctest label: unit."""
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from wirebench.importer.__main__ import main
 from wirebench.report.__main__ import main as report_main
-from wirebench.report.extra import parse
-from wirebench.report.schema import ExitCode
+from wirebench.report.extra import parse, row_identity
+from wirebench.contracts.schema import ExitCode
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "imports" / "real"
 
@@ -174,14 +175,54 @@ def test_nccl_tests_in_a_markdown_comment_with_its_srun_in_backticks(tmp_path):
 
 
 def test_a_table_with_nothing_naming_its_collective_is_read_from_its_columns(tmp_path, capsys):
-    """No command line, no file name: a reduction without a root whose count is the whole size on
-    every rank of two is all_reduce, and the import says where that came from."""
+    """No command line, no file name: a reduction without a root whose count is the whole size and
+    whose in-place results were checked (sendrecv's are not) is all_reduce, and the import says
+    where that came from."""
     text = (REAL / "nccl-tests-293-nccl-info-interleaved.txt").read_text().split("\n", 1)[1]
     path = tmp_path / "paste.txt"
     path.write_text(text)
     code, rows, _ = imported(tmp_path, [path])
     assert len(rows) == 56 and {r["op"] for r in rows} == {"all_reduce"}
     assert "from the table's columns" in capsys.readouterr().out
+
+
+def test_a_two_pod_kubernetes_run_is_two_gpus_on_two_nodes(tmp_path):
+    """NVIDIA/nccl-tests#248: sendrecv_perf between two Kubernetes pods, one GH200 each, both
+    `device 0`, NCCL's INFO lines (its version among them) between header and table. Before: a
+    SKIP "one GPU" (issue 47)."""
+    code, rows, _ = rows_of(tmp_path, "nccl-tests-248-k8s-two-pods-sendrecv.md")
+    assert len(rows) == 56 and {(r["op"], r["ranks"], r["nodes"], r["status"]) for r in rows} == {
+        ("send_recv", "2", "2", "OK")}
+    assert json.loads((tmp_path / "run" / "meta.json").read_text())["versions"]["nccl"] == "2.22.3"
+
+
+def test_a_launcher_log_indented_by_a_test_runner_keeps_its_two_pods(tmp_path, capsys):
+    """aws/aws-k8s-tester#464: a Go test's log of an MPIJob's launcher, every line indented before
+    Open MPI's `[1,0]<stdout>:` tag, ssh's warnings, NCCL's INFO lines of both ranks; no command
+    line names the collective. Before: 48 SKIP "one GPU" (the indented header lines were not read)."""
+    code, rows, _ = rows_of(tmp_path, "aws-k8s-tester-464-mpijob-launcher-log.txt")
+    assert len(rows) == 48 and {(r["op"], r["ranks"], r["nodes"], r["status"]) for r in rows} == {
+        ("all_reduce", "2", "2", "OK")}
+    assert "from the table's columns (a reduction without a root, each rank's count the whole size, its in-place " \
+           "results checked)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "run" / "meta.json").read_text())["versions"]["nccl"] == "2.18.5"
+
+
+def test_sendrecv_and_all_reduce_print_alike_and_the_columns_tell_them_apart(tmp_path, capsys):
+    """nccl-tests prints `sum -1` and the whole size as the count for sendrecv as for all_reduce
+    (sendrecv.cu); sendrecv does not check its in-place result (#wrong N/A): without its command
+    line the #248 table is sendrecv, not all_reduce. With nothing checked (-c 0) two ranks cannot
+    tell them apart: refused, saying so."""
+    text = (REAL / "nccl-tests-248-k8s-two-pods-sendrecv.md").read_text()
+    path = tmp_path / "paste.txt"
+    path.write_text(text.replace("mpirun -np 2", "launched"))
+    _, rows, _ = imported(tmp_path, [path])
+    assert {r["op"] for r in rows} == {"send_recv"} and "sendrecv's" in capsys.readouterr().out
+    unchecked = tmp_path / "unchecked.txt"
+    unchecked.write_text(re.sub(r" 0( +\S+ +\S+ +\S+ +)N/A$", r"N/A\1N/A", path.read_text(), flags=re.M))
+    code = main(["wirebench import", str(unchecked), "--out", str(tmp_path / "c")])
+    assert code == ExitCode.USAGE
+    assert "all_reduce and sendrecv print the same columns on 2 rank(s)" in capsys.readouterr().err
 
 
 def test_a_run_that_died_before_its_table_is_refused_naming_the_first_line_that_stopped_it(tmp_path, capsys):
@@ -326,3 +367,40 @@ def test_perftest_inside_a_scripts_log_bidirectional_on_two_qps(tmp_path):
     port's 25 GB/s."""
     code, rows, _ = rows_of(tmp_path, "perftest-ngc-108-script-bidirectional.txt", "--hosts", "h109,h108", "--rate", "25")
     assert [(r["case"], r["direction"]) for r in rows] == [("bidir_bw", "bidir")] and code == ExitCode.OK
+
+
+def test_p2p_sample_pasted_from_an_editor_with_its_line_numbers(tmp_path):
+    """NVIDIA/cuda-samples#230: the latency matrices alone (no banner), every line numbered by the
+    editor they were copied from, inside a Markdown fence. The GPU clock's figures are the rows;
+    the host clock's (`CPU`) are not. Before: refused as no known output."""
+    code, rows, _ = rows_of(tmp_path, "p2p-cuda-samples-230-line-numbered-latency.md")
+    by = {(r["case"], r["src"], r["dst"]): r["time_us"] for r in rows}
+    assert len(rows) == 24 and {c for c, _, _ in by} == {"staged/latency", "p2p/write_latency"}
+    assert (by[("p2p/write_latency", "gpu0", "gpu1")], by[("staged/latency", "gpu3", "gpu2")]) == ("2.31", "16.72")
+
+
+def test_p2p_sample_run_twice_in_one_paste_with_and_without_sm_copy(tmp_path, capsys):
+    """NVIDIA/nccl#814: two runs pasted one after the other, each after a note (`# Without
+    --sm_copy`, `# With --sm_copy`), no banner. Each run's rows keep their number; the P2P copies
+    of the --sm_copy run are a kernel's (engine=sm). Its P2P writes (9.9 GB/s) lose to copies
+    staged through the host (22 GB/s): the import says so, naming the worst pair."""
+    code, rows, _ = rows_of(tmp_path, "p2p-nccl-814-two-runs-sm-copy.md")
+    assert len(rows) == 2 * 8 * 30
+    items = [parse(r["extra"]) for r in rows]
+    assert {(i["run"], i.get("engine", "ce"), r["case"].split("/")[0]) for i, r in zip(items, rows)} == {
+        ("1", "ce", "staged"), ("1", "ce", "p2p"), ("2", "ce", "staged"), ("2", "sm", "p2p")}
+    assert len({(r["case"], r["src"], r["dst"], row_identity(r["extra"])) for r in rows}) == len(rows)
+    out = capsys.readouterr().out
+    assert "2 runs of the sample" in out
+    assert "copy slower peer to peer than through host memory, the worst gpu4 -> gpu1: 9.64 GB/s P2P vs 22.39 GB/s" in out
+
+
+def test_p2p_sample_after_shell_prompts_with_the_next_prompt_after_it(tmp_path, capsys):
+    """tinygrad/open-gpu-kernel-modules#44: the prompt with `export CUDA_VISIBLE_DEVICES=0,1`, the
+    run, and the next prompt pasted after the sample's NOTE, in a Markdown fence. Before: exit 3 on
+    the trailing prompt."""
+    code, rows, _ = rows_of(tmp_path, "p2p-tinygrad-44-prompt-two-gpus.md")
+    by = {(r["case"], r["src"], r["dst"]): r for r in rows}
+    assert len(rows) == 12 and by[("p2p/write", "gpu0", "gpu1")]["algbw_GBps"] == "6.6"
+    assert by[("p2p/bidir", "gpu1", "gpu0")]["algbw_GBps"] == "12.88"
+    assert code == ExitCode.OK and "error" not in capsys.readouterr().err

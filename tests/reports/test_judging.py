@@ -9,7 +9,7 @@ from wirebench.report.ceilings import Ceilings
 from wirebench.report.judging import Judgement, parse
 from wirebench.report.legacy import fill
 from wirebench.report.results import InputError, read_results
-from wirebench.report.schema import RESULT_COLUMNS, ExitCode
+from wirebench.contracts.schema import RESULT_COLUMNS, ExitCode
 from wirebench.report.verdicts import judge
 
 import pytest
@@ -147,3 +147,16 @@ def test_a_schema_2_run_is_judged_as_before(tmp_path):
     (run / "suite.json").write_text(json.dumps(ETH))
     (v,) = verdicts(run)
     assert v.verdict == "FAIL" and v.row.text("judged") == "algbw_GBps@largest:ceiling"
+
+
+def test_the_small_message_rule_is_the_binaries_rule():
+    """wb-net (bench/harness/judging.h) and the Python writers (importers, legacy.py) hold a ping-pong
+    to the typical latency up to the same size: one rule, its bound written twice and checked here."""
+    from pathlib import Path
+    import re
+    from wirebench.report.judging import SMALL_MESSAGE_BYTES, declare, small_message_latency
+    header = (Path(__file__).resolve().parents[2] / "bench" / "harness" / "judging.h").read_text()
+    assert int(re.search(r"kSmallMessageBytes = (\d+);", header).group(1)) == SMALL_MESSAGE_BYTES
+    assert small_message_latency(SMALL_MESSAGE_BYTES) == ["time_us@smallest:typical_latency"]
+    assert small_message_latency(SMALL_MESSAGE_BYTES + 1) == [] and small_message_latency(8, False) == []
+    assert declare() == "time_us@smallest:siblings"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from wirebench.report.__main__ import main
-from wirebench.report.schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS, ExitCode, rows, version
+from wirebench.contracts.schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS, ExitCode, rows, version
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = (ROOT / "docs" / "results.md").read_text()
@@ -83,7 +83,7 @@ def test_the_generated_cpp_endpoint_kinds_are_the_schemas():
 
 
 def test_the_generated_cpp_judgement_words_are_the_schemas():
-    from wirebench.report.schema import JUDGED_AGAINST, JUDGED_AT
+    from wirebench.contracts.schema import JUDGED_AGAINST, JUDGED_AT
     generated = ROOT / "build" / "ci" / "generated" / "schema" / "judgements.h"
     if not generated.is_file():
         pytest.skip("no build tree at build/ci (the C++ side is generated at configure time)")

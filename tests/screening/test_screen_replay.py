@@ -72,14 +72,14 @@ def test_a_bad_node_found_by_the_screen_is_one_culprit_in_the_report(tmp_path):
     rows, schedule = screened_rows(fleet)
     assert [f.name for f in schedule.findings()] == ["rank5"]
     verdicts = judged(tmp_path, rows)
-    [culprit] = [v for v in verdicts if v.culprit]
-    assert culprit.culprit == "node:node5" and culprit.verdict == "FAIL"
+    [culprit] = [v for v in verdicts if v.record]
+    assert (culprit.record.subject, culprit.record.place) == ("node", "node5") and culprit.verdict == "FAIL"
     assert culprit.row.text("extra") == "pairs=adaptive"
     assert "every slow pair has node5 in it" in culprit.reason
     # Its slow rows are explained by it, not counted one by one; nothing else fails.
     assert all(v.explained_by == "node node5" for v in verdicts if "node5/" in v.row.text("src") + v.row.text("dst")
                and v.fraction is not None and v.fraction < 0.8)
-    assert [v for v in verdicts if v.verdict == "FAIL" and not v.culprit] == []
+    assert [v for v in verdicts if v.verdict == "FAIL" and not v.record] == []
 
 
 def test_a_pair_slow_once_is_a_warn_that_did_not_reproduce(tmp_path):
@@ -94,16 +94,51 @@ def test_a_pair_slow_once_is_a_warn_that_did_not_reproduce(tmp_path):
     rows, schedule = screened_rows(fleet, dip_first_pair)
     assert schedule.findings() == [] and len(schedule.rounds) == 3
     verdicts = judged(tmp_path, rows)
-    assert not [v for v in verdicts if v.culprit]
+    assert not [v for v in verdicts if v.record]
     slow = [v for v in verdicts if v.fraction is not None and v.fraction < 0.8]
     assert len(slow) == 2 and all(v.verdict == "WARN" and v.reason.startswith("slow once, not reproduced") for v in slow)
+
+
+def test_a_round_slow_as_a_whole_gives_its_culprit_rows_to_the_culprit_and_warns_the_rest(tmp_path):
+    """The CI's failure of 2026-12-05: a probe round whose control dipped (two cores carrying eight
+    ranks) held the slow path's own pair; its rows were judged one by one, two FAILs beside the path's
+    culprit. Now a culprit's pair in such a round is the culprit's row; another slow pair there (the
+    control) is a WARN saying the round was slow as a whole."""
+    names = [f"rank{i}" for i in range(8)]
+    a, b = AdaptiveScreen(names, healthy_fraction=0.8, seed=SEED).next_round()[0]
+    path = {f"node{a[4:]}", f"node{b[4:]}"}
+    fleet = Fleet(8, 0, faults=[Fault("path", tuple(sorted(path)), 0.5)], seed=1, dip_chance=0)
+
+    def slow_control(number, x, y, figure):
+        planned = dict(schedule_rounds)
+        return figure * 0.6 if number in planned and planned[number] == (x, y) else figure
+    schedule_rounds = []
+    probe = AdaptiveScreen(names, healthy_fraction=0.8, seed=SEED)
+    # the first round that probes the path itself, with its control: find it without dips
+    while (pairs := probe.next_round()) is not None:
+        by_node = fleet.measure([(f"node{x[4:]}", f"node{y[4:]}") for x, y in pairs])
+        if {a, b} in [set(p) for p in pairs] and len(probe.rounds) > 1 and not schedule_rounds:
+            schedule_rounds.append((len(probe.rounds), pairs[-1]))  # its last pair is the control
+        probe.record({(x, y): by_node[(f"node{x[4:]}", f"node{y[4:]}")] for x, y in pairs})
+    assert schedule_rounds, "no round probed the path"
+    rows, schedule = screened_rows(Fleet(8, 0, faults=fleet.faults, seed=1, dip_chance=0), slow_control)
+    assert schedule.disturbed == [schedule_rounds[0][0]]
+    assert [(f.kind, f.name) for f in schedule.findings()] == [("path", "-".join(sorted((a, b))))]
+    verdicts = judged(tmp_path, rows)
+    assert [v.verdict for v in verdicts if v.record] == ["FAIL"]
+    assert [v for v in verdicts if v.verdict == "FAIL" and not v.record] == []
+    in_the_round = [v for v in verdicts if f"round={schedule_rounds[0][0]};" in v.row.text("extra")
+                    and {v.row.text("src").partition("/")[0], v.row.text("dst").partition("/")[0]} == path]
+    assert len(in_the_round) == 2 and all(v.explained_by == f"path {'-'.join(sorted(path))}" for v in in_the_round)
+    control = [v for v in verdicts if v.verdict == "WARN"]
+    assert len(control) == 2 and all(v.reason.startswith("measured in a round slow as a whole") for v in control)
 
 
 def test_rows_that_do_not_follow_the_schedule_are_judged_one_by_one(tmp_path):
     fleet = Fleet(12, 0, faults=[Fault("node", ("node5",), 0.5)], seed=2, dip_chance=0)
     rows, _ = screened_rows(fleet)
     verdicts = judged(tmp_path, rows[:-2])  # the last pair's rows lost: the schedule cannot be replayed
-    assert not [v for v in verdicts if v.culprit]
+    assert not [v for v in verdicts if v.record]
     assert [v for v in verdicts if v.verdict == "FAIL"]  # the slow rows stand, each a FAIL of its own
 
 
@@ -112,15 +147,15 @@ def test_a_slow_route_between_two_switches_is_named_by_its_switches(tmp_path):
     rows, schedule = screened_rows(fleet)
     assert [(f.kind, f.name) for f in schedule.findings()] == [("route", "leaf1-leaf3")]
     verdicts = judged(tmp_path, rows, leaf_of=fleet.groups)
-    [culprit] = [v for v in verdicts if v.culprit]
-    assert culprit.culprit == "route:leaf1-leaf3" and culprit.verdict == "FAIL"
+    [culprit] = [v for v in verdicts if v.record]
+    assert (culprit.record.subject, culprit.record.place) == ("route", "leaf1-leaf3") and culprit.verdict == "FAIL"
     assert "the route between the two switches" in culprit.reason
     from wirebench.report.wording import look_closer, what
     assert what(culprit).startswith("fabric culprit: the route leaf1-leaf3, from net stream_bw --pairs adaptive")
     assert "uplinks of switches leaf1 and leaf3" in look_closer(culprit)
     # Without the switches the runner planned with, the screen's rounds cannot be replayed.
     (tmp_path / "run" / "switches.json").unlink()
-    assert not [v for v in judged(tmp_path, rows) if v.culprit]
+    assert not [v for v in judged(tmp_path, rows) if v.record]
 
 
 def test_switches_json_of_another_version_or_shape_is_refused_with_its_path(tmp_path):

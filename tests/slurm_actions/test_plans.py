@@ -6,6 +6,7 @@ import time
 import pytest
 
 from wirebench.slurm.__main__ import main, plan_drain, plan_resume
+from wirebench.report import finding
 from wirebench.slurm.run_findings import RunDirError, read_run
 from wirebench.slurm.slurm_nodes import REASON_LIMIT, drain_command, parse_sinfo, reason_text, resume_command
 
@@ -17,14 +18,26 @@ node3|vcluster*|drained|2026-12-03T10:00:00|wirebench: node3 wbeth0 at 100 Mb/s,
 
 
 def verdict(key_bench, src, dst, level, culprit=None, reason="r"):
+    """A verdict of summary.json; `culprit` ("node:node1") a culprit's finding as the report types it."""
+    found = finding.culprit(*culprit.split(":", 1)).as_json() if culprit else None
     return {"line": 2, "key": "k", "bench": key_bench, "src": src, "dst": dst, "verdict": level, "item": "an item",
-            "measured": "1 GB/s", "expected": ">= 2 GB/s", "reason": reason, "culprit": culprit}
+            "measured": "1 GB/s", "expected": ">= 2 GB/s", "reason": reason, "metric": "algbw_GBps", "value": 1.0,
+            "ceiling_GBps": None, "fraction": None, "samples": None, "spread_pct": None, "finding": found}
+
+
+def summary(verdicts, name="run"):
+    """summary.json as wirebench report writes it (schema/summary.schema.json)."""
+    counts = {level: sum(v["verdict"] == level for v in verdicts)
+              for level in ("PASS", "WARN", "FAIL", "ERROR", "NOT JUDGED", "SKIP")}
+    return {"schema_version": 3, "run_dir": name, "exit_code": 1 if counts["FAIL"] else 0, "counts": counts,
+            "data_points": len(verdicts), "problems": [], "skipped": [], "not_judged": [], "findings": [],
+            "profile": None, "verdicts": verdicts}
 
 
 def run_dir(tmp_path, name, verdicts, created="2026-12-03T12:00:00Z"):
     folder = tmp_path / name
     folder.mkdir()
-    (folder / "summary.json").write_text(json.dumps({"schema_version": 2, "verdicts": verdicts}))
+    (folder / "summary.json").write_text(json.dumps(summary(verdicts, name)))
     (folder / "meta.json").write_text(json.dumps({"created": created}))
     return folder
 
@@ -114,11 +127,15 @@ def test_a_run_directory_that_cannot_be_read_is_named(tmp_path, capsys):
         read_run(tmp_path / "nowhere")
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "summary.json").write_text('{"schema_version": 2,\n "verdicts": [}')
+    (bad / "summary.json").write_text('{"schema_version": 3,\n "verdicts": [}')
     with pytest.raises(RunDirError, match=r"summary.json:2: not valid JSON"):
         read_run(bad)
     (bad / "summary.json").write_text('{"schema_version": 9, "verdicts": []}')
-    with pytest.raises(RunDirError, match="schema_version 9; this wirebench reads 2"):
+    with pytest.raises(RunDirError, match="schema_version 9; this wirebench reads 3"):
         read_run(bad)
     assert main(["wirebench slurm", "drain", str(bad)]) == 3
     assert "schema_version 9" in capsys.readouterr().err
+    # a summary.json its JSON Schema refuses: named with the place, never read as if healthy
+    (bad / "summary.json").write_text(json.dumps(summary([verdict("net", "node1", "node2", "BROKEN")])))
+    with pytest.raises(RunDirError, match=r"summary.json: verdicts/0/verdict: 'BROKEN' is not one of"):
+        read_run(bad)

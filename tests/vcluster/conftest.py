@@ -39,3 +39,9 @@ def slurm_up(*up_args):
 
 def slurm_down():
     assert subprocess.run([str(VCLUSTER), "down"], capture_output=True, timeout=120).returncode == 0
+
+
+def culprit_of(v):
+    """A verdict's culprit as "subject:place" (node:node3), from summary.json's typed finding; None."""
+    found = v.get("finding") or {}
+    return f"{found['subject']}:{found['place']}" if found.get("kind") == "culprit" else None

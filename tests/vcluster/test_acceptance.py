@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import culprit_of
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
@@ -57,8 +58,8 @@ def test_one_slow_node_is_the_culprit_and_its_links_are_not_failed_one_by_one(tm
     for v in verdicts(tmp_path / "run"):
         if v["fraction"] is None:
             continue
-        if v.get("culprit"):  # one per measurement (ping-pong, stream): node1, measured twice
-            assert v["culprit"] == "node:node1" and v["verdict"] == "FAIL", v
+        if culprit_of(v):  # one per measurement (ping-pong, stream): node1, measured twice
+            assert culprit_of(v) == "node:node1" and v["verdict"] == "FAIL", v
             assert v["reason"].startswith("reproduced: measured again"), v
         else:  # healthy links stay healthy (WARN is healthy too: the band just above the floor)
             assert "node1/" not in v["key"] and v["verdict"] in ("PASS", "WARN"), v
@@ -73,7 +74,7 @@ def test_a_fault_that_fires_once_is_an_intermittent_warn_with_both_figures(tmp_p
     assert "failing size(s) in 1 step(s): measuring them once more" in result.stdout
     judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
     # every pair slow at once: one culprit per measurement, the fabric as a whole, gone the second time
-    assert sorted(v["culprit"] for v in judged) == ["fabric:all", "fabric:all"], judged
+    assert sorted(culprit_of(v) for v in judged) == ["fabric:all", "fabric:all"], judged
     for v in judged:
         assert v["verdict"] == "WARN" and v["reason"].startswith("intermittent: "), v
         assert "(FAIL) the first time" in v["reason"] and "when measured again" in v["reason"], v

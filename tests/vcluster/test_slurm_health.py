@@ -12,7 +12,7 @@ import time
 
 import pytest
 import yaml
-from conftest import VCLUSTER, slurm_down, slurm_up
+from conftest import VCLUSTER, culprit_of, slurm_down, slurm_up
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
 
@@ -98,7 +98,7 @@ def test_the_active_check_names_the_slow_node_and_drain_acts_on_it_alone(cluster
     [(job_id, name, state, begin)] = [line.split("|") for line in queued.stdout.splitlines()]
     assert name == "wirebench-active-check" and state == "PENDING" and begin > time.strftime("%Y-%m-%dT%H:%M:%S"), queued.stdout
     subprocess.run(["scancel", job_id], env=env, check=True)
-    culprits = [v["culprit"] for v in json.loads((run_dir / "summary.json").read_text())["verdicts"] if v.get("culprit")]
+    culprits = [culprit_of(v) for v in json.loads((run_dir / "summary.json").read_text())["verdicts"] if culprit_of(v)]
     assert culprits == ["node:node1"], output
     assert "scontrol update NodeName=node1 State=DRAIN 'Reason=wirebench: node1 node node1: 0.0" in output, output
     assert f" ceiling) (run {run_dir.name})'" in output, output

@@ -9,9 +9,11 @@ import os
 import sys
 from pathlib import Path
 
-from ..report.input_files import InputError
-from ..report.schema import ExitCode
+from ..contracts.input_files import InputError
+from ..contracts.schema import ExitCode
+from ..report.run_report import judge_run  # the reporter's judgement, written nowhere
 from ..report.judging import unit_of
+from ..report.trend import history_items
 from .baselines import latest_baseline
 from .run_record import run_of
 from .store import History, parse_time
@@ -43,8 +45,6 @@ def parse_args(argv):
 
 
 def add(history, args):
-    from ..report.__main__ import judge_run  # the reporter's judgement, written nowhere
-    from ..report.trend import history_items
     for run_dir in args.run_dirs:
         if not run_dir.is_dir():
             raise InputError(f"{run_dir}: not a directory")

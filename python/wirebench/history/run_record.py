@@ -6,8 +6,8 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..report.input_files import InputError
-from ..report.results import read_meta, results_schema
+from ..contracts.input_files import InputError
+from ..contracts.run_meta import read_meta, results_schema
 from .store import TIME_FORMAT, Run
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..report.input_files import InputError
-from ..report.schema import version
+from ..contracts.input_files import InputError
+from ..contracts.schema import version
 
 SCHEMA_VERSION = version("history")
 TABLES = """

@@ -12,11 +12,11 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..report.__main__ import report
+from ..report.run_report import report
 from ..report.ceilings import database_latencies
-from ..report.input_files import InputError, read_utf8
+from ..contracts.input_files import InputError, read_utf8
 from ..report.extra import facts, parse as parse_items
-from ..report.schema import RESULT_COLUMNS, ExitCode, version
+from ..contracts.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from .. import collectives
 from . import json_text, nccl_tests

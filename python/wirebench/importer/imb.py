@@ -5,9 +5,9 @@ sends and receives at once) are bidirectional rows, with IMB's t_max and its ban
 and time here (IMB's Mbytes/sec column changed units between versions)."""
 import re
 
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
 from .lines import Aside, cut_note, cut_row, lines_of
-from ..report.judging import SMALL_MESSAGE_BYTES
+from ..report.judging import declare, small_message_latency
 from .rows import BUSBW, number, row
 from .registry import Importer
 
@@ -81,11 +81,10 @@ def parse(path, text, hosts=("", ""), link_class=""):
                       bytes=size, backend="mpi", direction="uni")
         if name == "PingPong":
             a, b = hosts
-            judged = (["algbw_GBps@largest:ceiling"] if algbw else []) + (
-                ["time_us@smallest:typical_latency"] if size <= SMALL_MESSAGE_BYTES else [])
             rows.append(row(where, "imb", version, bench="net", case="pingpong", src=f"{a}/rank0" if a else "rank0",
                             dst=f"{b}/rank1" if b else "rank1", op="send_recv", dtype="uint8", ranks=2,
-                            nodes=len({a, b} - {""}) or "", busbw_GBps=number(algbw), judged=" ".join(judged),
+                            nodes=len({a, b} - {""}) or "", busbw_GBps=number(algbw),
+                            judged=declare("algbw_GBps" if algbw else None, latency=small_message_latency(size)),
                             rerun=f"mpiexec -n 2 IMB-MPI1 PingPong -msglog {size.bit_length() - 1}:{size.bit_length() - 1}"
                                   if size else "mpiexec -n 2 IMB-MPI1 PingPong", **common))
         elif name in PARALLEL_TRANSFERS:
@@ -98,8 +97,8 @@ def parse(path, text, hosts=("", ""), link_class=""):
             rows.append(row(where, "imb", version, bench="net", case=name.lower(), src=f"{a}/rank0" if a and two else
                             "rank0" if two else "world", dst=(f"{b}/rank1" if b else "rank1") if two else "",
                             op="send_recv", dtype="uint8", ranks=processes or "", nodes=len({a, b} - {""}) if two and a
-                            else "", busbw_GBps=number(algbw), judged="algbw_GBps@largest:ceiling" if algbw and two
-                            else "algbw_GBps@largest:siblings" if algbw else "time_us@smallest:siblings",
+                            else "", busbw_GBps=number(algbw),
+                            judged=declare("algbw_GBps" if algbw else None, "ceiling" if two else "siblings"),
                             rerun=f"mpiexec -n {processes or 2} IMB-MPI1 {name} -npmin {processes or 2}"
                                   + (f" -msglog {size.bit_length() - 1}:{size.bit_length() - 1}" if size else ""),
                             items={"rank_time": "max"}, **{**common, "algbw_GBps": number(algbw), "direction": "bidir"}))
@@ -108,7 +107,7 @@ def parse(path, text, hosts=("", ""), link_class=""):
             busbw = algbw * BUSBW[op](processes) if algbw and processes else None
             rows.append(row(where, "imb", version, bench="coll", case="out_of_place", src="world", op=op,
                             dtype="float32", ranks=processes or "", busbw_GBps=number(busbw),
-                            judged="busbw_GBps@largest:ceiling" if busbw else "time_us@smallest:siblings",
+                            judged=declare("busbw_GBps" if busbw else None),
                             rerun=f"mpiexec -n {processes or 'N'} IMB-MPI1 {name} -npmin {processes or 2}"
                                   + (f" -msglog {size.bit_length() - 1}:{size.bit_length() - 1}" if size else ""),
                             items={"rank_time": "avg"}, **common))

@@ -2,7 +2,7 @@
 to the last whole element (the open containers closed there): a cut file keeps what was written."""
 import json
 
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
 
 CLOSERS = {"{": "}", "[": "]"}
 

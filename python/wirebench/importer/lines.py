@@ -9,17 +9,20 @@ refusing a file only when no table is there (`Aside.refuse`)."""
 import re
 from dataclasses import dataclass, field
 
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
 
 TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")  # mpirun --tag-output, anywhere in the line
+# a tag starting a line goes with the indentation before it (a test log indenting a launcher's output)
+LEADING_TAG = re.compile(r"^\s*\[\d+,\d+\]<std(?:out|err)>:")
 PREFIX = re.compile(r"^(\d+: |\[\d+\]:? ?)")  # srun -l, [N] / [N]: of pdsh-like launchers
 QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # Markdown's quote, nested or not
 NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^NCCL version \d")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
 COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
-                     r"torchrun|kubectl|docker|\S*_perf\S*|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
-NCCL_VERSION = re.compile(r"^NCCL version (\d+\.\d+\.\d+)")
+                     r"torchrun|kubectl|docker|\S*_perf\S*|\S*p2pBandwidthLatencyTest|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
+# its banner alone (`NCCL version 2.21.5+cuda12.4`) or as an INFO line (`host:pid:tid [0] NCCL INFO NCCL version ...`)
+NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
 
 
 @dataclass
@@ -42,8 +45,8 @@ class Paste:
     commands: list = field(default_factory=list)      # (number, command) of each command line
 
     def nccl_version(self):
-        """NCCL's version from its banner (`NCCL version 2.21.5+cuda12.4`), or None."""
-        return next((NCCL_VERSION.match(l.text).group(1) for l in self.nccl if NCCL_VERSION.match(l.text)), None)
+        """NCCL's version from its banner or its INFO line, or None."""
+        return next((found.group(1) for found in map(NCCL_VERSION.search, (l.text for l in self.nccl)) if found), None)
 
 
 def read(text):
@@ -52,9 +55,11 @@ def read(text):
     raw = text.split("\n")
     cut = not text.endswith("\n")
     fenced = any(FENCE.match(QUOTE.sub("", line)) for line in raw)  # a Markdown note: only its code blocks are the tool's
+    raw = _without_line_numbers(raw, fenced)
     inside = False
     for index, line in enumerate(raw if cut else raw[:-1]):
-        line = PREFIX.sub("", TAG.sub("", QUOTE.sub("", line.rstrip("\r"), count=1)), count=1)
+        line = QUOTE.sub("", line.rstrip("\r"), count=1)
+        line = PREFIX.sub("", TAG.sub("", LEADING_TAG.sub("", line, count=1)), count=1)
         if FENCE.match(line):
             inside = not inside
             continue
@@ -78,6 +83,31 @@ def read(text):
         for l in paste.lines:
             l.text = l.text[common:]
     return paste
+
+
+LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
+
+
+def _without_line_numbers(raw, fenced):
+    """The lines without an editor's or `cat -n`'s numbers (NVIDIA/cuda-samples#230 pasted from vim):
+    numbered where every line of the paste (of its code blocks, in a Markdown note) starts with a
+    number that counts up with the line (an empty line numbered or not). A table's row numbers
+    alone never do: its titles and headers are not numbered."""
+    inside, numbered = False, []
+    for index, line in enumerate(raw):
+        line = QUOTE.sub("", line.rstrip("\r"), count=1)
+        if FENCE.match(line):
+            inside = not inside
+        elif line.strip() and (inside or not fenced):
+            numbered.append((index, line, LINE_NUMBER.match(line)))
+    if len(numbered) < 3 or not all(found for _, _, found in numbered):
+        return raw
+    if len({int(found.group(1)) - index for index, _, found in numbered}) != 1:
+        return raw
+    lines = list(raw)
+    for index, line, found in numbered:
+        lines[index] = line[found.end():]
+    return lines
 
 
 class Aside:

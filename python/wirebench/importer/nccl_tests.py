@@ -6,9 +6,10 @@ versions before 2.11 without the root column. The collective: nccl-tests 2.16 on
 binary; else the file's name (all_reduce_perf.txt), the command line pasted with it, or --op."""
 import re
 
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
 from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
+from ..report.judging import declare
 from .lines import Aside, cut_note, cut_row, read
 from .rows import number, row
 from .registry import Importer
@@ -67,7 +68,7 @@ def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placem
                   direction="uni", op=op, dtype=DTYPES.get(dtype, dtype), bytes=size, ranks=n,
                   nodes=max(len(hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
                   busbw_GBps=number(figures[2]), errors=wrong, items=items,
-                  judged="busbw_GBps@largest:ceiling" if size > 0 else "time_us@smallest:siblings",
+                  judged=declare("busbw_GBps" if size > 0 else None),
                   rerun=f"mpirun -np {n} {collectives.NCCL_TESTS_BINARY.get(op, op)}_perf -b {size} -e {size} -d {dtype}"
                         f"{' -o ' + redop if redop != 'none' else ''}")
     if n == 1:
@@ -130,8 +131,8 @@ def parse(path, text, op=None, link_class=""):
             notes.append(cut_note(where))
             rows += _cut_rows(rows, line.text, where)
             continue
-        shapes.append((int(size), int(count), dtype, redop, int(root)))
         columns = rest.split()
+        shapes.append((int(size), int(count), dtype, redop, int(root), (columns[:4], columns[width:width + 4])))
         if len(columns) not in (width, 2 * width, 2 * width + 2):  # + 2: -T's timestamp, a date and a time
             raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints {width} per placement")
         n, hosts = max(len(ranks), 1), {host for host, _ in ranks.values()}
@@ -150,12 +151,13 @@ def parse(path, text, op=None, link_class=""):
         notes.append(f"{path}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))} (its command line "
                      "or NCCL's log): judged against that algorithm's expectation")
     if op_unknown:
-        op = _op_from_columns(shapes, max(len(ranks), 1))
+        op, why = _op_from_columns(shapes, max(len(ranks), 1))
         if op is None:
             raise InputError(f"{path}:1: nccl-tests does not print its collective, and neither the file's name, a command "
-                             f"line in it nor its columns say it (all_reduce_perf.txt ...): give --op ({', '.join(OPS)})")
-        notes.append(f"{path}: the collective, {op}, from the table's columns (a reduction without a root, each rank's "
-                     "count the whole size); no command line or file name said it")
+                             f"line in it nor its columns say it ({why}): give --op ({', '.join(OPS)}) or name the "
+                             "file after the binary (all_reduce_perf.txt ...)")
+        notes.append(f"{path}: the collective, {op}, from the table's columns ({why}); no command line or file name "
+                     "said it")
         for r in rows:
             _rename_op(r, op)
     aside.refuse(rows, "line of nccl-tests' table (size count type redop root, then time algbw busbw #wrong per "
@@ -202,14 +204,34 @@ ELEMENT_BYTES = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "float32": 
 
 
 def _op_from_columns(shapes, ranks):
-    """all_reduce where the table can only be that: a reduction (a redop) without a root whose count
-    is the whole size (reduce_scatter's is the size over the ranks, so one rank cannot tell them
-    apart); else None. shapes: (size, count, dtype, redop, root) of each line of the table."""
-    if not shapes or ranks < 2:
-        return None
-    reduction = all(redop != "none" and root == -1 for _, _, _, redop, root in shapes)
-    whole = all(count * ELEMENT_BYTES.get(DTYPES.get(dtype, dtype), 0) == size for size, count, dtype, _, _ in shapes)
-    return "all_reduce" if reduction and whole else None
+    """(op, why): the collective a table without a name can only be, else (None, why not). shapes:
+    (size, count, dtype, redop, root, (out-of-place, in-place) figures) of each line. nccl-tests (src/*.cu) prints a redop
+    and root -1 with the whole size as each rank's count for all_reduce and for sendrecv alike
+    (reduce_scatter's count is the size over the ranks; all_gather and alltoall print redop none;
+    reduce and broadcast a root); sendrecv checks no in-place result (its #wrong N/A there) and its
+    busbw is its algbw, all_reduce's algbw x 2(n-1)/n."""
+    if not shapes:
+        return None, "no line of its table"
+    reduction = all(redop != "none" and root == -1 for _, _, _, redop, root, _ in shapes)
+    whole = all(count * ELEMENT_BYTES.get(DTYPES.get(dtype, dtype), 0) == size for size, count, dtype, _, _, _ in shapes)
+    if not (reduction and whole):
+        return None, "only a reduction without a root whose count is the whole size can be read from the columns"
+    placed = [p for *_, p in shapes]  # (out-of-place, in-place): time algbw busbw #wrong each
+    checked = [in_place for out, in_place in placed if len(in_place) == 4 and out[3] != "N/A"]
+    if checked and all(in_place[3] == "N/A" for in_place in checked):
+        return "send_recv", "a reduction's columns whose in-place results nccl-tests does not check: sendrecv's"
+    if checked and all(in_place[3] != "N/A" for in_place in checked):
+        return "all_reduce", "a reduction without a root, each rank's count the whole size, its in-place results checked"
+    ratios = sorted(float(out[2]) / float(out[1]) for out, _ in placed
+                    if "N/A" not in out[1:3] and float(out[1]) >= 1.0)
+    if ranks > 2 and ratios:
+        ratio, ring = ratios[len(ratios) // 2], 2 * (ranks - 1) / ranks
+        if abs(ratio - ring) < 0.02 * ring:
+            return "all_reduce", f"busbw = algbw x 2(n-1)/n on {ranks} ranks: all_reduce's"
+        if abs(ratio - 1) < 0.02:
+            return "send_recv", "busbw = algbw: sendrecv's"
+    return None, (f"all_reduce and sendrecv print the same columns on {ranks} rank(s) when results are not checked"
+                  if ranks <= 2 else "its busbw is neither all_reduce's nor sendrecv's share of algbw")
 
 
 def set_items(r, items):

@@ -5,7 +5,8 @@ wb-host's GPU rows (the host and a GPU), its direction from the testcase (FLOWS)
 nvbandwidth does not print its buffer size (-b, 512 MiB by default): --bytes."""
 import re
 
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
+from ..report.judging import declare
 from .lines import cut_note, lines_of
 from .rows import number, row
 from .registry import Importer
@@ -207,7 +208,7 @@ def _row(where, version, test, flow, index, column, GBps, host, bytes_, link_cla
     return row(where, "nvbandwidth", version, bench=bench, case=case, backend="cuda",
                link_class=pair_class if bench == "p2p" else "pcie", src=name(src), dst=name(dst), direction=direction,
                op="copy", dtype="uint8", bytes=bytes_, ranks=1, nodes=1, time_us=number(time_us),
-               algbw_GBps=number(GBps), busbw_GBps=number(GBps), judged="algbw_GBps@largest:ceiling",
+               algbw_GBps=number(GBps), busbw_GBps=number(GBps), judged=declare("algbw_GBps"),
                rerun=f"nvbandwidth -t {test} -b {bytes_ // (1024 * 1024)}", items=items)
 
 

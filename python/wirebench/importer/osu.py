@@ -5,9 +5,9 @@ point-to-point one is half a round trip, as wb-net's)."""
 import re
 
 from .. import collectives
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
 from .lines import Aside, cut_note, cut_row, lines_of, read
-from ..report.judging import SMALL_MESSAGE_BYTES
+from ..report.judging import declare, small_message_latency
 from .rows import BUSBW, number, row
 from .registry import Importer
 
@@ -99,23 +99,21 @@ def _point_to_point(where, version, kind, size, figure, hosts, link_class, backe
     else:  # MB/s, 10^6 bytes/s; bibw counts both directions, as wb-net's bidir rows
         algbw = figure / 1e3
         time_us = size * (2 if direction == "bidir" else 1) / (algbw * 1e3) if algbw > 0 else None
-    judged = ["algbw_GBps@largest:ceiling"] if algbw else []
-    if case == "pingpong" and size <= SMALL_MESSAGE_BYTES:
-        judged.append("time_us@smallest:typical_latency")
     a, b = hosts
     binary = "osu_xccl_" if backend == "nccl" else "osu_"
     return row(where, "osu", version, bench="net", case=case, backend=backend, link_class=link_class,
                src=f"{a}/rank0" if a else "rank0", dst=f"{b}/rank1" if b else "rank1", direction=direction,
                op="send_recv", dtype="uint8", bytes=size, ranks=2, nodes=len({a, b} - {""}) or "",
                time_us=number(time_us), algbw_GBps=number(algbw), busbw_GBps=number(algbw),
-               judged=" ".join(judged or ["time_us@smallest:siblings"]),
+               judged=declare("algbw_GBps" if algbw else None,
+                              latency=small_message_latency(size) if case == "pingpong" else ()),
                rerun=f"mpiexec -n 2 {binary}{'latency' if case == 'pingpong' else test} -m {size}:{size}")
 
 
 def _collective(where, version, op, size, figure, ranks, link_class, backend="mpi"):
     algbw = size / (figure * 1e3) if size and figure > 0 else None
     busbw = algbw * BUSBW[op](ranks) if algbw and ranks else None
-    judged = "busbw_GBps@largest:ceiling" if busbw else "time_us@smallest:siblings"
+    judged = declare("busbw_GBps" if busbw else None)
     osu_name = {"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "bcast",
                 "all_to_all": "alltoall"}.get(op, op)
     return row(where, "osu", version, bench="coll", case="out_of_place", backend=backend, link_class=link_class,

@@ -6,9 +6,9 @@ second, which needs no unit. The _lat tools' t_typical: half a round trip for wr
 ping-pong), a whole one for read."""
 import re
 
-from ..report.input_files import InputError
+from ..contracts.input_files import InputError
 from .lines import cut_note, cut_row, lines_of
-from ..report.judging import SMALL_MESSAGE_BYTES
+from ..report.judging import declare, small_message_latency
 from .rows import number, row
 from .registry import Importer
 
@@ -101,13 +101,12 @@ def _row(where, version, title, tool, size, iterations, values, hosts, link_clas
         return row(where, "perftest", version, case="bidir_bw" if bidirectional else "stream_bw",
                    direction="bidir" if bidirectional else "uni", time_us=number(time_us),
                    algbw_GBps=number(GBps), busbw_GBps=number(GBps),
-                   judged="algbw_GBps@largest:ceiling" if GBps > 0 else "time_us@smallest:siblings", **common)
+                   judged=declare("algbw_GBps" if GBps > 0 else None), **common)
     try:
         time_us = float(values.get("t_typical[usec]") or values["t_avg[usec]"])
     except (KeyError, ValueError):
         raise InputError(f"{where}: no t_typical[usec] in perftest's line") from None
-    judged = "time_us@smallest:typical_latency" if op != "RDMA_Read" and size <= SMALL_MESSAGE_BYTES else \
-        "time_us@smallest:siblings"  # ib_read_lat: a whole round trip, no half of one
+    judged = declare(latency=small_message_latency(size, half_round_trip=op != "RDMA_Read"))  # ib_read_lat: a whole round trip
     return row(where, "perftest", version, case="pingpong" if op != "RDMA_Read" else "read_latency", direction="uni",
                time_us=number(time_us), judged=judged, **common)
 

@@ -1,7 +1,7 @@
 """An imported figure as a results row: every column of schema 3, the tool named in `extra`."""
 from .. import collectives
 from ..report.extra import encode_items
-from ..report.schema import RESULT_COLUMNS
+from ..contracts.schema import RESULT_COLUMNS
 
 
 BUSBW = collectives.BUSBW  # nccl-tests' bus-bandwidth factors, by each collective's one spelling

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from . import judging
 from .endpoints import node_of, parse
-from .input_files import InputError, read_utf8
-from .schema import version
+from ..contracts.input_files import InputError, read_utf8
+from ..contracts.schema import version
 
 
 @dataclass

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from .extra import facts
 from .results import InputError, read_results
 from .row_verdicts import is_small_message_latency, undecided
-from .schema import version, ExitCode
+from ..contracts.schema import version, ExitCode
 from .sweeps import sweep_bounds
 from .verdicts import metric_of
 

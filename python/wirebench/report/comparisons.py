@@ -3,6 +3,7 @@ communicators of a split collective."""
 
 from . import judging
 from .extra import row_items
+from .identity import siblings
 from .row_verdicts import undecided
 from .verdict import ORDER
 from ..robust import median_and_sigma
@@ -12,9 +13,7 @@ SIBLINGS_NEEDED = 3
 
 
 def sibling_key(v):
-    f = v.row.fields
-    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["bytes"], f["direction"], f["link_class"],
-            v.ceiling_GBps)
+    return siblings(v.row.fields, v.ceiling_GBps)
 
 
 def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):

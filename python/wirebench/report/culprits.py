@@ -25,7 +25,7 @@ nodes cannot tell a node from a path: nothing is localised then."""
 import statistics
 from dataclasses import replace
 
-from . import screen_rows
+from . import finding, screen_rows
 from .endpoints import node_of, rails_of, rank_of, spoken_rail
 from .fleet_rule import below_ceiling, below_fleet, fleet_reference
 
@@ -46,11 +46,13 @@ def _fleet_key(v):
 
 
 def _candidates(verdicts):
+    """{fleet key: its pair rows' verdicts}; rows a culprit explains count too (a second measurement,
+    judged before the first, is read whole)."""
     out = {}
     for v in verdicts:
         f = v.row.fields
         all_to_all = v.verdict == "DATA" and "pairs=alltoall" in f.get("extra", "") and f["src"] != "all"
-        if (rank_of(f["src"]) is None or rank_of(f["dst"]) is None or not (v.item or all_to_all) or v.metric != "algbw_GBps" or v.value is None
+        if (rank_of(f["src"]) is None or rank_of(f["dst"]) is None or not (v.item or v.explained_by or all_to_all) or v.metric != "algbw_GBps" or v.value is None
                 or v.row.status != "OK" or v.row.number("errors") or v.verdict not in _ORDER and not all_to_all):
             continue
         a, b = node_of(f["src"]), node_of(f["dst"])
@@ -82,12 +84,37 @@ def _rails(members):
     return {rank: rail for rank, (_, rail) in rails_of(ranks).items()}
 
 
-def localise(members):
-    """[(kind, name, explained members)] for one fleet: kind is rail, node or path."""
+def _node_pair(m):
+    return tuple(sorted((node_of(m.row.text("src")), node_of(m.row.text("dst")))))
+
+
+def _slow_pairs(rows_of_pair, slow_ids):
+    """The node pairs half or more of whose rows (both directions, every rank pair) are slow."""
+    return {p for p, rows in rows_of_pair.items()
+            if sum(id(m) in slow_ids for m in rows) >= NODE_SHARE * len(rows) and any(id(m) in slow_ids for m in rows)}
+
+
+def split_by_second_measurement(slow, again):
+    """(steady, passing): the slow rows whose node pair is slow again in the second measurement of
+    the same fleet (`again`, its verdicts; a pair it did not measure counts as steady), and those
+    whose pair was fast then."""
+    slow_there, _, _ = slow_members(again)
+    rows_of_pair = {}
+    for m in again:
+        rows_of_pair.setdefault(_node_pair(m), []).append(m)
+    slow_pairs = _slow_pairs(rows_of_pair, {id(m) for m in slow_there})
+    steady = [m for m in slow if _node_pair(m) not in rows_of_pair or _node_pair(m) in slow_pairs]
+    return steady, [m for m in slow if _node_pair(m) in rows_of_pair and _node_pair(m) not in slow_pairs]
+
+
+def localise(members, slow=None):
+    """[(kind, name, explained members)] for one fleet: kind is rail, node or path; `slow`: the rows
+    to localise (by default the fleet's slow rows, slow_members())."""
     nodes = {node_of(m.row.text(end)) for m in members for end in ("src", "dst")}
     if len(nodes) < MIN_NODES:
         return []
-    slow, _, _ = slow_members(members)
+    if slow is None:
+        slow, _, _ = slow_members(members)
     slow_ids = {id(m) for m in slow}
     culprits, explained = [], set()
 
@@ -107,15 +134,11 @@ def localise(members):
                 culprits.append(("rail", f"rail{rail}", bad))
                 explained.update(id(m) for m in bad)
 
-    def node_pair(m):
-        return tuple(sorted((node_of(m.row.text("src")), node_of(m.row.text("dst")))))
-
     rows_of_pair = {}
     for m in members:
         if id(m) not in explained:
-            rows_of_pair.setdefault(node_pair(m), []).append(m)
-    slow_pairs = {p for p, rows in rows_of_pair.items()
-                  if sum(id(m) in slow_ids for m in rows) >= NODE_SHARE * len(rows) and any(id(m) in slow_ids for m in rows)}
+            rows_of_pair.setdefault(_node_pair(m), []).append(m)
+    slow_pairs = _slow_pairs(rows_of_pair, slow_ids)
 
     blamed = []
     while True:
@@ -179,17 +202,44 @@ def _describe(kind, name, rows, others, unit):
     return f"{evidence}; {meaning}; the pairs it explains are not judged one by one"
 
 
-def apply(verdicts, make_verdict, leaf_of=None):
+def apply(verdicts, make_verdict, leaf_of=None, again=None):
     """Adds a verdict per culprit (from make_verdict(row, verdict, reason, like)) and turns the pairs
     each explains into DATA naming it. Returns the culprit verdicts. The matrix schedules are
-    localised here; an adaptive screen's listed rounds by replaying its schedule (screen_rows.py)
-    with the nodes' leaf switches (`leaf_of`, the run's switches.json)."""
+    localised here, from both measurements where the runner measured a fleet again (`again`: the
+    verdicts of RUN_DIR/remeasured); an adaptive screen's listed rounds by replaying its schedule
+    (screen_rows.py, which measures its suspects again itself) with the nodes' leaf switches
+    (`leaf_of`, the run's switches.json)."""
     found = []
+    second = _candidates(again) if again else {}
     for key, members in _candidates(verdicts).items():
-        _, _, unit = slow_members(members)
-        for kind, name, rows in localise(members):
+        slow, _, unit = slow_members(members)
+        if key not in second:
+            found += [_culprit(key[5], members, unit, kind, name, rows, make_verdict)
+                      for kind, name, rows in localise(members, slow) if rows]
+            continue
+        # Measured twice: a pair is slow when it is slow both times. A moment that slowed a pair once
+        # (two cores carrying eight ranks on the virtual cluster; a burst on a shared fabric) then
+        # neither makes a node of it nor hides a path behind a node; what was slow the first time
+        # only is localised on its own, an intermittent WARN per culprit.
+        first = localise(members, slow)
+        if _the_fabric(first) and not _the_fabric(localise(second[key])):
+            # The first pass slow as a whole (a moment of the whole fabric; --inject-fault slow) says
+            # nothing of single pairs, as a screen round whose control was slow: its pairs measured
+            # again are no second look at a pair, and a dip there is no path.
+            for kind, name, rows in first:
+                found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
+                _gone_when_measured_again(found[-1], rows, second[key])
+            continue
+        steady, passing = split_by_second_measurement(slow, second[key])
+        for kind, name, rows in localise(members, steady):
             if rows:
                 found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
+                _reproduced(found[-1], rows, second[key])
+        rest = [m for m in members if not m.explained_by]
+        for kind, name, rows in localise(rest, passing):
+            if rows:
+                found.append(_culprit(key[5], rest, unit, kind, name, rows, make_verdict))
+                _gone_when_measured_again(found[-1], rows, second[key])
     for key, members in _listed_fleets(verdicts).items():
         try:
             named = screen_rows.replay(members, leaf_of or {})
@@ -199,6 +249,8 @@ def apply(verdicts, make_verdict, leaf_of=None):
         for kind, name, rows in named:
             if kind == "transient":
                 _not_reproduced(name, rows)
+            elif kind == "disturbed":
+                _in_a_slow_round(name, rows)
             elif rows:
                 found.append(_culprit("adaptive", members, unit, kind, name, rows, make_verdict))
     _explain_aggregates(verdicts, found)
@@ -213,6 +265,34 @@ def _listed_fleets(verdicts):
     return out
 
 
+def _worst_again(rows, again):
+    """The second measurement's worst row on the node pairs of `rows`, in words."""
+    pairs = {_node_pair(m) for m in rows}
+    theirs = [m for m in again if _node_pair(m) in pairs and m.value is not None]
+    if not theirs:
+        return "not measured"
+    worst = min(theirs, key=lambda m: m.value)
+    return f"{worst.value:.4g} GB/s" + (f" ({100 * worst.fraction:.1f}% of the ceiling)" if worst.fraction is not None else "")
+
+
+def _reproduced(culprit, rows, again):
+    """A culprit localised from both measurements: its pairs were slow in each. The second measurement
+    has nothing more to decide about it (apply_remeasure leaves it)."""
+    culprit.measured_again = True
+    culprit.note_before(f"reproduced: measured again, its pairs slow again, the worst at {_worst_again(rows, again)}")
+
+
+def _gone_when_measured_again(culprit, rows, again):
+    """A culprit of the rows slow the first time only: an intermittent WARN with both figures."""
+    culprit.measured_again = True
+    first = f"{culprit.value:.4g} GB/s" + (f" ({100 * culprit.fraction:.1f}% of the ceiling)"
+                                           if culprit.fraction is not None else "")
+    was = culprit.verdict
+    culprit.verdict = "WARN"
+    culprit.note_before(f"intermittent: {first} ({was}) the first time, its pairs at {_worst_again(rows, again)} at "
+                        "worst when measured again; look for what disturbed the first measurement; the first:", " ")
+
+
 def _not_reproduced(pair, rows):
     """Slow rows of an adaptive screen whose nodes and pair were fast when measured again: a transient."""
     for m in rows:
@@ -220,6 +300,21 @@ def _not_reproduced(pair, rows):
             m.verdict = "WARN"
         m.note_before(f"slow once, not reproduced: the adaptive screen measured {pair.replace('-', ' and ')} again, "
                       "each with healthy nodes and the pair itself, and found them fast")
+
+
+def _the_fabric(found):
+    """Whether localise() found the fabric as a whole (it is then the only culprit)."""
+    return [kind for kind, _, _ in found] == ["fabric"]
+
+
+def _in_a_slow_round(pair, rows):
+    """Slow rows of an adaptive screen's round whose control pair was slow too: the round said nothing."""
+    for m in rows:
+        if m.verdict == "FAIL":
+            m.verdict = "WARN"
+        m.note_before(f"measured in a round slow as a whole: its control pair, two nodes seen healthy, was slow too, "
+                      f"so the adaptive screen took nothing from {pair.replace('-', ' and ')} there and measured "
+                      "again")
 
 
 def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
@@ -237,7 +332,7 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
     explained = {id(m) for m in rows}
     reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
     culprit = make_verdict(row, level, reason, worst)
-    culprit.culprit = f"{kind}:{name}"
+    culprit.record = finding.culprit(kind, name)
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"
         m.note_before(f"explained by the culprit {kind} {name}")
@@ -248,8 +343,8 @@ def _explain_aggregates(verdicts, found):
     """A bisection matching's aggregate runs at its slowest pair's pace: when a culprit explains that
     pair, it explains the aggregate too (DATA naming it), so the fault is still counted once."""
     from .extra import row_items
-    nodes = {c.culprit.partition(":")[2]: c for c in found if c.culprit.startswith("node:")}
-    paths = {c.culprit.partition(":")[2]: c for c in found if c.culprit.startswith("path:")}
+    nodes = {c.record.place: c for c in found if c.record.subject == "node"}
+    paths = {c.record.place: c for c in found if c.record.subject == "path"}
     for v in verdicts:
         f = v.row.fields
         slowest = row_items(v.row).get("slowest", "")
@@ -258,9 +353,9 @@ def _explain_aggregates(verdicts, found):
         a, _, b = (node_of(end) for end in slowest.partition("->"))
         pair = "-".join(sorted((a, b)))
         culprit = next((nodes[n] for n in (a, b) if n in nodes), None) or paths.get(pair)
-        if culprit is None and any(c.culprit == "fabric:all" for c in found):
-            culprit = next(c for c in found if c.culprit == "fabric:all")
+        if culprit is None and any(c.record.subject == "fabric" for c in found):
+            culprit = next(c for c in found if c.record.subject == "fabric")
         if culprit is not None:
-            kind, _, name = culprit.culprit.partition(":")
+            kind, name = culprit.record.subject, culprit.record.place
             v.verdict, v.explained_by = "DATA", f"{kind} {name}"
             v.note_before(f"explained by the culprit {kind} {name} (its slowest pair, {slowest})")

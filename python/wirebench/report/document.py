@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from .verdicts import counts, floor_outcomes, grouped, items
 from .wording import (PROFILE_HEADINGS, ROW_HEADINGS, TABLE_HEADINGS, by_bench, counts_line, details, findings,
                       headline, incomplete_note, link_class_tables, measured, not_judged_lines, profile_rows,
-                      row_cells, skip_lines, table_cells, verdict_line, what)
+                      row_cells, row_name, skip_lines, table_cells, verdict_line, what)
 
 ATTENTION = ("FAIL", "ERROR", "WARN")  # the verdicts a reader acts on, in the order they are shown
 
 
 @dataclass
 class Entry:
-    """A judged item to act on, or (verdict None) an input problem, shown with the ERRORs."""
+    """A judged item in words (every printer's: the console, report.md, report.html, junit.xml,
+    summary.json), or (verdict None) an input problem, shown with the ERRORs."""
     level: str
     what: str = ""
     measured: str = ""
@@ -25,6 +26,7 @@ class Entry:
     details: list = field(default_factory=list)  # (label, text)
     problem: str = ""                            # an input problem's sentence
     verdict: object = None                       # the Verdict, for printers that need its figures
+    name: str = ""                               # short, as a test's name (JUnit's testcase)
 
 
 @dataclass
@@ -55,16 +57,18 @@ class Document:
     profile_table: Table
     link_tables: list          # [Table], one per link class
     row_tables: list           # [Table], one per bench: every row
-    verdicts: list             # every verdict, for summary.json and JUnit
+    verdicts: list             # every verdict (sweep points too)
+    items: list                # [Entry] of every item (no sweep point), in the verdicts' order
     problems: list
     data_points: int = 0
 
 
 def document(run_dir, verdicts, problems, profile=None):
+    described = [Entry(v.verdict, what(v), measured(v), v.expected, headline(v), details(v), verdict=v, name=row_name(v))
+                 for v in items(verdicts)]
     attention = []
     for level in ATTENTION:
-        entries = [Entry(level, what(v), measured(v), v.expected, headline(v), details(v), verdict=v)
-                   for v in items(verdicts) if v.verdict == level]
+        entries = [e for e in described if e.level == level]
         if level == "ERROR":
             entries += [Entry(level, "input", problem=p) for p in problems]
         if entries:
@@ -83,7 +87,7 @@ def document(run_dir, verdicts, problems, profile=None):
                   for bench, members in by_bench(verdicts).items()]
     return Document(str(run_dir), counts(verdicts, problems), counts_line(verdicts, problems),
                     verdict_line(verdicts, problems), incomplete_note(verdicts, problems), attention, listings,
-                    profile, profile_table, link_tables, row_tables, verdicts, list(problems),
+                    profile, profile_table, link_tables, row_tables, verdicts, described, list(problems),
                     sum(1 for v in verdicts if not v.item))
 
 

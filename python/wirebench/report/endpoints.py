@@ -4,7 +4,7 @@ it through bench/harness/endpoint_name.h)."""
 import re
 from typing import NamedTuple
 
-from .schema import rows
+from ..contracts.schema import rows
 
 KINDS = tuple(r["kind"] for r in rows("endpoints.csv"))
 _GRAMMAR = re.compile(rf"(?P<node>[^/,]+)/(?P<kind>{'|'.join(KINDS)})(?P<index>\d+)\Z")

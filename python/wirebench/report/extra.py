@@ -8,8 +8,8 @@ import csv
 import io
 import re
 
-from .input_files import InputError, read_utf8
-from .schema import SCHEMA_DIR
+from ..contracts.input_files import InputError, read_utf8
+from ..contracts.schema import SCHEMA_DIR
 
 CATALOGUE = SCHEMA_DIR / "extra-items.csv"
 KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")

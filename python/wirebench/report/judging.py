@@ -4,8 +4,8 @@ reporter's passes ask these questions of a row, never its bench name. A run of a
 the same declarations from legacy.py."""
 from dataclasses import dataclass
 
-from .input_files import InputError
-from .schema import JUDGED_AGAINST, JUDGED_AT, RESULT_COLUMNS
+from ..contracts.input_files import InputError
+from ..contracts.schema import JUDGED_AGAINST, JUDGED_AT, RESULT_COLUMNS
 
 METRICS = ("busbw_GBps", "algbw_GBps", "time_us")
 SMALL_MESSAGE_BYTES = 64  # a ping-pong up to this size is held against the typical latency (harness/judging.h)
@@ -20,6 +20,39 @@ class Judgement:
 
     def __str__(self):
         return f"{self.metric}@{self.at}:{self.against}"
+
+
+def _checked(judgement):
+    """The judgement's text, its words checked against the grammar where it is written."""
+    parse(str(judgement), "a judgement declared in python/wirebench")
+    return str(judgement)
+
+
+def small_message_latency(size, half_round_trip=True):
+    """[time_us@smallest:typical_latency] for a ping-pong's half round trip of at most
+    SMALL_MESSAGE_BYTES (wb-net's rule, harness/judging.h), else []: a whole round trip (ib_read_lat)
+    or a larger message has no typical latency to be held against."""
+    return [_checked(Judgement("time_us", "smallest", "typical_latency"))] \
+        if half_round_trip and size <= SMALL_MESSAGE_BYTES else []
+
+
+LATENCY_EACH_AGAINST_SIBLINGS = "time_us@each:siblings"  # a latency at a fixed size, each pair against the others
+STEP_AGAINST_PREDICTION = "time_us@each:prediction"
+
+
+def declare(bandwidth=None, against="ceiling", latency=()):
+    """results.csv's `judged` text as a Python writer (an importer, legacy.py) declares it: the
+    `bandwidth` metric (None where nothing moved or nothing was measured) at the sweep's largest
+    size against `against`, then the `latency` judgements; a row with neither is held against its
+    siblings at its smallest size. Every word is checked here, as the C++ side's are by its types."""
+    words = ([_checked(Judgement(bandwidth, "largest", against))] if bandwidth else []) + [
+        _checked(Judgement(*_split(word))) for word in latency]
+    return " ".join(words) or _checked(Judgement("time_us", "smallest", "siblings"))
+
+
+def _split(word):
+    metric, _, rest = word.partition("@")
+    return (metric, *rest.partition(":")[::2])
 
 
 def unit_of(metric):

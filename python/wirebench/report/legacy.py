@@ -3,8 +3,8 @@
 declare them (bench/*/..._main.cpp, harness/judging.h). The one place the reporter reads bench
 names to judge; results.py calls it for an older run, and the rest of the reporter never knows."""
 from .extra import command_item, parse as parse_extra
-from .input_files import InputError
-from .judging import SMALL_MESSAGE_BYTES
+from ..contracts.input_files import InputError
+from .judging import STEP_AGAINST_PREDICTION, declare, small_message_latency
 
 LATENCY_CASES = ("latency", "memory_latency", "gpu_host_latency")  # pointer chases: no bandwidth
 NET_TESTS = {"pingpong": "latency", "stream_bw": "bw", "bidir_bw": "bibw"}
@@ -24,22 +24,18 @@ def fill(fields):
 def judged(f, items):
     bench, case = f["bench"], f["case"]
     if bench == "step":
-        return "time_us@each:prediction"
+        return declare(latency=[STEP_AGAINST_PREDICTION])
     size = int(f["bytes"]) if f.get("bytes", "").isdigit() else 0
-    out = []
     # Whether it moves bytes: a measured row by its bandwidth; one that was not measured (SKIP,
     # ERROR) by its size, as its binary declared it before measuring.
     if (f.get("status") or "OK") == "OK":
         moves = bool(f.get("busbw_GBps") if bench == "coll" else f.get("algbw_GBps"))
     else:
         moves = size > 0 and case not in LATENCY_CASES
-    metric = ("busbw_GBps" if bench == "coll" else "algbw_GBps") if moves else ""
-    if metric:
-        alltoall_pair = items.get("pairs") == "alltoall" and f["src"] != "all"
-        out.append(f"{metric}@largest:{'culprits' if alltoall_pair else 'ceiling'}")
-    if bench == "net" and case == "pingpong" and size <= SMALL_MESSAGE_BYTES:
-        out.append("time_us@smallest:typical_latency")
-    return " ".join(out or ["time_us@smallest:siblings"])
+    metric = ("busbw_GBps" if bench == "coll" else "algbw_GBps") if moves else None
+    alltoall_pair = items.get("pairs") == "alltoall" and f["src"] != "all"
+    return declare(metric, "culprits" if alltoall_pair else "ceiling",
+                   latency=small_message_latency(size) if bench == "net" and case == "pingpong" else ())
 
 
 def rerun(f, items):

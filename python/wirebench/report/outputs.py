@@ -10,8 +10,8 @@ from html import escape
 
 from .document import floor_rows, skipped_and_not_judged
 from .endpoints import node_of
-from .schema import version
-from .wording import by_bench, details, headline, measured, profile_rows, row_name, what
+from ..contracts.schema import version
+from .wording import by_bench, profile_rows
 
 SUMMARY_SCHEMA_VERSION = version("summary")  # schema/versions.csv
 LISTING_PREFIX = {"SKIP": "SKIP ", "NOT JUDGED": "NOT JUDGED ", "finding": "finding: "}
@@ -116,7 +116,8 @@ def junit(doc):
     layout Jenkins, GitLab and GitHub test reporters read. With a platform profile, a testsuite
     `profile` holds a testcase per floor."""
     suites = ET.Element("testsuites", name="wirebench")
-    by_family = by_bench([v for v in doc.verdicts if v.item])
+    described = {id(e.verdict): e for e in doc.items}
+    by_family = by_bench([e.verdict for e in doc.items])
     if doc.problems:
         by_family.setdefault("input", [])
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -124,15 +125,16 @@ def junit(doc):
         suite = ET.SubElement(suites, "testsuite", name=bench)
         tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for v in members:
-            case = ET.SubElement(suite, "testcase", classname=f"wirebench.{bench}", name=row_name(v),
+            e = described[id(v)]
+            case = ET.SubElement(suite, "testcase", classname=f"wirebench.{bench}", name=e.name,
                                  time=f"{(v.row.number('time_us') or 0) / 1e6:.9f}")
             tally["tests"] += 1
-            text = "\n".join([headline(v)] + [f"{label}: {t}" for label, t in details(v)])
+            text = "\n".join([e.headline] + [f"{label}: {t}" for label, t in e.details])
             if v.verdict == "FAIL":
-                ET.SubElement(case, "failure", message=headline(v), type="FAIL").text = text
+                ET.SubElement(case, "failure", message=e.headline, type="FAIL").text = text
                 tally["failures"] += 1
             elif v.verdict == "ERROR":
-                ET.SubElement(case, "error", message=headline(v), type="ERROR").text = text
+                ET.SubElement(case, "error", message=e.headline, type="ERROR").text = text
                 tally["errors"] += 1
             elif v.verdict == "SKIP":
                 ET.SubElement(case, "skipped", message=v.reason)
@@ -178,11 +180,11 @@ def summary(doc, code):
         "profile": profile_json,
         "verdicts": [{"line": v.row.line, "key": v.row.key, "bench": v.row.text("bench"), "src": v.row.text("src"),
                       "dst": v.row.text("dst"), "verdict": v.verdict,
-                      "item": what(v), "measured": measured(v), "expected": v.expected, "reason": v.reason,
+                      "item": e.what, "measured": e.measured, "expected": e.expected, "reason": v.reason,
                       "metric": v.metric, "value": v.value, "ceiling_GBps": v.ceiling_GBps, "fraction": v.fraction,
                       "samples": v.row.samples, "spread_pct": v.row.number("spread_pct") if v.row.text("spread_pct") else None,
-                      "culprit": v.culprit or None}
-                     for v in doc.verdicts if v.item],
+                      "finding": v.record.as_json() if v.record else None}
+                     for e, v in ((e, e.verdict) for e in doc.items)],
     }, indent=2) + "\n"
 
 

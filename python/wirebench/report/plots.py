@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import judging
 from .extra import row_items  # noqa: E402
 from .endpoints import nic_name, node_of, parse, rails_of, rank_of  # noqa: E402
+from ..history.store import parse_time  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
 # dozen small ones open at once, which is fine (matplotlib warns from 20).
@@ -152,8 +153,8 @@ def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     is what its link reached of what it promises, so a bad link is red whatever its rate. Cells
     with a measured figure but no ceiling show the figure on grey; FAIL cells are framed and
     labelled; a culprit (culprits.py) is framed in blue: a node's row and column, a path's two cells,
-    a NIC's row and column. cells: {(src, dst): verdict}; culprits: ["node:node3", "path:node2-node5",
-    "nic:node3/rail1"]."""
+    a NIC's row and column. cells: {(src, dst): verdict}; culprits: their findings (finding.py:
+    subject node, place node3; path, node2-node5; nic, node3/rail1)."""
     import matplotlib.patches as patches
 
     index = {n: i for i, n in enumerate(labels)}
@@ -185,7 +186,7 @@ def _fraction_heatmap(title, labels, cells, gid, culprits=()):
                                              gid=f"fail:{src}->{dst}"))
     n = len(labels)
     for culprit in culprits:
-        kind, _, name = culprit.partition(":")
+        kind, name = culprit.subject, culprit.place
         # A node's row and column (with rails, each of its NICs'); a NIC's, or a miswired NIC's.
         framed = ([l for l in labels if l == name or l.startswith(name + "/")] if kind == "node" else
                   [name.partition("@")[0]] if kind in ("nic", "miswire") and name.partition("@")[0] in index else [])
@@ -275,11 +276,12 @@ def node_heatmaps(verdicts, per_nic=False):
         labels = sorted({n for pair in cells for n in pair}, key=_natural)
         if len(labels) < 2:
             continue
-        named = [v.culprit for v in verdicts if v.culprit and v.row.text("case").partition(":")[2] == case
+        named = [v.record for v in verdicts if v.record and v.record.kind == "culprit"
+                 and v.row.text("case").partition(":")[2] == case
                  and v.row.text("backend") == backend and v.row.text("link_class") == link_class]
         title = f"net {case} ({backend}, {link_class}): {unit}, fraction of the ceiling"
         if named:
-            title += "\nculprit: " + ", ".join(c.partition(":")[2] for c in named)
+            title += "\nculprit: " + ", ".join(c.place for c in named)
         figure = _fraction_heatmap(title, labels, cells, "heatmap:nodes", named)
         figures.append((f"nodes-{_safe(case)}-{_safe(backend)}-{_safe(link_class)}",
                         f"net {case} over {link_class}: {unit} by fraction of the ceiling; look for a red or "
@@ -400,7 +402,6 @@ def trend_figure(times, values, failed, title, ylabel, baseline=None, first=None
 
 def write_trend_plots(trends, history, run, out_dir: Path):
     """A plot per item that moved against the history, up to this run: [(title, path)]."""
-    from ..history.store import parse_time
     written = []
     for index, t in enumerate(trends):
         v, r = t.verdict, t.regression

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from .extra import row_items
-from .input_files import InputError, read_utf8
+from ..contracts.input_files import InputError, read_utf8
 
 PROFILES = Path(__file__).resolve().parents[3] / "suites" / "profiles"
 METRICS = ("algbw_GBps", "busbw_GBps")

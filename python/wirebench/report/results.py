@@ -1,20 +1,16 @@
 """Reading a run directory's results.csv: every complete row, and a sentence for every problem
 (file, line, what is wrong), never a crash. A file cut in the middle of a line keeps its rows."""
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import judging, legacy
-from .extra import parse as parse_extra, row_identity
-from .input_files import InputError, read_utf8
-from .schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS
-from .schema import version as schema_version
+from .extra import parse as parse_extra
+from .identity import item_key
+from ..contracts.input_files import InputError, read_utf8
+from ..contracts.run_meta import results_schema
+from ..contracts.schema import REQUIRED_RESULT_COLUMNS, RESULT_COLUMNS
 
-# The results schemas this reporter reads (meta.json's results_schema_version): 1 without, 2 with the
-# columns samples and spread_pct, 3 with judged and rerun (schema/results-columns.csv); rows of 1 and 2
-# get the columns of 3 from legacy.py.
-KNOWN_SCHEMAS = tuple(range(1, schema_version("results") + 1))
 REQUIRED = list(REQUIRED_RESULT_COLUMNS)
 OPTIONAL = [c for c in RESULT_COLUMNS if c not in REQUIRED]
 
@@ -50,9 +46,7 @@ class Row:
     @property
     def key(self):
         """What the row measured, stable across runs (for comparisons and JUnit names)."""
-        f = self.fields
-        return "/".join([f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["src"], f["dst"], f["bytes"],
-                         row_identity(f.get("extra", ""))])
+        return item_key(self.fields)
 
     @property
     def samples(self):
@@ -123,36 +117,6 @@ def read_results(path: Path) -> Results:
             legacy.fill(fields)
         result.rows.append(Row(number, fields))
     return result
-
-
-def read_meta(meta_path: Path) -> dict:
-    """meta.json (schema/versions.csv's one Python reader of it), its version checked; {} where the
-    run has none. InputError for a file that is no JSON object or of another version."""
-    if not meta_path.exists():
-        return {}
-    try:
-        meta = json.loads(read_utf8(meta_path))
-        found = meta.get("schema_version")
-    except (ValueError, AttributeError):
-        raise InputError(f"{meta_path}:1: not a JSON object") from None
-    if found is not None and found != schema_version("meta"):
-        raise InputError(f"{meta_path}:1: schema_version {found!r}; this reporter reads meta.json version "
-                         f"{schema_version('meta')}")
-    return meta
-
-
-def results_schema(meta_path: Path, header) -> int:
-    """The results schema of a run directory: meta.json's results_schema_version (where none says it:
-    the newest whose columns the header has). InputError for one this reporter does not know: its
-    columns or extra grammar would be misread."""
-    version = read_meta(meta_path).get("results_schema_version")
-    if version is None:
-        return 3 if "judged" in header else 2 if "samples" in header else 1
-    if version not in KNOWN_SCHEMAS:
-        raise InputError(f"{meta_path}: results_schema_version {version!r} is not one this reporter reads "
-                         f"({', '.join(map(str, KNOWN_SCHEMAS))}): results.csv was written by another wirebench "
-                         "version; report it with that version's `wirebench report`")
-    return version
 
 
 def _bad_number(fields):

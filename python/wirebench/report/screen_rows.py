@@ -73,9 +73,20 @@ def display_names(node_of_rank):
 
 
 def replay(members, leaf_of=None):
+    """replay_schedule() of today's schedule, or, where the rows do not follow it, of the schedule
+    before controls and second looks (runs measured before 2026-12-05)."""
+    try:
+        return replay_schedule(members, leaf_of, second_look=True)
+    except ReplayMismatch:
+        return replay_schedule(members, leaf_of, second_look=False)
+
+
+def replay_schedule(members, leaf_of=None, second_look=True):
     """[(kind, name, rows)] for one fleet of listed rows (one test, one size): the culprits the
     schedule named (node and path names as the rows give them; a route by its two switches), then
-    ("transient", pair, rows) for slow rows whose suspects the later rounds cleared. `leaf_of`:
+    ("transient", pair, rows) for slow rows whose suspects the later rounds cleared, and
+    ("disturbed", pair, rows) for slow rows of a round slow as a whole (its control slow too) that no
+    culprit covers (a culprit's pair in such a round is the culprit's row). `leaf_of`:
     {node: leaf switch} as the runner planned with. With rails a NIC is named node3/rail1, a miswired
     one node2/rail1@rail0 (the rail whose switch it is on). Raises ReplayMismatch."""
     by_round = {}
@@ -87,7 +98,7 @@ def replay(members, leaf_of=None):
     rails = rank_rails(node_of_rank)
     schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)],
                               None if rails else rank_groups(node_of_rank, ranks, leaf_of),
-                              healthy_fraction=healthy, seed=SEED, rails=rails)
+                              healthy_fraction=healthy, seed=SEED, rails=rails, second_look=second_look)
     rows_of = {}  # (round, rank pair) -> rows
     for number in sorted(by_round):
         planned = schedule.next_round()
@@ -115,13 +126,14 @@ def replay(members, leaf_of=None):
                 else "-".join(node(n) for n in finding.name.split("-")))
         if finding.kind == "miswire":
             name += f"@rail{finding.wired_to}"  # the switch it is on: miswire:node2/rail1@rail0
-        slow = rows(finding.evidence)
+        slow = rows(finding.evidence + [o for o in schedule.set_aside if schedule.covers(finding, o.a, o.b)])
         out.append((finding.kind, name, slow))
         explained.update(id(m) for m in slow)
-    for o in schedule.observations:
+    for o in schedule.observations + schedule.set_aside:
         if o.slow:
             left = [m for m in rows([o]) if id(m) not in explained]
             if left:
-                out.append(("transient", f"{node(o.a)}-{node(o.b)}", left))
+                kind = "disturbed" if o.round in schedule.disturbed else "transient"
+                out.append((kind, f"{node(o.a)}-{node(o.b)}", left))
                 explained.update(id(m) for m in left)
     return out

@@ -1,13 +1,12 @@
 """Sweeps: which rows are one measurement at several sizes (a sweep's key), and which sweeps did
 not finish (an ERROR at a larger size, a step that ended, a cut file), whose largest point is then no item."""
 from . import judging
-from .extra import row_identity
+from .identity import equivalence, sweep
 from .results import IDENTITY
 
 
 def sweep_key(row):
-    f = row.fields
-    return sweep_key_of(f)[:8] + (row_identity(f.get("extra", "")),)
+    return sweep(row.fields)
 
 
 def sweep_bounds(rows):
@@ -21,18 +20,6 @@ def sweep_bounds(rows):
     return largest, smallest
 
 
-def sweep_key_of(fields):
-    return (fields["bench"], fields["case"], fields["backend"], fields["op"], fields["dtype"], fields["src"],
-            fields["dst"], fields.get("direction", ""), "")
-
-
-def equivalence(row):
-    """What equivalent measurements between other endpoints share (as siblings are compared): not
-    the endpoints, nor the round or matching of a schedule that placed them."""
-    f = row.fields
-    return (f["bench"], f["case"], f["backend"], f["op"], f["dtype"], f["direction"], f["link_class"])
-
-
 def incomplete_sweeps(results, largest):
     """Sweeps whose largest size never finished, each with why: a larger size of the same sweep
     that is an ERROR row (interrupted), or the row results.csv was cut in (matched by its first
@@ -40,11 +27,11 @@ def incomplete_sweeps(results, largest):
     incomplete = {}
     by_identity = {}
     for key in largest:
-        by_identity.setdefault(key[:8], []).append(key)
+        by_identity.setdefault(key[:-1], []).append(key)
     for row in results.rows:
         if row.status == "ERROR" and not judging.by_prediction(row):
             size = int(row.text("bytes") or 0)
-            for key in by_identity.get(sweep_key(row)[:8], []):
+            for key in by_identity.get(sweep(row.fields, with_items=False), []):
                 if size > largest[key]:
                     incomplete[key] = f"its {size} B point, {row.where}, is an ERROR"
     # A step that ended early (its ERROR row, the runner's at a step timeout or the binary's own) cuts
@@ -56,8 +43,8 @@ def incomplete_sweeps(results, largest):
                   and r.text("bench") == error.text("bench")]
         if not before:
             continue
-        key, kind = sweep_key(before[-1]), equivalence(before[-1])
-        reached = max(int(r.text("bytes") or 0) for r in before if equivalence(r) == kind)
+        key, kind = sweep_key(before[-1]), equivalence(before[-1].fields)
+        reached = max(int(r.text("bytes") or 0) for r in before if equivalence(r.fields) == kind)
         if largest.get(key, 0) < reached:
             incomplete.setdefault(key, f"its step ended, {error.where} is an ERROR, before its {reached} B point, "
                                        "which the same measurement between other endpoints reached")

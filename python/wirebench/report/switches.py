@@ -5,7 +5,7 @@ pairs with every other group, so that a slow route between two switches is seen.
 import json
 
 from .results import InputError
-from .schema import version
+from ..contracts.schema import version
 
 SCHEMA = version("switches")  # schema/versions.csv
 FILE = "switches.json"

@@ -3,7 +3,7 @@ the order of verdicts, the run's exit code, SKIPs and NOT JUDGED grouped by reas
 from dataclasses import dataclass, field
 
 from . import judging
-from .schema import ExitCode
+from ..contracts.schema import ExitCode
 
 
 ORDER = {"DATA": -1, "PASS": 0, "NOT JUDGED": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
@@ -25,11 +25,12 @@ class Verdict:
     floor_metric: str = ""
     expected: str = ""       # what the figure was held against, as "measured vs expected" says it
     finding: str = ""        # a fact about the wiring worth showing that is no verdict (a step's exposed share)
-    culprit: str = ""        # a fabric culprit's "node:node3", "path:node2-node5" or "rail:rail1" (culprits.py)
+    record: object = None    # a Finding (finding.py): a culprit, a link of the wiring, a diagnosis of NCCL's log
     explained_by: str = ""   # a pair that a culprit explains (then DATA): "node node3"
     # Typed notes the later passes read, so that none reads the prose back:
     not_judged_why: str = ""  # NO_CEILING where nothing judged it yet (the reason is written at the end)
     latency_limit_us: float = None  # the typical-latency bound a latency is held against, while it is
+    measured_again: bool = False  # a culprit localised from both measurements (culprits.py): nothing left to rerun
 
     # The later passes' notes, each (text, separator): said before the first sentence (the latest
     # outermost) or after it. They are only ever added; the prose is put together when read.

@@ -37,6 +37,7 @@ from . import culprits
 from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key
 from .contention import port_shares
 from .extra import encode_items
+from .finding import Finding
 from .floors import apply_profile
 from .results import Row
 from .row_verdicts import judge_row
@@ -62,18 +63,20 @@ class Judging:
     largest: dict    # sweep key -> its largest measured size
     smallest: dict
     incomplete: dict  # sweep key -> why its largest size is not its last
+    again: list = None  # the verdicts of the second measurement (RUN_DIR/remeasured), when there is one
 
 
-def judge(results, ceilings, profile=None):
+def judge(results, ceilings, profile=None, again=None):
     """Every row's first verdict (judge_row), then the passes of PASSES in their order, then the
     topology's findings. The order matters and is written only here: a sweep cut short is not judged
     before siblings compare; siblings and communicators judge what no ceiling did before a
     profile's floor may override; the reasons for NOT JUDGED are written once nothing else can
     judge; confidence is noted on the final verdicts; culprits come last, over the pairs' verdicts.
-    A FAIL's second measurement is applied after (apply_remeasure), by the caller."""
+    A FAIL's second measurement (`again`, its verdicts) localises the culprits together with the first;
+    the caller applies it to the other FAILs after (apply_remeasure)."""
     rows = results.rows
     largest, smallest = sweep_bounds(rows)
-    context = Judging(results, ceilings, profile, largest, smallest, incomplete_sweeps(results, largest))
+    context = Judging(results, ceilings, profile, largest, smallest, incomplete_sweeps(results, largest), again)
     shares = port_shares(rows, ceilings)
     verdicts = [judge_row(row, ceilings, largest, smallest, shares.get(row.line, (1, ""))) for row in rows]
     for step in PASSES:
@@ -119,7 +122,7 @@ def _note_confidences(verdicts, context):
 
 
 def _name_culprits(verdicts, context):
-    culprits.apply(verdicts, _culprit_verdict, load_switches(context.results.path.parent))
+    culprits.apply(verdicts, _culprit_verdict, load_switches(context.results.path.parent), context.again)
 
 
 def _culprit_verdict(row, verdict, reason, worst):
@@ -129,10 +132,10 @@ def _culprit_verdict(row, verdict, reason, worst):
 
 
 def remeasurable(v):
-    """A FAIL on its figure, which `wirebench run` measures once more (wrong data always stands,
-    and the topology's findings are no measurement)."""
-    return (v.verdict == "FAIL" and v.row.status == "OK" and not v.row.number("errors")
-            and v.row.text("bench") != "topology" and not judging.by_prediction(v.row) and v.value is not None)
+    """A FAIL on its figure, which `wirebench run` measures once more (wrong data always stands; the
+    wiring's and NCCL log's findings are no measurement; a culprit's worst pair is)."""
+    return (v.verdict == "FAIL" and v.row.status == "OK" and not v.row.number("errors") and not v.measured_again
+            and (v.record is None or v.record.kind == "culprit") and not judging.by_prediction(v.row) and v.value is not None)
 
 
 def _figure(v):
@@ -153,9 +156,10 @@ def apply_remeasure(verdicts, again):
         if not remeasurable(v):
             continue
         second = by_key.get(v.row.key)
-        if second is None and v.culprit and (v.row.text("case").partition(":")[2], v.row.text("bytes")) not in measured_again:
+        culprit = v.record is not None and v.record.kind == "culprit"
+        if second is None and culprit and (v.row.text("case").partition(":")[2], v.row.text("bytes")) not in measured_again:
             continue  # its step was not measured again: nothing says it is gone
-        if second is None and v.culprit:
+        if second is None and culprit:
             v.verdict = "WARN"
             v.note_before(f"intermittent: {_figure(v)} (FAIL) the first time, and when measured again no pair points at "
                           "this culprit any more; look for what disturbed the first measurement; the first:", " ")
@@ -233,7 +237,8 @@ def topology_findings(ceilings):
             reason += "; unused, or a cable or switch problem: a port meant to carry traffic must be up"
         expected = "trained at what both ends allow" if kind == "degraded" else "up"
         findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL" if kind == "degraded" else "WARN", reason,
-                                expected=expected))
+                                expected=expected, record=Finding("wiring", kind, f"{host}/{first['a']}-{first['b']}",
+                                                                  host)))
     return findings
 
 
@@ -253,7 +258,8 @@ def nccl_log_findings(ceilings):
                   "fix": found.get("fix", ""), "fix_source": found.get("source", "")}
         findings.append(Verdict(Row(0, fields, "topology.json"), found["verdict"],
                                 f"{found.get('what', '')}: {found.get('why', '')}", expected="no misconfiguration "
-                                "in NCCL's log (docs/nccl-diagnosis.md)"))
+                                "in NCCL's log (docs/nccl-diagnosis.md)",
+                                record=Finding("nccl-log", found.get("id", ""), source, "")))
     return findings
 
 

@@ -11,12 +11,18 @@ from .verdicts import EXPOSED_FINDING_PCT, counts, floor_outcomes, grouped, item
 
 
 
+def found(v):
+    """The kind of finding a verdict is (finding.py: culprit, wiring, nccl-log), or "" for a
+    measurement's: the words below branch on it, never on a row's bench name."""
+    return v.record.kind if v.record else ""
+
+
 def row_name(v):
     f = v.row.fields
-    if f["bench"] == "topology":  # a finding of the topology, not a measurement
-        return f"{f['case']} {f['link_class']} link {f['src']} -> {f['dst']}"
-    if f["bench"] == "nccl-log":  # a diagnosis of NCCL's log (verdicts.nccl_log_findings)
-        return f"NCCL log: {f['case']}"
+    if found(v) == "wiring":  # a finding of the topology, not a measurement
+        return f"{v.record.subject} {f['link_class']} link {f['src']} -> {f['dst']}"
+    if found(v) == "nccl-log":  # a diagnosis of NCCL's log (verdicts.nccl_log_findings)
+        return f"NCCL log: {v.record.subject}"
     name = f"{f['case']} {f['op']} {f['dtype']} {f['src']}"
     if f["dst"]:
         name += f" -> {f['dst']}"
@@ -39,14 +45,14 @@ def what(v):
         binary = row_items(v.row).get("binary") or f"wb-{bench}"
         where = f" on {f['src']}" if f["src"] else ""
         return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
-    if bench == "topology":
-        return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {f['case']}"
-    if bench == "nccl-log":
-        return f"NCCL log: {f['case']} (docs/nccl-diagnosis.md)"
+    if found(v) == "wiring":
+        return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {v.record.subject}"
+    if found(v) == "nccl-log":
+        return f"NCCL log: {v.record.subject} (docs/nccl-diagnosis.md)"
     if judging.by_prediction(v.row):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
-    if bench == "fabric":  # a culprit the node x node matrix names (culprits.py)
-        kind, _, case = f["case"].partition(":")
+    if found(v) == "culprit":  # what the node x node matrix names (culprits.py)
+        kind, case = v.record.subject, f["case"].partition(":")[2]
         node, rail = nic_of(f["src"])
         part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
                 "route": f"the route {f['src']}", "fabric": "the fabric as a whole",
@@ -90,15 +96,14 @@ def look_closer(v):
     """A command or a place to look: how to see the fault more closely (the row's own rerun, and where to
     look by what it measured)."""
     f = v.row.fields
-    bench = f["bench"]
     rerun = f.get("rerun", "")  # as the binary wrote it (legacy.py's for an older run)
     if f["backend"] == "run":  # a step that failed: its own command line, and its log
         log = row_items(v.row).get("log")
         if not rerun:
             return f"read {log}" if log else ""
         return f"rerun it as it ran: {rerun}" + (f"; its log: {log}" if log else "")
-    if bench == "fabric":
-        kind = f["case"].partition(":")[0]
+    if found(v) == "culprit":
+        kind = v.record.subject
         if kind == "node":
             return (f"check {f['src']}'s NIC, cable and switch port (ethtool, ibstat, perfquery, ip -s link); rerun wb-net "
                     f"--pairs all on a few nodes with {f['src']} and without it")
@@ -120,9 +125,9 @@ def look_closer(v):
             return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "
                     "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
         return "check the switches (ibdiagnet) and the ceiling the report used for these links"
-    if bench == "nccl-log":
+    if found(v) == "nccl-log":
         return f"fix: {f.get('fix', '')} (source: {f.get('fix_source', '')})"
-    if bench == "topology":
+    if found(v) == "wiring":
         return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
     if judging.by_prediction(v.row):
         trace = row_items(v.row).get("trace")
@@ -242,8 +247,8 @@ def link_class_tables(verdicts):
         if v.verdict == "SKIP":
             continue
         f = v.row.fields
-        key = "step emulation" if judging.by_prediction(v.row) else "topology" if f["bench"] == "topology" else \
-            "NCCL log" if f["bench"] == "nccl-log" else (f["link_class"] or "unclassified") + " links"
+        key = "step emulation" if judging.by_prediction(v.row) else "topology" if found(v) == "wiring" else \
+            "NCCL log" if found(v) == "nccl-log" else (f["link_class"] or "unclassified") + " links"
         tables.setdefault(key, []).append(v)
     return tables
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from wirebench.report.profiles import load_profile
 from wirebench.report.results import InputError
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, step_nodes, step_ranks, too_few_nodes

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from wirebench.report.adaptive_screen import AdaptiveScreen
 from wirebench.report.endpoints import nic_name, node_of, parse
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 HEALTHY = 0.94          # what a healthy pair reads of its ceiling (a 400 Gbit/s port's osu_bw, about)
 DIP_RANGE = (0.45, 0.85)

@@ -12,7 +12,7 @@ from pathlib import Path
 from .paths import BIN
 from .placement import slurm_nodes, step_ranks
 from wirebench.report.extra import encode_items
-from wirebench.report.schema import RESULT_COLUMNS
+from wirebench.contracts.schema import RESULT_COLUMNS
 
 COLUMNS = list(RESULT_COLUMNS)  # schema/results-columns.csv, as the binaries write them
 

@@ -16,7 +16,7 @@ from wirebench.report.switches import write_switches
 from wirebench.report.verdicts import judge
 
 from .run_files import row_count
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 
 def is_adaptive(step):
@@ -91,6 +91,12 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
         except ReplayMismatch as error:  # a pair without a row: the round did not measure what it was asked
             print(f"[{number}/{total}] {step['name']}: round {round_number}: {error}; the screen stops", flush=True)
             return ExitCode.INFRASTRUCTURE
+        if round_number in schedule.disturbed:
+            print(f"[{number}/{total}] {step['name']}: round {round_number}: its control (two healthy nodes) was slow "
+                  "too: the round was slow as a whole, its probes are planned again", flush=True)
+        elif schedule.looked_again_after == round_number:
+            print(f"[{number}/{total}] {step['name']}: most screen pairs slow: the same pairs measured again "
+                  "before the fabric is named", flush=True)
     for finding in schedule.findings():
         print(f"[{number}/{total}] {step['name']}: {_named(finding, run_dir)}", flush=True)
     if not schedule.findings():

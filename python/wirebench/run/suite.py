@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 from wirebench.report.profiles import load_profile
-from wirebench.report.input_files import InputError, read_utf8
+from wirebench.contracts.input_files import InputError, read_utf8
 
 from .paths import BIN, SUITES
 

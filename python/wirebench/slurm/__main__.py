@@ -19,7 +19,7 @@ import sys
 
 from .run_findings import RunDirError, read_run
 from .slurm_nodes import SlurmError, drain_command, read_nodes, resume_command, run_slurm
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 
 def plan_drain(findings, nodes, max_share, force):

@@ -38,7 +38,7 @@ from wirebench.run.paths import BIN
 from .node_ports import PortSpecError, judge_port, parse_port_spec, read_port
 from .run_findings import CHECK_SCHEMA, RunDirError, load_summary
 from .slurm_nodes import SlurmError, drain_command, read_nodes, reason_text, resume_command, run_slurm
-from wirebench.report.schema import ExitCode
+from wirebench.contracts.schema import ExitCode
 
 MARK = ".wirebench-check"  # a run directory a check made, which the next check may replace
 VERDICT_SECONDS = 2     # of --time-limit, kept for the verdict and Slurm

@@ -1,22 +1,22 @@
 """Which nodes a run directory blames, and which it found healthy: the one reader here of
-summary.json (wirebench report's, schema 2) and of check.json (wirebench check's). A node is blamed by a FAIL
-that is its own: a culprit the fabric matrix names as a node, a NIC or a miswired NIC, or a FAIL
-of a measurement inside one node (host memory, GPU pairs, its topology). A path, a rail, a route or
-the whole fabric is no one node's fault: those are listed, never drained."""
+summary.json (wirebench report's, schema 3) and of check.json (wirebench check's). A node is blamed by a FAIL
+that is its own: a finding whose `node` the report named (a culprit the fabric matrix names as a
+node, a NIC or a miswired NIC; a link of its wiring), or a FAIL of a measurement inside one node
+(host memory, GPU pairs). A path, a rail, a route, the whole fabric or NCCL's log is no one node's
+fault: those are listed, never drained."""
 import calendar
 import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wirebench.report.endpoints import parse
-from wirebench.report.input_files import InputError
-from wirebench.report.results import read_meta
-from wirebench.report.schema import version
+from wirebench.report.finding import node_of
+from wirebench.contracts.input_files import InputError
+from wirebench.contracts.run_meta import read_meta
+from wirebench.contracts.schema import schema_error, version
 
 SUMMARY_SCHEMAS = (version("summary"),)
 CHECK_SCHEMA = version("check")  # check.json, written by check.py
-NODE_CULPRITS = ("node", "nic", "miswire")
 
 
 class RunDirError(ValueError):
@@ -32,14 +32,7 @@ class RunFindings:
     not_node: list = field(default_factory=list)  # FAILs that are no one node's: "path:node1-node2 ..."
 
 
-def node_of(name):
-    """The node of an endpoint (node3/gpu1, node3/rail1: endpoints.py reads the grammar) or of a
-    culprit's bare node name (node3)."""
-    found = parse(name)
-    return found.node if found else name.split("/")[0].split("@")[0]
-
-
-def _load(path, schemas):
+def _load(path, schemas, json_schema=None):
     try:
         doc = json.loads(path.read_text())
     except OSError as error:
@@ -49,12 +42,16 @@ def _load(path, schemas):
     if doc.get("schema_version") not in schemas:
         raise RunDirError(f"{path}: schema_version {doc.get('schema_version')!r}; this wirebench reads "
                           f"{', '.join(map(str, schemas))}")
+    broken = schema_error(doc, json_schema) if json_schema else None
+    if broken:
+        raise RunDirError(f"{path}: {broken}")
     return doc
 
 
 def load_summary(run_dir):
-    """summary.json of a run directory, its schema checked (RunDirError names the file otherwise)."""
-    return _load(Path(run_dir) / "summary.json", SUMMARY_SCHEMAS)
+    """summary.json of a run directory, its version and its JSON Schema (schema/summary.schema.json)
+    checked: RunDirError names the file and the place otherwise."""
+    return _load(Path(run_dir) / "summary.json", SUMMARY_SCHEMAS, "summary.schema.json")
 
 
 def _what(v, name=None):
@@ -91,18 +88,18 @@ def read_run(run_dir):
         pass  # a run without a readable meta.json: no time, so it resumes nothing
     measured, failing = set(), set()  # a node in a failing pair is not found healthy, nor blamed
     for v in summary["verdicts"]:
-        ends = [node_of(v[end]) for end in ("src", "dst") if v.get(end)] if v["bench"] != "fabric" else []
-        culprit = v.get("culprit") or ""
-        kind, _, name = culprit.partition(":")
+        finding = v["finding"] or {}
+        ends = [node_of(v[end]) for end in ("src", "dst") if v.get(end)] if finding.get("kind") != "culprit" else []
         if v["verdict"] in ("PASS", "WARN", "FAIL", "DATA"):
             measured.update(ends)
         if v["verdict"] != "FAIL":
             continue
         failing.update(ends)
-        if kind in NODE_CULPRITS:
-            found.blamed.setdefault(node_of(name), _what(v, f"{kind} {name}"))
-        elif kind:
-            found.not_node.append(f"{culprit}: {v['reason']}")
+        named = f"{finding['subject']} {finding['place']}" if finding.get("kind") == "culprit" else None
+        if finding.get("node"):
+            found.blamed.setdefault(finding["node"], _what(v, named))
+        elif named:
+            found.not_node.append(f"{finding['subject']}:{finding['place']}: {v['reason']}")
         elif len(set(ends)) == 1 and ends[0]:
             found.blamed.setdefault(ends[0], _what(v))
         else:

@@ -1,0 +1,93 @@
+"""Reporting a run directory: judge_run() (the verdicts, written nowhere: `wirebench history add`'s use)
+and report() (the verdicts written as report.md, report.html, junit.xml, summary.json and plots, the
+history and the metrics updated): what `wirebench report` and `wirebench import` run."""
+import sys
+from pathlib import Path
+
+from .ceilings import Ceilings
+from .document import Table, document
+from .outputs import console_lines, html_page, junit, markdown, summary
+from .plots import write_plots, write_trend_plots
+from .profiles import load_profile
+from .results import InputError, read_results
+from .verdicts import apply_remeasure, exit_code, floor_outcomes, judge
+from .trend import TREND_HEADINGS, history_items, judge_against_history, trend_rows
+from ..contracts.schema import ExitCode
+from ..history.run_record import run_of
+from ..history.store import History, parse_time
+
+
+def judge_run(run_dir: Path, profile_name=None):
+    """(profile, results, ceilings, verdicts) of a run directory, written nowhere."""
+    stored = run_dir / "profile.json"
+    profile = load_profile(profile_name) if profile_name else load_profile(stored) if stored.exists() else None
+    results = read_results(run_dir / "results.csv")
+    ceilings = Ceilings.load(run_dir)
+    second = None
+    if (run_dir / "remeasured" / "results.csv").exists():  # wirebench run measured its FAILs once more
+        again = read_results(run_dir / "remeasured" / "results.csv")
+        second = judge(again, ceilings, profile)  # first: the profile's floors keep the main run's outcomes
+        results.problems.extend(again.problems)
+    verdicts = judge(results, ceilings, profile, again=second)
+    if second is not None:
+        apply_remeasure(verdicts, second)
+    return profile, results, ceilings, verdicts
+
+
+def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None):
+    # the history is opened first: a damaged one ends here (exit 3), before anything is written
+    history = run = None
+    if history_path:
+        history, run = History(history_path), run_of(run_dir)
+    profile, results, ceilings, verdicts = judge_run(run_dir, profile_name)
+    trends = judge_against_history(verdicts, history, run) if history else []
+    code = exit_code(verdicts, results.problems)
+    doc = document(run_dir, verdicts, results.problems, profile)
+    if trends:
+        doc.link_tables.insert(0, Table(f"Trend: the items that moved against the history ({history_path})",
+                                        TREND_HEADINGS, trend_rows(trends)))
+    (run_dir / "report.md").write_text(markdown(doc))
+    (run_dir / "junit.xml").write_text(junit(doc))
+    (run_dir / "summary.json").write_text(summary(doc, code))
+    plots = write_plots(verdicts, run_dir, per_nic=ceilings.stated_ports() > 1)
+    if trends:  # the items that moved first: the history's plots before the run's own
+        plots = write_trend_plots(trends, history, run, run_dir) + plots
+    (run_dir / "report.html").write_text(html_page(doc, plots))
+    print(f"wirebench report: {', '.join(f'{n} {name}' for name, n in doc.counts.items())} -> {run_dir}/report.md, "
+          f"report.html, junit.xml, summary.json, {len(plots)} plots")
+    if doc.incomplete:
+        print(f"  {doc.incomplete}")
+    if profile:
+        for o in floor_outcomes(profile):
+            worst = "" if o["worst"] is None else f", worst {o['worst']:.4g} GB/s"
+            hint = f"; measure: {o['floor'].measure}" if o["rows"] == 0 and o["floor"].measure else ""
+            print(f"  profile {profile.name}: {o['floor'].name}: {o['verdict']} ({o['rows']} rows{worst}, "
+                  f"floor {o['floor'].floor:.4g} GB/s{hint})")
+    for problem in results.problems:
+        print(f"  problem: {problem}", file=sys.stderr)
+    print("\n".join(console_lines(doc)))
+    if history:
+        added = history.add(run, history_items(verdicts))
+        print(f"wirebench history: {'added' if added else 'already holds'} run {run.run_id} ({run.time}) "
+              f"{'to' if added else ''} {history_path}".replace("  ", " "))
+        history.close()
+    if prometheus_file or pushgateway:
+        from .prometheus import push, registry_of, write_textfile
+        seconds = parse_time(run.time).timestamp() if run else None
+        registry = registry_of(verdicts, seconds, code)
+        if prometheus_file:
+            try:
+                write_textfile(prometheus_file, registry)
+            except OSError as error:  # a folder that went away, a full disk: the report itself stands
+                print(f"error: --prometheus {prometheus_file}: cannot write it: {error.strerror or error} "
+                      "(exit code 3)", file=sys.stderr)
+                return ExitCode.USAGE
+            print(f"wirebench report: metrics -> {prometheus_file}")
+        if pushgateway:
+            try:
+                push(pushgateway, registry, {"run": run_dir.resolve().name})
+                print(f"wirebench report: metrics pushed to {pushgateway}")
+            except OSError as error:
+                print(f"wirebench report: error: pushing the metrics to {pushgateway} failed: {error}", file=sys.stderr)
+                return max(code, ExitCode.INFRASTRUCTURE)
+    return code
