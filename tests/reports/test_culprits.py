@@ -321,3 +321,32 @@ def test_a_first_pass_slow_as_a_whole_makes_no_path_of_a_dip_in_the_second(tmp_p
     [fabric] = [v for v in first if v.record]
     assert fabric.verdict == "WARN" and fabric.reason.startswith("intermittent: "), fabric.reason
     assert exit_code(first, []) == 0
+
+
+def test_a_slow_node_stands_when_a_dip_made_the_first_pass_the_fabric(tmp_path):
+    """The CI's failure of 2026-12-05 (stop 50, vcluster.acceptance, --degrade 1=500mbit on three
+    nodes): node1's two pairs slow, and node0-node2 dipping in the first pass, so every pair was slow
+    and the first pass read as the fabric. Measured again, node1's pairs were slow again and
+    node0-node2 fast: node1 is the culprit, reproduced, and the dip is no culprit (its rows are
+    intermittent, each with both figures)."""
+
+    def rate(dip):
+        return lambda a, b, ra, rb: 0.48 if 1 in (a, b) else 0.6 if dip else 0.96
+
+    def measured(dip):  # the runner measures the same rounds again
+        global _ROUNDS
+        _ROUNDS = iter(range(1, 1 << 30))
+        return fleet(nodes=3, rate=rate(dip))
+    _, again = judged(tmp_path / "again", measured(False))
+    _, alone = judged(tmp_path / "alone", measured(True))
+    assert culprits(alone) == ["fabric:all"]  # judged alone, the first pass is the fabric
+    judged(tmp_path / "first", measured(True))
+    run = tmp_path / "first" / "run"
+    first = judge(read_results(run / "results.csv"), Ceilings.load(run), again=again)
+    apply_remeasure(first, again)
+    assert culprits(first) == ["node:node1"]
+    [node1] = [v for v in first if v.record]
+    assert node1.verdict == "FAIL" and node1.reason.startswith("reproduced: measured again"), node1.reason
+    dipped = [v for v in first if "node1" not in v.row.text("src") + v.row.text("dst") and v.row.text("src") != "all"]
+    assert len(dipped) == 2 and all(v.verdict == "WARN" and "intermittent" in v.reason for v in dipped), dipped
+    assert exit_code(first, []) == 1

@@ -221,17 +221,16 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
         # (two cores carrying eight ranks on the virtual cluster; a burst on a shared fabric) then
         # neither makes a node of it nor hides a path behind a node; what was slow the first time
         # only is localised on its own, an intermittent WARN per culprit.
-        first = localise(members, slow)
-        if _the_fabric(first) and not _the_fabric(localise(second[key])):
-            # The first pass slow as a whole (a moment of the whole fabric; --inject-fault slow) says
-            # nothing of single pairs, as a screen round whose control was slow: its pairs measured
-            # again are no second look at a pair, and a dip there is no path.
-            for kind, name, rows in first:
-                found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
-                _gone_when_measured_again(found[-1], rows, second[key])
-            continue
         steady, passing = split_by_second_measurement(slow, second[key])
-        for kind, name, rows in localise(members, steady):
+        located = localise(members, steady)
+        if _the_fabric(localise(members, slow)) and not _the_fabric(localise(second[key])):
+            # The first pass slow as a whole (a moment of the whole fabric; --inject-fault slow) says
+            # nothing of one pair: a pair slow again there was slow on its own once, and a dip then
+            # is no path. A node or a rail, a pattern of pairs slow in both passes, stands.
+            dipped = [rows for kind, _, rows in located if kind == "path"]
+            located = [c for c in located if c[0] != "path"]
+            passing += [m for rows in dipped for m in rows]
+        for kind, name, rows in located:
             if rows:
                 found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
                 _reproduced(found[-1], rows, second[key])
