@@ -71,9 +71,12 @@ def check_on(env, node, *args, cwd):
 def site_suite(installed, tmp_path):
     """The installed active-check suite as a site keeps it: with its links' ceiling (here the shaped
     1 Gbit/s of the veth links, which no topology sees; InfiniBand ports give theirs by themselves).
-    Four nodes are too few for the fleet alone to tell one slow node (two slow figures of four)."""
+    Four nodes are too few for the fleet alone to tell one slow node (two slow figures of four).
+    Healthy at 60% of it, as a site sets the fraction its links must reach: a healthy pair of the virtual
+    cluster read 75-84% of the shaped rate in both looks of one screen while a CI machine was slow
+    (stop 50's CI; its 4-node screen has two pairs, both then slow: the fabric), node1 reads 30%."""
     suite = yaml.safe_load((installed / "share" / "wirebench" / "suites" / "active-check.yaml").read_text())
-    suite["expectations"] = [{"link_class": "eth", "ceiling_GBps": 0.125, "healthy_fraction": 0.8,
+    suite["expectations"] = [{"link_class": "eth", "ceiling_GBps": 0.125, "healthy_fraction": 0.6,
                               "source": "the site: ci/vcluster's links are shaped to 1 Gbit/s"}]
     for step in suite["steps"]:
         if step["binary"] == "wb-net":
@@ -156,6 +159,11 @@ SLURM_CONF={env['SLURM_CONF']}
 export PATH SLURM_CONF
 exec wirebench check --nic wbeth0=1gbit --no-measure --drain --time-limit 20 >> {cluster['folder']}/checks.log 2>&1
 """)
+    # As the test before leaves the cluster, so that this test stands alone: node1 healed and idle,
+    # node3 drained by someone else.
+    shape("1=1gbit")
+    subprocess.run(["scontrol", "update", "NodeName=node1", "State=RESUME"], env=env, capture_output=True)
+    subprocess.run(["scontrol", "update", "NodeName=node3", "State=DRAIN", f"Reason={OTHERS_REASON}"], env=env, check=True)
     try:
         shape("2=100mbit")
         now = wait_for(env, "node2", ("drained", "draining"))
