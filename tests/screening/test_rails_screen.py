@@ -154,3 +154,64 @@ def test_no_false_culprit_in_100_healthy_fleets_on_eight_rails():
     for seed in range(1, 101):
         schedule = simulate(Fleet(64, rails=8, seed=seed), seed=seed)
         assert schedule.findings() == [], f"seed {seed}: {[str(f) for f in schedule.findings()]}"
+
+
+class BusyRailFabric(RailFabric):
+    """The virtual cluster's rails as they read on two cores: the cross-spine flows of one round share
+    each switch's uplink, a pair now and then dips (`pair_dips` of them, to 70%), and a whole round now
+    and then (`round_dips`, to 65%: eight ranks on two cores, the hypervisor's steal)."""
+
+    def __init__(self, *args, pair_dips=0.0, round_dips=0.0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pair_dips, self.round_dips = pair_dips, round_dips
+
+    def run(self, schedule):
+        from collections import Counter
+        while (planned := schedule.next_round()) is not None:
+            uplink = Counter(self.switch[end] for a, b in planned if self.switch[a] != self.switch[b] for end in (a, b))
+            whole = 0.65 if self.random.random() < self.round_dips else 1.0
+            figures = {}
+            for a, b in planned:
+                share = max(uplink[self.switch[a]], uplink[self.switch[b]], 1)
+                rate = 1.0 if self.switch[a] == self.switch[b] else 0.5 / share
+                rate = min(rate, 0.5) if a in self.slow or b in self.slow else rate
+                dip = 0.7 if self.random.random() < self.pair_dips else 1.0
+                figures[(a, b)] = rate * whole * dip * (1 - self.random.uniform(0, 0.02))
+            schedule.record(figures)
+        return schedule
+
+
+def test_a_miswire_whose_one_wiring_probe_dipped_is_probed_again_not_named_a_slow_nic():
+    """Two rails: a slow NIC's wiring is one other rail, one probe. When that probe dips, the miswire
+    read as a slow NIC (the vcluster's rails, 2026-12-05: 25 of 300 simulated runs with a round in ten
+    slow as a whole). With one or two other rails, each is probed twice before the NIC is named."""
+    for seed in range(1, 11):
+        fabric = RailFabric(4, 2, slow={"rank7"}, miswired={"rank2": 1}, seed=seed)
+        schedule = AdaptiveScreen(fabric.names, rails=fabric.rails, healthy_fraction=0.8, seed=seed)
+        dipped = False
+        while (planned := schedule.next_round()) is not None:
+            figures = {(a, b): fabric.figure(a, b) for a, b in planned}
+            wiring = [(a, b) for a, b in planned if "rank2" in (a, b) and fabric.rails[a][1] != fabric.rails[b][1]]
+            if wiring and not dipped:
+                figures[wiring[0]] *= 0.6
+                dipped = True
+            schedule.record(figures)
+        assert dipped, (seed, schedule.rounds)
+        assert sorted((f.kind, f.name, f.wired_to) for f in schedule.findings()) == [
+            ("miswire", "rank2", "1"), ("nic", "rank7", "")], (seed, schedule.rounds)
+
+
+def test_a_slow_nic_and_a_miswire_are_named_on_a_busy_virtual_cluster():
+    """Four nodes on two rails (the vcluster test's fabric) with the machine's dips: each pair dips one
+    time in twenty and each round one time in ten. Probe rounds hold a control pair on a rail where two
+    healthy NICs are spare; a suspect with no healthy NIC left that it has not met is probed with one it
+    was fast with, not left unresolved; the one other rail is probed twice. 300 runs; before these,
+    216 of them were named exactly (now 283)."""
+    right = 0
+    for seed in range(1, 301):
+        fabric = BusyRailFabric(4, 2, slow={"rank7"}, miswired={"rank2": 1}, seed=seed * 7919, pair_dips=0.05,
+                                round_dips=0.1)
+        schedule = fabric.run(AdaptiveScreen(fabric.names, rails=fabric.rails, healthy_fraction=0.8, seed=seed))
+        right += sorted((f.kind, f.name, f.wired_to) for f in schedule.findings()) == [
+            ("miswire", "rank2", "1"), ("nic", "rank7", "")]
+    assert right >= 270, right

@@ -13,8 +13,9 @@ A round can be slow as a whole for a moment (a shared fabric's burst; on the vir
 ranks competing for two cores): with `second_look` (the runner's schedule since 2026-12-05), the
 screen's finding that most pairs are slow, the fabric (with rails, a rail), stands only when most
 pairs are slow in both looks (the same pairs measured again); and each isolate or confirm round holds
-a control, two nodes already seen healthy: when the control is slow too, the round says nothing about
-its suspects, whose probes the next round plans anew (not yet with rails: no control there).
+a control, two nodes already seen healthy (with rails two NICs of one rail) where two are spare:
+when the control is slow too, the round says nothing about its suspects, whose probes the next round
+plans anew.
 A suspect is decided by its probes (the screen's pair only raised it): a culprit is slow in
 CULPRIT_PROBES probes and fast in none; fast in its probes, it is cleared (slow once and fast twice:
 a transient); slow in CULPRIT_PROBES and fast in some, it is named intermittent. A round never holds a node twice, so each round is one `--pairs` round of
@@ -27,8 +28,9 @@ pairs them; the screen covers every node and every group pair, not every node pa
 Rails (`rails`: {member: (node, rail)}, a member per NIC of a rail-optimised fabric): the rail is the
 group, and every pair stays on its rail (the screen and every probe), as a job's traffic does; the
 members are NICs. A NIC found slow is then measured with a healthy NIC of each other rail in turn
-(WIRING_PROBES, one rail a round, every slow NIC in the same rounds): fast with rail K's NICs while
-slow with its own, it is cabled to rail K's switch (a miswire); slow with them all, it is the NIC
+(WIRING_PROBES, one rail a round, every slow NIC in the same rounds; with WIRING_AGAIN other rails or
+fewer, each twice): fast with rail K's NICs while slow with its own, it is cabled to rail K's switch (a
+miswire); slow with them all, it is the NIC
 (its port, cable or slot). Every NIC of a node slow is the node; three quarters of a rail's screen
 pairs slow (in both looks) is the rail (its switch)."""
 import random
@@ -42,6 +44,8 @@ FABRIC_SHARE = 0.75   # this share of the screen's pairs slow: the fabric, not a
 MAX_ROUNDS = 12
 WIRING_PROBES = 7     # rails: a slow NIC is measured with a healthy NIC of up to this many other rails,
                       # one a round, until one is fast (8 rails: every other; a slow NIC costs them all)
+WIRING_AGAIN = 2      # rails: with this many other rails or fewer, each is probed twice before a NIC slow
+                      # with them all is named the NIC: one dip would make a miswire a slow NIC
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ class Suspect:
     evidence: list = field(default_factory=list)
     explained_by: str = ""  # a path whose slowness a node or route culprit explains
     fast_to_clear: int = 1  # raised for the nodes of a path about to be named: a flaky node is no path
-    wiring: dict = field(default_factory=dict)  # rails: {other rail: Observation} of a slow NIC
+    wiring: dict = field(default_factory=dict)  # rails: {other rail: [Observation]} of a slow NIC
 
     def state(self):
         if self.explained_by:
@@ -95,6 +99,11 @@ class Finding:
 
 
 MIN_NODES = 3  # two nodes cannot tell a node from its path
+# The schedule's versions, each replayable (screen_rows.replay): 1 without controls or second looks
+# (runs before 2026-12-05); 2 with them; 3 (2026-12-05, session 25) also a control on rails, each other
+# rail probed twice where there are one or two, and a suspect that has met every healthy node probed
+# with one it was fast with.
+SCHEDULE = 3
 
 
 class AdaptiveScreen:
@@ -102,7 +111,7 @@ class AdaptiveScreen:
     every suspect is decided), record() takes their figures, findings() names the culprits."""
 
     def __init__(self, nodes, groups=None, healthy_fraction=None, max_rounds=MAX_ROUNDS, seed=1, rails=None,
-                 second_look=True):
+                 schedule=SCHEDULE):
         if len(nodes) < MIN_NODES:
             raise ValueError("an adaptive screen needs three nodes at least: two cannot tell a node from its path")
         self.nodes = list(nodes)
@@ -125,7 +134,8 @@ class AdaptiveScreen:
         self._uncovered = [] if self.rails else self._group_pairs()
         self._unseen = set(self.nodes)
         self._pending = None        # the round handed out: [(a, b, purpose, suspects)]
-        self.second_look = second_look  # controls in the probe rounds; a fabric screen measured again
+        self.schedule = schedule
+        self.second_look = schedule >= 2  # controls in the probe rounds; a fabric screen measured again
         self.disturbed = []         # rounds whose control was slow: their probes did not count
         self.set_aside = []         # those rounds' probes, as measured: evidence of nothing
         self._again = []            # the screen's rounds of pairs, to measure once more
@@ -174,7 +184,7 @@ class AdaptiveScreen:
             if purpose == "screen":
                 self._after_screen(observation)
             elif purpose == "wiring":
-                self.suspects[f"node {a}"].wiring[self.group[b]] = observation
+                self.suspects[f"node {a}"].wiring.setdefault(self.group[b], []).append(observation)
             else:
                 self._after_probe(observation, suspects)
         if planned[0][2] == "screen" and not self._uncovered and not self._again:
@@ -241,8 +251,8 @@ class AdaptiveScreen:
     def _finding(self, suspect, intermittent):
         if not self.rails or suspect.kind != "node":
             return Finding(suspect.kind, suspect.name, intermittent, suspect.evidence)
-        fast = sorted(rail for rail, o in suspect.wiring.items() if not o.slow)
-        wiring = list(suspect.wiring.values())
+        fast = sorted(rail for rail, probes in suspect.wiring.items() if any(not o.slow for o in probes))
+        wiring = [o for probes in suspect.wiring.values() for o in probes]
         if fast and not intermittent:
             return Finding("miswire", suspect.name, False, suspect.evidence + wiring, wired_to=str(fast[0]))
         return Finding("nic", suspect.name, intermittent, suspect.evidence + wiring)
@@ -349,8 +359,13 @@ class AdaptiveScreen:
                 # In its own group first (no route between), else away from its earlier partners' groups
                 # (with rails never: a pair stays on its rail).
                 mine = self.group[node]
+                # No healthy node it has not met left (a small fleet, a rail of four NICs): one it was
+                # fast with, rather than leaving it undecided.
+                slow_with = {n for o in suspect.evidence if o.slow for n in (o.a, o.b)}
                 mate = None if node in used else (partner(suspect.partners, group=mine) or (None if self.rails else
-                                                  partner(suspect.partners, {self.group[p] for p in suspect.partners})))
+                                                  partner(suspect.partners, {self.group[p] for p in suspect.partners}))
+                                                  or (partner(slow_with | {node}, group=mine if self.rails else None)
+                                                      if self.schedule >= 3 else None))
                 if mate is not None:
                     plan(node, mate, self._purpose(suspect), suspect)
             elif suspect.kind == "route":
@@ -362,19 +377,39 @@ class AdaptiveScreen:
                     plan(a, b, self._purpose(suspect), suspect)
             elif self._path_can_be_probed(suspect) and not set(suspect.members) & used:
                 plan(*suspect.members, self._purpose(suspect), suspect)
-        spare = [n for n in healthy if n not in used]
-        if planned and self.second_look and not self.rails and len(spare) >= 2:
-            plan(spare[0], spare[1], "control", None)  # two healthy nodes: was the round itself slow?
+        control = self._control([n for n in healthy if n not in used]) if planned and self.second_look else None
+        if control:
+            plan(*control, "control", None)  # two healthy nodes: was the round itself slow?
         return planned
+
+    def _control(self, spare):
+        """Two healthy nodes the round does not hold; with rails two NICs of one rail (a pair never
+        leaves its rail); None when there are none."""
+        if not self.rails:
+            return spare[:2] if len(spare) >= 2 else None
+        if self.schedule < 3:
+            return None
+        on_rail = {}
+        for nic in spare:
+            on_rail.setdefault(self.group[nic], []).append(nic)
+        return next((nics[:2] for _, nics in sorted(on_rail.items()) if len(nics) >= 2), None)
 
     def _plan_wiring(self, suspect, healthy, used, planned):
         """A slow NIC with a healthy NIC of another rail it has not met (one a round), until one is
-        fast (its switch) or WIRING_PROBES rails are tried."""
+        fast (its switch) or WIRING_PROBES rails are tried; with WIRING_AGAIN other rails or fewer,
+        each slow one once more (another of its NICs where there is one) before it is the NIC."""
         nic = suspect.members[0]
-        if nic in used or any(not o.slow for o in suspect.wiring.values()) or len(suspect.wiring) >= WIRING_PROBES:
+        tried = suspect.wiring
+        probes = [o for rail_probes in tried.values() for o in rail_probes]
+        if nic in used or any(not o.slow for o in probes) or len(probes) >= WIRING_PROBES:
             return
-        mate = next((n for n in healthy if n not in used and self.group[n] != self.group[nic]
-                     and self.group[n] not in suspect.wiring and self.rails[n][0] != self.rails[nic][0]), None)
+        others = {self.group[n] for n in self.nodes} - {self.group[nic]}
+        rails = others - set(tried)
+        if not rails and len(others) <= WIRING_AGAIN and self.schedule >= 3:
+            rails = {rail for rail in others if len(tried[rail]) < 2}
+        met = {n for o in probes for n in (o.a, o.b)}
+        candidates = [n for n in healthy if n not in used and self.group[n] in rails and self.rails[n][0] != self.rails[nic][0]]
+        mate = next((n for n in candidates if n not in met), None) or next(iter(candidates), None)
         if mate is not None:
             used.update((nic, mate))
             planned.append((nic, mate, "wiring", ()))

@@ -1,6 +1,6 @@
 """The adaptive screen in a run's rows: the figures the runner decides each round by, and the
 report's replay of the schedule (adaptive_screen.py) from them."""
-from .adaptive_screen import AdaptiveScreen
+from .adaptive_screen import SCHEDULE, AdaptiveScreen
 from .endpoints import nic_name, node_of, rails_of, rank_of
 from .extra import row_items
 
@@ -73,15 +73,17 @@ def display_names(node_of_rank):
 
 
 def replay(members, leaf_of=None):
-    """replay_schedule() of today's schedule, or, where the rows do not follow it, of the schedule
-    before controls and second looks (runs measured before 2026-12-05)."""
-    try:
-        return replay_schedule(members, leaf_of, second_look=True)
-    except ReplayMismatch:
-        return replay_schedule(members, leaf_of, second_look=False)
+    """replay_schedule() of today's schedule, or, where the rows do not follow it, of an earlier one
+    (adaptive_screen.SCHEDULE: runs measured before it changed), the newest the rows follow."""
+    for schedule in range(SCHEDULE, 0, -1):
+        try:
+            return replay_schedule(members, leaf_of, schedule)
+        except ReplayMismatch:
+            if schedule == 1:
+                raise
 
 
-def replay_schedule(members, leaf_of=None, second_look=True):
+def replay_schedule(members, leaf_of=None, schedule=SCHEDULE):
     """[(kind, name, rows)] for one fleet of listed rows (one test, one size): the culprits the
     schedule named (node and path names as the rows give them; a route by its two switches), then
     ("transient", pair, rows) for slow rows whose suspects the later rounds cleared, and
@@ -98,7 +100,7 @@ def replay_schedule(members, leaf_of=None, second_look=True):
     rails = rank_rails(node_of_rank)
     schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)],
                               None if rails else rank_groups(node_of_rank, ranks, leaf_of),
-                              healthy_fraction=healthy, seed=SEED, rails=rails, second_look=second_look)
+                              healthy_fraction=healthy, seed=SEED, rails=rails, schedule=schedule)
     rows_of = {}  # (round, rank pair) -> rows
     for number in sorted(by_round):
         planned = schedule.next_round()
