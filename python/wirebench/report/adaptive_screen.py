@@ -41,6 +41,8 @@ from .fleet_rule import below_ceiling, below_fleet, fleet_reference
 CULPRIT_PROBES = 2    # a culprit is slow in this many probes after the screen, and fast in none
 PATH_NODE_FAST = 3    # a path is named when each of its nodes is fast in this many probes
 FABRIC_SHARE = 0.75   # this share of the screen's pairs slow: the fabric, not a culprit
+FABRIC_PAIRS = 3      # and this many at least: fewer slow pairs are as many nodes at most (three nodes
+                      # screen one pair; four, two: one slow node was the fabric)
 MAX_ROUNDS = 12
 WIRING_PROBES = 7     # rails: a slow NIC is measured with a healthy NIC of up to this many other rails,
                       # one a round, until one is fast (8 rails: every other; a slow NIC costs them all)
@@ -142,6 +144,8 @@ class AdaptiveScreen:
         self.looked_again_after = None  # the round after which the screen's pairs were measured again
         self._void = 0              # observations before this index are no screen evidence any more
         self._slow_first = None     # with a second look: the pairs the first look found slow
+        self.new_pair_rounds = []   # screen rounds of new pairs (a small fleet's every pair slow): they find
+                                    # healthy partners; the fabric is the covering screen's to say
 
     # -- the rounds ------------------------------------------------------------------------------
     def next_round(self):
@@ -151,8 +155,23 @@ class AdaptiveScreen:
             return None
         if self._again:
             planned = [(a, b, "screen", ()) for a, b in self._again.pop(0)]
+        elif self._uncovered or not self.rounds:
+            planned = self._screen_round()
+        elif not self.healthy and not self.rails and self.schedule >= 3:
+            # Every pair slow, too few for the fabric: no partner is known healthy. New pairs find one;
+            # FABRIC_PAIRS slow (or every pair) and still none, they are all measured again, then the fabric.
+            slow = {frozenset((o.a, o.b)) for o in self.observations[self._void:] if o.purpose == "screen" and o.slow}
+            planned = [] if len(slow) >= FABRIC_PAIRS else self._new_pairs_round()
+            if not planned and self.looked_again_after is None:  # a dip of the healthy pairs, or the fabric
+                self._look_again(len(self.rounds), [o for o in self.observations if o.purpose == "screen"])
+                planned = [(a, b, "screen", ()) for a, b in self._again.pop(0)]
+            elif not planned:
+                self.fabric = True
+                return None
+            else:
+                self.new_pair_rounds.append(len(self.rounds) + 1)
         else:
-            planned = self._screen_round() if self._uncovered or not self.rounds else self._closer_round()
+            planned = self._closer_round()
         if not planned:
             return None
         self._pending = planned
@@ -188,7 +207,8 @@ class AdaptiveScreen:
             else:
                 self._after_probe(observation, suspects)
         if planned[0][2] == "screen" and not self._uncovered and not self._again:
-            screened = [o for o in self.observations[self._void:] if o.purpose == "screen"]
+            screened = [o for o in self.observations[self._void:]
+                        if o.purpose == "screen" and o.round not in self.new_pair_rounds]
             # After a second look, a pair is the fabric's only when slow both times: a dip of one
             # pair in each look (two cores carrying eight ranks) is no fabric.
             steady = [o for o in screened if o.slow and (self._slow_first is None or (o.a, o.b) in self._slow_first)]
@@ -196,16 +216,21 @@ class AdaptiveScreen:
             self._find_slow_rails(screened, steady)
             suspects = {n for o in steady for n in (o.a, o.b) if self.group[n] not in self.slow_rails}
             fabric = slow_share >= FABRIC_SHARE or len(suspects) > len(self.nodes) / 2
+            fabric = fabric and (self.schedule < 3 or len(steady) >= FABRIC_PAIRS)
             if (fabric or self.slow_rails) and self.second_look and self.looked_again_after is None:
                 # Most pairs slow at once: the fabric, or a moment of the whole round. The same pairs
                 # measured again tell them apart; the first figures judge nothing more.
-                self.looked_again_after = number
-                self._slow_first = {(o.a, o.b) for o in screened if o.slow}
-                self._again = [pairs for purpose, pairs in self.rounds if purpose == "screen"]
-                self.suspects, self.healthy, self.reference, self.slow_rails = {}, set(), None, {}
-                self._unseen, self._void = set(self.nodes), len(self.observations)
+                self._look_again(number, screened)
                 return
             self.fabric = fabric
+
+    def _look_again(self, number, screened):
+        """The screen's rounds measured once more, from a clean slate; `screened`: what they measured."""
+        self.looked_again_after = number
+        self._slow_first = {(o.a, o.b) for o in screened if o.slow}
+        self._again = [pairs for purpose, pairs in self.rounds if purpose == "screen"]
+        self.suspects, self.healthy, self.reference, self.slow_rails = {}, set(), None, {}
+        self._unseen, self._void, self.new_pair_rounds = set(self.nodes), len(self.observations), []
 
     def _find_slow_rails(self, screened, steady):
         """With rails: a rail whose screen pairs are FABRIC_SHARE slow (`steady`: slow, and after a
@@ -309,6 +334,19 @@ class AdaptiveScreen:
         pairs += [(rest[i], rest[i + 1]) for i in range(0, len(rest) - 1, 2)]
         return [(a, b, "screen", ()) for a, b in pairs]
 
+    def _new_pairs_round(self):
+        """Screen pairs not measured yet, where every screen pair so far was slow but too few to be the
+        fabric (a small fleet): a node fast with a new partner is a healthy partner for the probes."""
+        measured = {frozenset((o.a, o.b)) for o in self.observations[self._void:] if o.purpose == "screen"}
+        free, pairs = self.random.sample(self.nodes, len(self.nodes)), []
+        while len(free) >= 2:
+            a = free.pop(0)
+            b = next((n for n in free if frozenset((a, n)) not in measured), None)
+            if b is not None:
+                free.remove(b)
+                pairs.append((a, b))
+        return [(a, b, "screen", ()) for a, b in pairs]
+
     def _after_screen(self, o):
         if not o.slow:
             self.healthy |= {o.a, o.b}
@@ -332,6 +370,8 @@ class AdaptiveScreen:
         used, planned = set(), []
         at_fault = {s.members[0] for s in self.suspects.values() if s.kind == "node" and s.state() != "cleared"}
         healthy = [n for n in self.nodes if n in self.healthy and n not in at_fault]
+        if not healthy and self.schedule >= 3:  # a small fleet: every node fast somewhere is in a slow pair too
+            healthy = [n for n in self.nodes if n in self.healthy]
         self.random.shuffle(healthy)
 
         def partner(avoid_nodes, avoid_groups=(), group=None):
@@ -359,11 +399,13 @@ class AdaptiveScreen:
                 # In its own group first (no route between), else away from its earlier partners' groups
                 # (with rails never: a pair stays on its rail).
                 mine = self.group[node]
-                # No healthy node it has not met left (a small fleet, a rail of four NICs): one it was
-                # fast with, rather than leaving it undecided.
-                slow_with = {n for o in suspect.evidence if o.slow for n in (o.a, o.b)}
-                mate = None if node in used else (partner(suspect.partners, group=mine) or (None if self.rails else
-                                                  partner(suspect.partners, {self.group[p] for p in suspect.partners}))
+                # No healthy node it has not met left (a small fleet, a rail of four NICs): one it was not
+                # slow with in a probe (its screen partner, since seen healthy, too), rather than leaving
+                # it undecided.
+                slow_with = {n for o in suspect.evidence if o.slow and o.purpose != "screen" for n in (o.a, o.b)}
+                met = suspect.partners | {node}
+                mate = None if node in used else (partner(met, group=mine) or (None if self.rails else
+                                                  partner(met, {self.group[p] for p in suspect.partners}))
                                                   or (partner(slow_with | {node}, group=mine if self.rails else None)
                                                       if self.schedule >= 3 else None))
                 if mate is not None:
