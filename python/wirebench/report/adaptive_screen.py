@@ -10,12 +10,13 @@ that. This schedule measures every node at once and then looks closer only where
   confirm  each suspect measured again, against a healthy node it has not met (node), another
            healthy pair on the route (route), the pair itself (path), until it is decided.
 A round can be slow as a whole for a moment (a shared fabric's burst; on the virtual cluster, eight
-ranks competing for two cores): with `second_look` (the runner's schedule since 2026-12-05), the
-screen's finding that most pairs are slow, the fabric (with rails, a rail), stands only when most
-pairs are slow in both looks (the same pairs measured again); and each isolate or confirm round holds
-a control, two nodes already seen healthy (with rails two NICs of one rail) where two are spare:
-when the control is slow too, the round says nothing about its suspects, whose probes the next round
-plans anew.
+ranks competing for two cores): from schedule 2 (SCHEDULE), the screen's finding that most pairs
+are slow, the fabric (with rails, a rail), stands only when most pairs are slow in both looks (the
+same pairs measured again) and, from schedule 3, FABRIC_PAIRS are; on a few nodes, whose screen is one
+or two pairs, every pair slow makes new pairs until one is fast. Each isolate or confirm round holds a
+control, two nodes already seen healthy (with rails two NICs of one rail) where two are spare: when
+the control is slow too, the round says nothing about its suspects, whose probes the next round plans
+anew.
 A suspect is decided by its probes (the screen's pair only raised it): a culprit is slow in
 CULPRIT_PROBES probes and fast in none; fast in its probes, it is cleared (slow once and fast twice:
 a transient); slow in CULPRIT_PROBES and fast in some, it is named intermittent. A round never holds a node twice, so each round is one `--pairs` round of

@@ -59,8 +59,16 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
     schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)], groups, seed=SEED, rails=rails)
     args = [str(a) for a in step["args"]]
     at = args.index("--pairs")
+    told_again = False
     while (planned := schedule.next_round()) is not None:
         round_number, purpose = len(schedule.rounds), schedule.rounds[-1][0]
+        if schedule.looked_again_after is not None and not told_again:
+            told_again = True
+            print(f"[{number}/{total}] {step['name']}: most screen pairs slow: the same pairs measured again "
+                  "before the fabric is named", flush=True)
+        if round_number in schedule.new_pair_rounds:
+            print(f"[{number}/{total}] {step['name']}: every screen pair so far slow, too few to be the fabric: "
+                  "new pairs, to find a healthy partner", flush=True)
         print(f"[{number}/{total}] {step['name']}: round {round_number} ({purpose}): {len(planned)} pair(s)",
               flush=True)
         before = row_count(run_dir)
@@ -94,9 +102,6 @@ def run_adaptive_step(number, total, step, run_dir, ranks, run_one, nodes=(), le
         if round_number in schedule.disturbed:
             print(f"[{number}/{total}] {step['name']}: round {round_number}: its control (two healthy nodes) was slow "
                   "too: the round was slow as a whole, its probes are planned again", flush=True)
-        elif schedule.looked_again_after == round_number:
-            print(f"[{number}/{total}] {step['name']}: most screen pairs slow: the same pairs measured again "
-                  "before the fabric is named", flush=True)
     for finding in schedule.findings():
         print(f"[{number}/{total}] {step['name']}: {_named(finding, run_dir)}", flush=True)
     if not schedule.findings():
