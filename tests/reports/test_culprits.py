@@ -350,3 +350,20 @@ def test_a_slow_node_stands_when_a_dip_made_the_first_pass_the_fabric(tmp_path):
     dipped = [v for v in first if "node1" not in v.row.text("src") + v.row.text("dst") and v.row.text("src") != "all"]
     assert len(dipped) == 2 and all(v.verdict == "WARN" and "intermittent" in v.reason for v in dipped), dipped
     assert exit_code(first, []) == 1
+
+
+def test_a_pair_below_the_floor_by_less_than_its_spread_is_no_path(tmp_path):
+    """The clean fabric suite, 2026-12-05: node3-node5 at 79.9% of the ceiling, healthy from 80% (here 75%), its
+    samples spread wider than that (a stalled one among healthy ones): undecided, not slow, so no path
+    culprit and no FAIL; measured tightly at the same figure it is the path."""
+    def rows(spread):
+        out = []
+        for r in fleet(nodes=6, rate=lambda a, b, ra, rb: 0.75 if {a, b} == {3, 5} else 0.96):
+            pair = {r.split(",")[4].split("/")[0], r.split(",")[5].split("/")[0]}
+            out.append(r.replace(",9,1\n", f",9,{spread}\n") if pair == {"node3", "node5"} else r)
+        return out
+    _, noisy = judged(tmp_path / "noisy", rows(30))
+    assert culprits(noisy) == [] and not [v for v in noisy if v.verdict == "FAIL"]
+    assert sum("undecided" in v.reason for v in noisy if v.verdict == "WARN") == 2
+    _, tight = judged(tmp_path / "tight", rows(1))
+    assert culprits(tight) == ["path:node3-node5"]

@@ -28,6 +28,7 @@ from dataclasses import replace
 from . import finding, screen_rows
 from .endpoints import node_of, rails_of, rank_of, spoken_rail
 from .fleet_rule import below_ceiling, below_fleet, fleet_reference
+from .row_verdicts import undecided
 
 NODE_SHARE = 0.5
 RAIL_SHARE = 0.5
@@ -69,11 +70,17 @@ def _score(members):
 
 
 def slow_members(members):
-    """(slow verdicts, fleet median, how the figure is read) by the fleet's robust statistics."""
+    """(slow verdicts, fleet median, how the figure is read) by the fleet's robust statistics. Below
+    the fleet or the healthy fraction by less than its own spread is not slow (row_verdicts.undecided:
+    its noise, not its link, may be what is low)."""
     score, unit = _score(members)
     reference = fleet_reference(list(score.values()))
+
+    def decided(m, below):
+        return not undecided(m.row.number("spread_pct"), below)
     slow = [m for m in members
-            if below_fleet(score[id(m)], reference) or below_ceiling(m.fraction, m.healthy_fraction)]
+            if below_fleet(score[id(m)], reference) and decided(m, score[id(m)] / reference[0] - 1)
+            or below_ceiling(m.fraction, m.healthy_fraction) and decided(m, m.fraction / m.healthy_fraction - 1)]
     return slow, reference[0], unit
 
 
