@@ -55,6 +55,16 @@ def judged(tmp_path, rows):
     return run, judge(read_results(run / "results.csv"), Ceilings.load(run))
 
 
+def judged_twice(tmp_path, first_rows, again_rows):
+    """The first measurement's verdicts, judged with the runner's second (RUN_DIR/remeasured)."""
+    _, again = judged(tmp_path / "again", again_rows)
+    judged(tmp_path / "first", first_rows)
+    run = tmp_path / "first" / "run"
+    first = judge(read_results(run / "results.csv"), Ceilings.load(run), again=again)
+    apply_remeasure(first, again)
+    return first
+
+
 def culprits(verdicts):
     """The culprits named, as "subject:place" (node:node3)."""
     return sorted(f"{v.record.subject}:{v.record.place}" for v in verdicts if v.record)
@@ -312,11 +322,8 @@ def test_a_first_pass_slow_as_a_whole_makes_no_path_of_a_dip_in_the_second(tmp_p
     rate in the first pass, and node1-node2 dipping when measured again. The first pass is the fabric
     slow at a moment; it says nothing of node1-node2, so the dip is no reproduced path: one
     intermittent WARN for the fabric, no FAIL."""
-    _, again = judged(tmp_path / "again", fleet(nodes=3, rate=lambda a, b, ra, rb: 0.6 if {a, b} == {1, 2} else 0.96))
-    _, first_rows = judged(tmp_path / "first", fleet(nodes=3, rate=lambda a, b, ra, rb: 0.48))
-    run = tmp_path / "first" / "run"
-    first = judge(read_results(run / "results.csv"), Ceilings.load(run), again=again)
-    apply_remeasure(first, again)
+    first = judged_twice(tmp_path, fleet(nodes=3, rate=lambda a, b, ra, rb: 0.48),
+                         fleet(nodes=3, rate=lambda a, b, ra, rb: 0.6 if {a, b} == {1, 2} else 0.96))
     assert culprits(first) == ["fabric:all"]
     [fabric] = [v for v in first if v.record]
     assert fabric.verdict == "WARN" and fabric.reason.startswith("intermittent: "), fabric.reason
@@ -337,13 +344,9 @@ def test_a_slow_node_stands_when_a_dip_made_the_first_pass_the_fabric(tmp_path):
         global _ROUNDS
         _ROUNDS = iter(range(1, 1 << 30))
         return fleet(nodes=3, rate=rate(dip))
-    _, again = judged(tmp_path / "again", measured(False))
     _, alone = judged(tmp_path / "alone", measured(True))
     assert culprits(alone) == ["fabric:all"]  # judged alone, the first pass is the fabric
-    judged(tmp_path / "first", measured(True))
-    run = tmp_path / "first" / "run"
-    first = judge(read_results(run / "results.csv"), Ceilings.load(run), again=again)
-    apply_remeasure(first, again)
+    first = judged_twice(tmp_path, measured(True), measured(False))
     assert culprits(first) == ["node:node1"]
     [node1] = [v for v in first if v.record]
     assert node1.verdict == "FAIL" and node1.reason.startswith("reproduced: measured again"), node1.reason

@@ -181,6 +181,21 @@ class BusyRailFabric(RailFabric):
         return schedule
 
 
+def rounds_with_a_wiring_probe_dipped(fabric, schedule, nic="rank2"):
+    """Runs `schedule` against `fabric`, the first probe of `nic` with another rail's NIC at 60%; yields
+    each round's figures, as measured, before recording them."""
+    dipped = False
+    while (planned := schedule.next_round()) is not None:
+        figures = {(a, b): fabric.figure(a, b) for a, b in planned}
+        wiring = [(a, b) for a, b in planned if nic in (a, b) and fabric.rails[a][1] != fabric.rails[b][1]]
+        if wiring and not dipped:
+            figures[wiring[0]] *= 0.6
+            dipped = True
+        yield figures
+        schedule.record(figures)
+    assert dipped, schedule.rounds
+
+
 def test_a_miswire_whose_one_wiring_probe_dipped_is_probed_again_not_named_a_slow_nic():
     """Two rails: a slow NIC's wiring is one other rail, one probe. When that probe dips, the miswire
     read as a slow NIC (the vcluster's rails, 2026-12-05: 25 of 300 simulated runs with a round in ten
@@ -188,15 +203,8 @@ def test_a_miswire_whose_one_wiring_probe_dipped_is_probed_again_not_named_a_slo
     for seed in range(1, 11):
         fabric = RailFabric(4, 2, slow={"rank7"}, miswired={"rank2": 1}, seed=seed)
         schedule = AdaptiveScreen(fabric.names, rails=fabric.rails, healthy_fraction=0.8, seed=seed)
-        dipped = False
-        while (planned := schedule.next_round()) is not None:
-            figures = {(a, b): fabric.figure(a, b) for a, b in planned}
-            wiring = [(a, b) for a, b in planned if "rank2" in (a, b) and fabric.rails[a][1] != fabric.rails[b][1]]
-            if wiring and not dipped:
-                figures[wiring[0]] *= 0.6
-                dipped = True
-            schedule.record(figures)
-        assert dipped, (seed, schedule.rounds)
+        for _ in rounds_with_a_wiring_probe_dipped(fabric, schedule):
+            pass
         assert sorted((f.kind, f.name, f.wired_to) for f in schedule.findings()) == [
             ("miswire", "rank2", "1"), ("nic", "rank7", "")], (seed, schedule.rounds)
 

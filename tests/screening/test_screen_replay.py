@@ -176,24 +176,18 @@ def test_a_run_measured_with_an_earlier_schedule_replays_with_its_own(tmp_path):
     schedule of today probes that rail again and names the miswire; schedule 2 (before 2026-12-05's
     second session) named a slow NIC. Rows measured by either replay with the schedule that measured
     them, never judged one by one."""
-    from test_rails_screen import RailFabric
+    from test_rails_screen import RailFabric, rounds_with_a_wiring_probe_dipped
     for schedule_version, named in ((3, "miswire:node1/rail0@rail1"), (2, "nic:node1/rail0")):
         fabric = RailFabric(4, 2, slow={"rank7"}, miswired={"rank2": 1}, seed=1)
         schedule = AdaptiveScreen(fabric.names, rails=fabric.rails, healthy_fraction=0.8, seed=SEED,
                                   schedule=schedule_version)
-        rows, dipped = [], False
-        while (pairs := schedule.next_round()) is not None:
-            figures = {(a, b): fabric.figure(a, b) for a, b in pairs}
-            wiring = [(a, b) for a, b in pairs if "rank2" in (a, b) and fabric.rails[a][1] != fabric.rails[b][1]]
-            if wiring and not dipped:
-                figures[wiring[0]] *= 0.6
-                dipped = True
+        rows = []
+        for figures in rounds_with_a_wiring_probe_dipped(fabric, schedule):
             for (a, b), figure in figures.items():
                 lo, hi = sorted((int(a[4:]), int(b[4:])))
                 for x, y in ((lo, hi), (hi, lo)):
                     rows.append(row(f"node{x // 2}/rank{x}", f"node{y // 2}/rank{y}", figure, 8, len(schedule.rounds),
-                                    len(pairs)))
-            schedule.record(figures)
+                                    len(figures)))
         verdicts = judged(tmp_path / str(schedule_version), rows)
         found = sorted(f"{kind}:{name}" for kind, name, _ in replay(screen_members(verdicts)) if kind not in
                        ("transient", "disturbed"))
