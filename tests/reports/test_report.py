@@ -292,7 +292,7 @@ def test_small_ping_pongs_are_judged_against_the_typical_latency(tmp_path):
     assert v[5].verdict == "WARN" and "2.03x the typical 0.3 us" in v[5].reason and "more than 2x" in v[5].reason
     assert v[7].verdict == "PASS" and "2.00x" in v[7].reason
     assert v[9].verdict == "DATA"
-    assert v[11].verdict == "NOT JUDGED" and "no ceiling is known for a eth link" in v[11].reason  # one link alone
+    assert v[11].verdict == "NOT JUDGED" and "no ceiling is known for an eth link" in v[11].reason  # one link alone
     # the latency rule never fails a run: its worst is a WARN
     v8 = [pingpong("f", 8, 50.0), pingpong("f", 1048576, 90)]
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(v8) + "\n")

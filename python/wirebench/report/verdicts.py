@@ -176,7 +176,8 @@ def apply_remeasure(verdicts, again):
 def _nothing_to_judge_by(v, profile, verdicts, without_topology=False):
     f = v.row.fields
     siblings = len({(o.row.text("src"), o.row.text("dst")) for o in verdicts if o.item and sibling_key(o) == sibling_key(v)})
-    what = f"a {f['link_class']} link" if f["link_class"] else "this measurement"
+    article = "an" if f["link_class"][:1].lower() in "aeiou" else "a"  # an ib link, an eth link, a shm link
+    what = f"{article} {f['link_class']} link" if f["link_class"] else "this measurement"
     rest = (f"{'no floor of profile ' + profile.name + ' matches it' if profile else 'no platform profile was given'}, "
             f"and {siblings} equivalent link{'s' if siblings != 1 else ''} measured it ({SIBLINGS_NEEDED} are needed "
             "to compare them)")
