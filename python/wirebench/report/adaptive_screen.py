@@ -104,8 +104,8 @@ class Finding:
 MIN_NODES = 3  # two nodes cannot tell a node from its path
 # The schedule's versions, each replayable (screen_rows.replay): 1 without controls or second looks
 # (runs before 2026-12-05); 2 with them; 3 (2026-12-05, session 25) also a control on rails, each other
-# rail probed twice where there are one or two, and a suspect that has met every healthy node probed
-# with one it was fast with.
+# rail probed twice where there are one or two, a suspect that has met every healthy node probed with
+# one it was not slow with in a probe, and on a few nodes new pairs before the fabric (FABRIC_PAIRS).
 SCHEDULE = 3
 
 

@@ -75,15 +75,15 @@ def display_names(node_of_rank):
 def replay(members, leaf_of=None):
     """replay_schedule() of today's schedule, or, where the rows do not follow it, of an earlier one
     (adaptive_screen.SCHEDULE: runs measured before it changed), the newest the rows follow."""
-    for schedule in range(SCHEDULE, 0, -1):
+    for version in range(SCHEDULE, 0, -1):
         try:
-            return replay_schedule(members, leaf_of, schedule)
+            return replay_schedule(members, leaf_of, version)
         except ReplayMismatch:
-            if schedule == 1:
+            if version == 1:
                 raise
 
 
-def replay_schedule(members, leaf_of=None, schedule=SCHEDULE):
+def replay_schedule(members, leaf_of=None, version=SCHEDULE):
     """[(kind, name, rows)] for one fleet of listed rows (one test, one size): the culprits the
     schedule named (node and path names as the rows give them; a route by its two switches), then
     ("transient", pair, rows) for slow rows whose suspects the later rounds cleared, and
@@ -100,7 +100,7 @@ def replay_schedule(members, leaf_of=None, schedule=SCHEDULE):
     rails = rank_rails(node_of_rank)
     schedule = AdaptiveScreen([f"rank{r}" for r in range(ranks)],
                               None if rails else rank_groups(node_of_rank, ranks, leaf_of),
-                              healthy_fraction=healthy, seed=SEED, rails=rails, schedule=schedule)
+                              healthy_fraction=healthy, seed=SEED, rails=rails, schedule=version)
     rows_of = {}  # (round, rank pair) -> rows
     for number in sorted(by_round):
         planned = schedule.next_round()
