@@ -6,7 +6,7 @@ import random
 import re
 
 from wirebench.report.__main__ import main
-from wirebench.report import finding
+from wirebench.report.findings import culprit as culprit_finding
 from wirebench.report.ceilings import Ceilings
 from wirebench.report.plots import node_heatmaps
 from wirebench.report.results import read_results
@@ -140,7 +140,7 @@ def test_with_a_nic_per_rank_the_heatmap_is_nic_by_nic_and_frames_the_slow_nic(t
                  else 0.96)
     _, verdicts = judged(tmp_path, rows)
     for v in verdicts:  # as the adaptive screen names it (screen_rows.replay)
-        v.record = finding.culprit("nic", "node2/rail1") if v.record else v.record
+        v.record = culprit_finding.make("nic", "node2/rail1", v.record.evidence) if v.record else v.record
     [(_, caption, figure)] = node_heatmaps(verdicts, per_nic=True)
     axes = figure.axes[0]
     labels = [t.get_text() for t in axes.get_xticklabels()]

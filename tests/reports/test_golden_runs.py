@@ -105,5 +105,9 @@ def test_the_schema_refuses_what_a_reader_could_not_read():
 def test_the_findings_kinds_are_the_schemas():
     """A finding kind the report writes is one summary.json's schema allows, and back."""
     from wirebench.contracts.schema import json_schema
-    from wirebench.report.finding import KINDS
+    from wirebench.report.findings import KINDS
     assert set(json_schema("summary.schema.json")["$defs"]["finding"]["properties"]["kind"]["enum"]) == set(KINDS)
+    for kind, module in KINDS.items():  # each kind's module has all a printer asks of it (findings/__init__.py)
+        assert module.KIND == kind
+        assert all(callable(getattr(module, name, None)) for name in ("make", "shown_as", "what", "name", "look_closer",
+                                                                       "table")), kind

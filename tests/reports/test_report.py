@@ -555,3 +555,33 @@ def test_a_latency_or_a_margin_inside_its_own_spread_is_no_warn(tmp_path):
     assert v[3].verdict == "WARN" and "more than 2x" in v[3].reason
     assert v[4].verdict == "PASS" and "its own spread of 17% is wider than that margin" in v[4].reason
     assert v[5].verdict == "WARN" and "83.8% of the 0.125 GB/s ceiling" in v[5].reason
+
+
+def test_a_new_finding_kind_is_worded_by_its_own_module(run, monkeypatch):
+    """A finding kind is one module (report/findings/): the printers ask it for its words and its
+    table; none branches on the kind or reads it back from the row it is shown as. A kind made up
+    here, registered alone, reaches the console's lines, report.md and JUnit in its own words."""
+    from types import SimpleNamespace
+
+    from wirebench.report import findings
+    from wirebench.report.findings.record import Finding
+    from wirebench.report.outputs import console_lines
+    from wirebench.report.results import Row
+    from wirebench.report.verdict import Verdict
+
+    kind = SimpleNamespace(KIND="made-up", what=lambda v: f"made-up finding at {v.record.place}",
+                           name=lambda v: "made-up: rack7", look_closer=lambda v: "walk to rack 7",
+                           table=lambda v: "made-up findings")
+    monkeypatch.setitem(findings.KINDS, kind.KIND, kind)
+    record = Finding(kind.KIND, "warm", "rack7", "")
+    shown = Row(0, {"bench": "made-up", "case": "", "backend": "", "link_class": "", "src": "", "dst": "",
+                    "direction": "", "op": "", "dtype": "", "bytes": "0", "extra": "", "status": "OK"}, "rack7.log")
+    results = read_results(run / "results.csv")
+    verdicts = judge(results, Ceilings.load(run)) + [Verdict(shown, "FAIL", "it is 45 C", record=record)]
+    doc = document(run, verdicts, results.problems)
+    assert "FAIL made-up finding at rack7" in "\n".join(console_lines(doc))
+    md = markdown(doc)
+    assert "- **FAIL made-up finding at rack7**" in md and "  - look closer: walk to rack 7" in md
+    assert "\n## made-up findings\n" in md  # its own table, named by its kind
+    case = ET.fromstring(junit(doc)).find("testsuite[@name='made-up']/testcase")
+    assert case.get("name") == "made-up: rack7" and case.find("failure") is not None

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from wirebench.slurm.__main__ import main, plan_drain, plan_resume
-from wirebench.report import finding
+from wirebench.report.findings import culprit as culprit_finding
 from wirebench.slurm.run_findings import RunDirError, read_run
 from wirebench.slurm.slurm_nodes import REASON_LIMIT, drain_command, parse_sinfo, reason_text, resume_command
 
@@ -19,7 +19,7 @@ node3|vcluster*|drained|2026-12-03T10:00:00|wirebench: node3 wbeth0 at 100 Mb/s,
 
 def verdict(key_bench, src, dst, level, culprit=None, reason="r"):
     """A verdict of summary.json; `culprit` ("node:node1") a culprit's finding as the report types it."""
-    found = finding.culprit(*culprit.split(":", 1)).as_json() if culprit else None
+    found = culprit_finding.make(*culprit.split(":", 1)).as_json() if culprit else None
     return {"line": 2, "key": "k", "bench": key_bench, "src": src, "dst": dst, "verdict": level, "item": "an item",
             "measured": "1 GB/s", "expected": ">= 2 GB/s", "reason": reason, "metric": "algbw_GBps", "value": 1.0,
             "ceiling_GBps": None, "fraction": None, "samples": None, "spread_pct": None, "finding": found}

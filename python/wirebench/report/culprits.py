@@ -23,9 +23,9 @@ are. Each culprit is one verdict (bench `fabric`) holding the worst of its pairs
 it explains become DATA that names it, so a bad node is one FAIL, not one per pair. Fewer than three
 nodes cannot tell a node from a path: nothing is localised then."""
 import statistics
-from dataclasses import replace
 
-from . import finding, screen_rows
+from . import screen_rows
+from .findings import culprit
 from .endpoints import node_of, rails_of, rank_of, spoken_rail
 from .fleet_rule import below_ceiling, below_fleet, fleet_reference
 from .row_verdicts import undecided
@@ -329,20 +329,16 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
     if all(m.fraction is None for m in rows):
         level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
     level = "WARN" if _ORDER[level] < 1 else level
-    fields = dict(worst.row.fields)
-    a, _, b = name.partition("-") if kind == "path" else name.partition("@") if kind == "miswire" else (name, "", "")
-    a = "all" if kind == "fabric" else a
-    fields.update(bench="fabric", src=a, dst=b, extra=f"pairs={schedule}" if schedule else "")
-    fields["case"] = f"{kind}:{fields['case']}"
-    row = replace(worst.row, fields=fields, origin=f"{len(rows)} rows of results.csv, the worst at line {worst.row.line}")
+    f = worst.row.fields
+    record = culprit.make(kind, name, culprit.Measured(f["case"], f["backend"], f["link_class"], f["bytes"], schedule))
     explained = {id(m) for m in rows}
     reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
-    culprit = make_verdict(row, level, reason, worst)
-    culprit.record = finding.culprit(kind, name)
+    found = make_verdict(culprit.shown_as(record, worst.row, len(rows)), level, reason, worst)
+    found.record = record
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"
         m.note_before(f"explained by the culprit {kind} {name}")
-    return culprit
+    return found
 
 
 def _explain_aggregates(verdicts, found):

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import judging
 from .extra import row_items  # noqa: E402
 from .endpoints import nic_name, node_of, parse, rails_of, rank_of  # noqa: E402
+from .findings.culprit import KIND as CULPRIT  # noqa: E402
 from ..history.store import parse_time  # noqa: E402
 
 # A report builds its figures first and saves and closes each in write_plots: a full run has a few
@@ -153,7 +154,7 @@ def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     is what its link reached of what it promises, so a bad link is red whatever its rate. Cells
     with a measured figure but no ceiling show the figure on grey; FAIL cells are framed and
     labelled; a culprit (culprits.py) is framed in blue: a node's row and column, a path's two cells,
-    a NIC's row and column. cells: {(src, dst): verdict}; culprits: their findings (finding.py:
+    a NIC's row and column. cells: {(src, dst): verdict}; culprits: their findings (findings/culprit.py:
     subject node, place node3; path, node2-node5; nic, node3/rail1)."""
     import matplotlib.patches as patches
 
@@ -276,9 +277,9 @@ def node_heatmaps(verdicts, per_nic=False):
         labels = sorted({n for pair in cells for n in pair}, key=_natural)
         if len(labels) < 2:
             continue
-        named = [v.record for v in verdicts if v.record and v.record.kind == "culprit"
-                 and v.row.text("case").partition(":")[2] == case
-                 and v.row.text("backend") == backend and v.row.text("link_class") == link_class]
+        named = [v.record for v in verdicts if v.record and v.record.kind == CULPRIT
+                 and (v.record.evidence.case, v.record.evidence.backend, v.record.evidence.link_class)
+                 == (case, backend, link_class)]
         title = f"net {case} ({backend}, {link_class}): {unit}, fraction of the ceiling"
         if named:
             title += "\nculprit: " + ", ".join(c.place for c in named)

@@ -25,7 +25,7 @@ class Verdict:
     floor_metric: str = ""
     expected: str = ""       # what the figure was held against, as "measured vs expected" says it
     finding: str = ""        # a fact about the wiring worth showing that is no verdict (a step's exposed share)
-    record: object = None    # a Finding (finding.py): a culprit, a link of the wiring, a diagnosis of NCCL's log
+    record: object = None    # a Finding (findings/): a culprit, a link of the wiring, a diagnosis of NCCL's log
     explained_by: str = ""   # a pair that a culprit explains (then DATA): "node node3"
     # Typed notes the later passes read, so that none reads the prose back:
     not_judged_why: str = ""  # NO_CEILING where nothing judged it yet (the reason is written at the end)

@@ -36,10 +36,8 @@ from . import judging
 from . import culprits
 from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key
 from .contention import port_shares
-from .extra import encode_items
-from .finding import Finding
+from .findings import nccl_log, wiring
 from .floors import apply_profile
-from .results import Row
 from .row_verdicts import judge_row
 from .sweeps import incomplete_sweeps, sweep_bounds, sweep_key
 from .switches import load_switches
@@ -157,7 +155,7 @@ def apply_remeasure(verdicts, again):
             continue
         second = by_key.get(v.row.key)
         culprit = v.record is not None and v.record.kind == "culprit"
-        if second is None and culprit and (v.row.text("case").partition(":")[2], v.row.text("bytes")) not in measured_again:
+        if second is None and culprit and (v.record.evidence.case, v.record.evidence.bytes) not in measured_again:
             continue  # its step was not measured again: nothing says it is gone
         if second is None and culprit:
             v.verdict = "WARN"
@@ -226,9 +224,6 @@ def topology_findings(ceilings):
     findings = []
     for (host, kind, text), links in found.items():
         first = links[0]
-        fields = {"bench": "topology", "case": kind, "backend": "", "link_class": first.get("class", ""),
-                  "src": f"{host}/{first['a']}", "dst": f"{host}/{first['b']}", "direction": "", "op": "",
-                  "dtype": "", "bytes": "0", "extra": "", "status": "OK"}
         reason = text
         if len(links) > 1:
             reason += f" (on {len(links)} links: " + ", ".join(f"{l['a']}-{l['b']}" for l in links) + ")"
@@ -237,9 +232,9 @@ def topology_findings(ceilings):
         if kind == "inactive":
             reason += "; unused, or a cable or switch problem: a port meant to carry traffic must be up"
         expected = "trained at what both ends allow" if kind == "degraded" else "up"
-        findings.append(Verdict(Row(0, fields, "topology.json"), "FAIL" if kind == "degraded" else "WARN", reason,
-                                expected=expected, record=Finding("wiring", kind, f"{host}/{first['a']}-{first['b']}",
-                                                                  host)))
+        record = wiring.make(kind, host, first.get("class", ""), first["a"], first["b"])
+        findings.append(Verdict(wiring.shown_as(record), "FAIL" if kind == "degraded" else "WARN", reason,
+                                expected=expected, record=record))
     return findings
 
 
@@ -252,15 +247,10 @@ def nccl_log_findings(ceilings):
         if not isinstance(found, dict) or found.get("verdict") not in ("FAIL", "WARN"):
             continue
         source = f"{log.get('source', 'NCCL log')}:{found.get('line', 0)}"
-        fields = {"bench": "nccl-log", "case": found.get("id", ""), "backend": "nccl", "link_class": "", "src": "",
-                  "dst": "", "direction": "", "op": "", "dtype": "", "bytes": "0", "status": "OK",
-                  "extra": encode_items({"source": source}),
-                  # not results.csv's columns: the catalogue's fix and its source, for look closer
-                  "fix": found.get("fix", ""), "fix_source": found.get("source", "")}
-        findings.append(Verdict(Row(0, fields, "topology.json"), found["verdict"],
+        record = nccl_log.make(found.get("id", ""), nccl_log.Entry(source, found.get("fix", ""), found.get("source", "")))
+        findings.append(Verdict(nccl_log.shown_as(record), found["verdict"],
                                 f"{found.get('what', '')}: {found.get('why', '')}", expected="no misconfiguration "
-                                "in NCCL's log (docs/nccl-diagnosis.md)",
-                                record=Finding("nccl-log", found.get("id", ""), source, "")))
+                                "in NCCL's log (docs/nccl-diagnosis.md)", record=record))
     return findings
 
 

@@ -5,36 +5,29 @@ only format them."""
 from collections import OrderedDict
 
 from . import judging
-from .endpoints import nic_of, parse, spoken_rail
+from .endpoints import parse
 from .extra import row_items
+from .findings import words as findings_words
+from .sizes import size_text
 from .verdicts import EXPOSED_FINDING_PCT, counts, floor_outcomes, grouped, items
 
 
 
-def found(v):
-    """The kind of finding a verdict is (finding.py: culprit, wiring, nccl-log), or "" for a
-    measurement's: the words below branch on it, never on a row's bench name."""
-    return v.record.kind if v.record else ""
+def words_of(v):
+    """The words of the finding a verdict is (findings/: a module per kind), or None for a
+    measurement's: a finding's words are its kind's, never read back from a row."""
+    return findings_words(v.record) if v.record else None
 
 
 def row_name(v):
+    named = words_of(v).name(v) if words_of(v) else None
+    if named:
+        return named
     f = v.row.fields
-    if found(v) == "wiring":  # a finding of the topology, not a measurement
-        return f"{v.record.subject} {f['link_class']} link {f['src']} -> {f['dst']}"
-    if found(v) == "nccl-log":  # a diagnosis of NCCL's log (verdicts.nccl_log_findings)
-        return f"NCCL log: {v.record.subject}"
     name = f"{f['case']} {f['op']} {f['dtype']} {f['src']}"
     if f["dst"]:
         name += f" -> {f['dst']}"
     return f"{name} {f['bytes']} B"
-
-
-def size_text(n):
-    n = int(n or 0)
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n} B"
 
 
 def what(v):
@@ -45,23 +38,10 @@ def what(v):
         binary = row_items(v.row).get("binary") or f"wb-{bench}"
         where = f" on {f['src']}" if f["src"] else ""
         return f"step '{f['case']}': {binary}, {f['ranks'] or '?'} rank(s){where}"
-    if found(v) == "wiring":
-        return f"topology: {f['link_class'] or 'a'} link {f['src']} - {f['dst']} is {v.record.subject}"
-    if found(v) == "nccl-log":
-        return f"NCCL log: {v.record.subject} (docs/nccl-diagnosis.md)"
+    if words_of(v):
+        return words_of(v).what(v)
     if judging.by_prediction(v.row):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
-    if found(v) == "culprit":  # what the node x node matrix names (culprits.py)
-        kind, case = v.record.subject, f["case"].partition(":")[2]
-        node, rail = nic_of(f["src"])
-        part = {"node": f"node {f['src']}", "path": f"the path {f['src']}-{f['dst']}", "rail": f["src"],
-                "route": f"the route {f['src']}", "fabric": "the fabric as a whole",
-                "nic": f"{node}'s NIC on {spoken_rail(rail)}",
-                "miswire": f"{node}'s rail-{rail[4:]} NIC cabled to {spoken_rail(f['dst'])}'s switch"
-                }.get(kind, f["src"])
-        schedule = row_items(v.row).get("pairs")
-        return (f"fabric culprit: {part}, from net {case}{' --pairs ' + schedule if schedule else ''} "
-                f"({f['link_class']}) at {size_text(f['bytes'])} ({f['backend']})")
     kind = "data check" if v.row.number("errors") else "latency" if v.metric == "time_us" else "bandwidth"
     link = f"{f['src']} -> {f['dst']}" if f["dst"] and f["dst"] != f["src"] else f["src"]
     return (f"{bench} {f['case']} {kind}{' (' + f['link_class'] + ')' if f['link_class'] else ''}: {link}, "
@@ -102,33 +82,8 @@ def look_closer(v):
         if not rerun:
             return f"read {log}" if log else ""
         return f"rerun it as it ran: {rerun}" + (f"; its log: {log}" if log else "")
-    if found(v) == "culprit":
-        kind = v.record.subject
-        if kind == "node":
-            return (f"check {f['src']}'s NIC, cable and switch port (ethtool, ibstat, perfquery, ip -s link); rerun wb-net "
-                    f"--pairs all on a few nodes with {f['src']} and without it")
-        if kind == "path":
-            return (f"check the cable and the switch ports between {f['src']} and {f['dst']} and the route they take "
-                    f"(ibtracert, ibdiagnet); rerun the pair alone with wb-net --pairs first on those two nodes")
-        if kind == "rail":
-            return f"check {f['src']}'s switch and its cabling (ibdiagnet on that rail)"
-        if kind == "nic":
-            node, rail = nic_of(f["src"])
-            return (f"check {node}'s {spoken_rail(rail)} NIC, its cable and its switch port (ethtool, ibstat, perfquery, "
-                    f"ip -s link; lspci -vv for its PCIe link); {node}'s other NICs are fine")
-        if kind == "miswire":
-            node, rail = nic_of(f["src"])
-            return (f"move {node}'s {spoken_rail(rail)} cable to that rail's switch (it is on "
-                    f"{spoken_rail(f['dst'])}'s: ibnetdiscover or lldpctl show its neighbour); rerun the screen")
-        if kind == "route":
-            a, _, b = f["src"].partition("-")
-            return (f"check the uplinks of switches {a} and {b} and the spine ports between them (ibdiagnet, "
-                    "perfquery on their ports); rerun the screen, or wb-net --pairs all on a few nodes of each")
-        return "check the switches (ibdiagnet) and the ceiling the report used for these links"
-    if found(v) == "nccl-log":
-        return f"fix: {f.get('fix', '')} (source: {f.get('fix_source', '')})"
-    if found(v) == "wiring":
-        return "check: lspci -vv (LnkSta against LnkCap), nvidia-smi nvlink -s, ibstat; reseat or replace the part"
+    if words_of(v):
+        return words_of(v).look_closer(v)
     if judging.by_prediction(v.row):
         trace = row_items(v.row).get("trace")
         return f"open {trace} in Perfetto (ui.perfetto.dev) or chrome://tracing" if trace else "open the step's trace"
@@ -247,8 +202,8 @@ def link_class_tables(verdicts):
         if v.verdict == "SKIP":
             continue
         f = v.row.fields
-        key = "step emulation" if judging.by_prediction(v.row) else "topology" if found(v) == "wiring" else \
-            "NCCL log" if found(v) == "nccl-log" else (f["link_class"] or "unclassified") + " links"
+        key = "step emulation" if judging.by_prediction(v.row) else words_of(v).table(v) if words_of(v) else \
+            (f["link_class"] or "unclassified") + " links"
         tables.setdefault(key, []).append(v)
     return tables
 

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wirebench.report.finding import node_of
+from wirebench.report.findings import node_of
 from wirebench.contracts.input_files import InputError
 from wirebench.contracts.run_meta import read_meta
 from wirebench.contracts.schema import schema_error, version
