@@ -185,7 +185,9 @@ def test_the_report_names_the_culprit_once_and_marks_it_on_the_heatmap(tmp_path,
     assert out.count("FAIL fabric culprit: node node5") == 1 and "FAIL net" not in out, out
     summary = json.loads((run / "summary.json").read_text())
     assert [v["finding"] for v in summary["verdicts"] if v["finding"]] == [
-        {"kind": "culprit", "subject": "node", "place": "node5", "node": "node5"}]
+        {"kind": "culprit", "subject": "node", "place": "node5", "node": "node5",
+         "evidence": {"case": "stream_bw", "backend": "mpi", "link_class": "eth", "bytes": 1048576, "schedule": "all",
+                      "rows": 14, "worst_line": 27}}]  # the measurement it rests on, its worst row's line
     assert next((run / "plots").glob("nodes-stream_bw-*.png"))
     assert "fabric culprit: node node5" in (run / "report.md").read_text()
 

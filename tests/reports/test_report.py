@@ -77,7 +77,7 @@ def test_outputs_match_the_golden_files(run):
     assert report == (GOLDEN / "report.md").read_text()
     assert (run / "junit.xml").read_text() == (GOLDEN / "junit.xml").read_text()
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["schema_version"] == 3 and summary["exit_code"] == 2
+    assert summary["schema_version"] == 4 and summary["exit_code"] == 2
     assert summary["counts"] == {"FAIL": 2, "ERROR": 1, "WARN": 3, "PASS": 2, "NOT JUDGED": 1, "SKIP": 1}
     assert summary["data_points"] == 1 and len(summary["verdicts"]) == 10
 
@@ -363,8 +363,10 @@ def test_degraded_links_fail_on_their_own_and_are_named_on_the_rows_that_measure
     assert findings[1].reason == "gpu3 has 2 of 18 NVLinks inactive (on 2 links: gpu3-gpu4, gpu3-gpu5)"
     # typed for summary.json's readers: the node at fault is the node whose wiring it is
     assert [f.record.as_json() for f in findings[1:]] == [
-        {"kind": "wiring", "subject": "degraded", "place": "n1/gpu3-gpu4", "node": "n1"},
-        {"kind": "wiring", "subject": "inactive", "place": "n1/mlx5_1-network", "node": "n1"}]
+        {"kind": "wiring", "subject": "degraded", "place": "n1/gpu3-gpu4", "node": "n1",
+         "evidence": {"link_class": "nvlink", "a": "n1/gpu3", "b": "n1/gpu4"}},
+        {"kind": "wiring", "subject": "inactive", "place": "n1/mlx5_1-network", "node": "n1",
+         "evidence": {"link_class": "ib", "a": "n1/mlx5_1", "b": "n1/network"}}]
     assert "unused, or a cable or switch problem" in findings[2].reason
     assert findings[0].reason == ("gpu0 PCIe trained at Gen4 x8, capable of Gen5 x16 "
                                   "(ceiling as trained: PCIe Gen5 x16 = 16 x 3.9375 GB/s)")

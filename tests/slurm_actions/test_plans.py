@@ -19,25 +19,26 @@ node3|vcluster*|drained|2026-12-03T10:00:00|wirebench: node3 wbeth0 at 100 Mb/s,
 
 def verdict(key_bench, src, dst, level, culprit=None, reason="r"):
     """A verdict of summary.json; `culprit` ("node:node1") a culprit's finding as the report types it."""
-    found = culprit_finding.make(*culprit.split(":", 1)).as_json() if culprit else None
+    measured = culprit_finding.Measured("bw", "tcp", "eth", 1048576, "all", 2, 7)
+    found = culprit_finding.make(*culprit.split(":", 1), measured).as_json() if culprit else None
     return {"line": 2, "key": "k", "bench": key_bench, "src": src, "dst": dst, "verdict": level, "item": "an item",
             "measured": "1 GB/s", "expected": ">= 2 GB/s", "reason": reason, "metric": "algbw_GBps", "value": 1.0,
             "ceiling_GBps": None, "fraction": None, "samples": None, "spread_pct": None, "finding": found}
 
 
-def summary(verdicts, name="run"):
+def summary(verdicts, name="run", version=4):
     """summary.json as wirebench report writes it (schema/summary.schema.json)."""
     counts = {level: sum(v["verdict"] == level for v in verdicts)
               for level in ("PASS", "WARN", "FAIL", "ERROR", "NOT JUDGED", "SKIP")}
-    return {"schema_version": 3, "run_dir": name, "exit_code": 1 if counts["FAIL"] else 0, "counts": counts,
+    return {"schema_version": version, "run_dir": name, "exit_code": 1 if counts["FAIL"] else 0, "counts": counts,
             "data_points": len(verdicts), "problems": [], "skipped": [], "not_judged": [], "findings": [],
             "profile": None, "verdicts": verdicts}
 
 
-def run_dir(tmp_path, name, verdicts, created="2026-12-03T12:00:00Z"):
+def run_dir(tmp_path, name, verdicts, created="2026-12-03T12:00:00Z", version=4):
     folder = tmp_path / name
     folder.mkdir()
-    (folder / "summary.json").write_text(json.dumps(summary(verdicts, name)))
+    (folder / "summary.json").write_text(json.dumps(summary(verdicts, name, version)))
     (folder / "meta.json").write_text(json.dumps({"created": created}))
     return folder
 
@@ -78,6 +79,21 @@ def test_a_node_culprit_and_a_node_s_own_fail_are_blamed_a_path_is_not(tmp_path)
     assert found.blamed["node1"] == "node node1: 1 GB/s, expected >= 2 GB/s"
     assert found.healthy == {"node0", "node2"}
     assert len(found.not_node) == 2 and found.not_node[0].startswith("path:node4-node5")
+
+
+def test_a_summary_of_schema_3_without_evidence_is_read_the_same(tmp_path):
+    """summary.json 4 added a finding's evidence; a run reported before (3, no `evidence`) still blames
+    and clears the same nodes; a version neither is refused, naming the file."""
+    verdicts = [verdict("fabric", "node1", "", "FAIL", "node:node1"), verdict("net", "node0/rank0", "node2/rank2", "PASS")]
+    older = json.loads(json.dumps(verdicts))
+    for v in older:
+        if v["finding"]:
+            del v["finding"]["evidence"]
+    now, before = read_run(run_dir(tmp_path, "now", verdicts)), read_run(run_dir(tmp_path, "before", older, version=3))
+    assert (now.blamed, now.healthy) == (before.blamed, before.healthy) == ({"node1": "node node1: 1 GB/s, expected >= 2 GB/s"},
+                                                                          {"node0", "node2"})
+    with pytest.raises(RunDirError, match=r"summary.json: schema_version 2; this wirebench reads 3, 4"):
+        read_run(run_dir(tmp_path, "older", older, version=2))
 
 
 def test_drain_leaves_someone_else_s_drain_and_wirebench_s_own_alone(tmp_path):

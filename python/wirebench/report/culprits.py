@@ -330,10 +330,11 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
         level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
     level = "WARN" if _ORDER[level] < 1 else level
     f = worst.row.fields
-    record = culprit.make(kind, name, culprit.Measured(f["case"], f["backend"], f["link_class"], f["bytes"], schedule))
+    record = culprit.make(kind, name, culprit.Measured(f["case"], f["backend"], f["link_class"], int(f["bytes"] or 0),
+                                                       schedule, len(rows), worst.row.line))
     explained = {id(m) for m in rows}
     reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
-    found = make_verdict(culprit.shown_as(record, worst.row, len(rows)), level, reason, worst)
+    found = make_verdict(culprit.shown_as(record, worst.row), level, reason, worst)
     found.record = record
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"

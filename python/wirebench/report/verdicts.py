@@ -155,7 +155,7 @@ def apply_remeasure(verdicts, again):
             continue
         second = by_key.get(v.row.key)
         culprit = v.record is not None and v.record.kind == "culprit"
-        if second is None and culprit and (v.record.evidence.case, v.record.evidence.bytes) not in measured_again:
+        if second is None and culprit and (v.record.evidence.case, str(v.record.evidence.bytes)) not in measured_again:
             continue  # its step was not measured again: nothing says it is gone
         if second is None and culprit:
             v.verdict = "WARN"

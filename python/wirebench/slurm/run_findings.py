@@ -1,5 +1,5 @@
 """Which nodes a run directory blames, and which it found healthy: the one reader here of
-summary.json (wirebench report's, schema 3) and of check.json (wirebench check's). A node is blamed by a FAIL
+summary.json (wirebench report's, schema 4, and 3 whose findings have no evidence) and of check.json (wirebench check's). A node is blamed by a FAIL
 that is its own: a finding whose `node` the report named (a culprit the fabric matrix names as a
 node, a NIC or a miswired NIC; a link of its wiring), or a FAIL of a measurement inside one node
 (host memory, GPU pairs). A path, a rail, a route, the whole fabric or NCCL's log is no one node's
@@ -15,7 +15,7 @@ from wirebench.contracts.input_files import InputError
 from wirebench.contracts.run_meta import read_meta
 from wirebench.contracts.schema import schema_error, version
 
-SUMMARY_SCHEMAS = (version("summary"),)
+SUMMARY_SCHEMAS = (3, version("summary"))  # 3: the same but a finding's evidence
 CHECK_SCHEMA = version("check")  # check.json, written by check.py
 
 

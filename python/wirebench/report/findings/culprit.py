@@ -19,8 +19,10 @@ class Measured:
     case: str        # wb-net's test: bw, pingpong, ...
     backend: str
     link_class: str
-    bytes: str       # the size, as results.csv writes it
+    bytes: int       # the size
     schedule: str    # --pairs: all, bisection, adaptive, ... ("" where the rows do not say)
+    rows: int        # the rows of results.csv it explains (both directions of each pair, every rank pair)
+    worst_line: int  # results.csv's line of the worst of them
 
 
 def make(subject, name, measured=None):
@@ -40,13 +42,14 @@ def ends(record):
     return record.place, ""
 
 
-def shown_as(record, worst, rows):
+def shown_as(record, worst):
     """The row the culprit is shown and keyed as (the row tables, JUnit, the history): its worst
-    pair's figures under the culprit's own name (bench `fabric`, case KIND:test, the culprit's ends)."""
+    pair's figures (`worst`, the row at evidence.worst_line) under the culprit's own name (bench
+    `fabric`, case SUBJECT:test, the culprit's ends)."""
     a, b = ends(record)
     fields = dict(worst.fields, bench="fabric", case=f"{record.subject}:{record.evidence.case}", src=a, dst=b,
                   extra=f"pairs={record.evidence.schedule}" if record.evidence.schedule else "")
-    return replace(worst, fields=fields, origin=f"{rows} rows of results.csv, the worst at line {worst.line}")
+    return replace(worst, fields=fields, origin=f"{record.evidence.rows} rows of results.csv, the worst at line {worst.line}")
 
 
 def what(v):

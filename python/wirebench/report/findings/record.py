@@ -1,6 +1,6 @@
 """The finding record: its kind, subject, place, the one node at fault and the evidence its kind keeps
-(a kind module's dataclass). summary.json writes all but the evidence."""
-from dataclasses import dataclass
+(a kind module's dataclass). summary.json writes it whole (schema/summary.schema.json)."""
+from dataclasses import asdict, dataclass
 
 from ..endpoints import parse
 
@@ -14,7 +14,8 @@ class Finding:
     evidence: object = None  # what the kind keeps of how it was found (culprit.Measured, wiring.Link, ...)
 
     def as_json(self):
-        return {"kind": self.kind, "subject": self.subject, "place": self.place, "node": self.node or None}
+        return {"kind": self.kind, "subject": self.subject, "place": self.place, "node": self.node or None,
+                "evidence": asdict(self.evidence) if self.evidence else None}
 
 
 def node_of(name):
