@@ -71,7 +71,7 @@ def test_a_fault_that_fires_once_is_an_intermittent_warn_with_both_figures(tmp_p
     once more, healthy the second time, and reported as intermittent with both figures."""
     result = run_suite(tmp_path / "run", "--inject-fault", "slow", fault=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "failing size(s) in 1 step(s): measuring them once more" in result.stdout
+    assert "failing item(s): measuring them once more in 1 run(s), as their reruns say" in result.stdout
     judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
     # every pair slow at once: one culprit per measurement, the fabric as a whole, gone the second time
     assert sorted(culprit_of(v) for v in judged) == ["fabric:all", "fabric:all"], judged

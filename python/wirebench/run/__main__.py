@@ -11,8 +11,8 @@ fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PAS
 injection, for tests (--inject-fault slow applies to the first measurement only: a fault that does not
 reproduce).
 Before the report, every item that FAILed on its figure is measured once more, into RUN_DIR/remeasured
-(its step again, at the failing sizes only): the report calls a FAIL that does not reproduce an
-intermittent WARN, with both figures.
+(its step again, as the item's rerun says: its test, size, backend, collective; run/remeasure.py): the
+report calls a FAIL that does not reproduce an intermittent WARN, with both figures.
 A platform profile (--profile, or the suite's `profile:`; suites/profiles/) is checked before anything
 runs and stored in the run directory as profile.json, whose floors the report applies.
 """
@@ -32,7 +32,7 @@ from wirebench.contracts.schema import ExitCode
 
 from .paths import BIN, VCLUSTER
 from .placement import on_every_node, step_command, step_env, step_nodes, step_ranks, too_few_nodes
-from .remeasure import at_sizes, failing_steps
+from .remeasure import failing_steps
 from .run_files import error_row, failure_words, merge_node_results, row_count, write_topology
 from .screen_step import ADAPTIVE_MIN_NODES, adaptive_problem, is_adaptive, run_adaptive_step
 from .switches import job_nodes, leaf_switches
@@ -202,20 +202,21 @@ def main(argv):
                 codes.append(run_step(number, len(plan), step, run_dir, cluster, extra, started))
             lines.append((before + 2, row_count(run_dir) + 1))
         again = failing_steps(run_dir, plan, lines, profile)
+        items = sum(a.rows for a in again)
         if again and ExitCode.INFRASTRUCTURE in codes:
             # What ended that step (a node or rank gone) would meet the second pass too: under Slurm
             # a launch onto a dead node waits for it. The report says each FAIL was not measured again.
-            print(f"wirebench run: {sum(len(s) for _, _, s in again)} failing size(s) not measured again: a step "
-                  "could not finish (its ERROR above), and a second pass would meet what ended it", flush=True)
+            print(f"wirebench run: {items} failing item(s) not measured again: a step could not finish (its ERROR "
+                  "above), and a second pass would meet what ended it", flush=True)
             again = []
-        for number, (rate, step, sizes) in enumerate(again, start=1):
-            if not bring_up(rate):
+        for number, run in enumerate(again, start=1):
+            if not bring_up(run.rate):
                 return ExitCode.INFRASTRUCTURE
             if number == 1:
-                print(f"wirebench run: {sum(len(s) for _, _, s in again)} failing size(s) in {len(again)} step(s): "
-                      "measuring them once more", flush=True)
+                print(f"wirebench run: {items} failing item(s): measuring them once more in {len(again)} run(s), as "
+                      "their reruns say", flush=True)
             (run_dir / "remeasured" / "logs").mkdir(parents=True, exist_ok=True)
-            run_step(number, len(again), at_sizes(step, sizes), run_dir / "remeasured", cluster, [], started)
+            run_step(number, len(again), run.step, run_dir / "remeasured", cluster, [], started)
     finally:
         if cluster:
             subprocess.run([str(VCLUSTER), "down"], capture_output=True)
