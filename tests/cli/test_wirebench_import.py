@@ -66,7 +66,10 @@ def test_the_nccl_log_beside_an_import_names_its_misconfiguration_with_file_and_
     assert result.returncode == 1, result.stdout + result.stderr
     found = verdicts_of(tmp_path, "nccl-log")
     assert [(v["verdict"], v["item"]) for v in found] == [("FAIL", "NCCL log: socket-fallback (docs/nccl-diagnosis.md)")]
-    assert found[0]["finding"] == {"kind": "nccl-log", "subject": "socket-fallback", "place": f"{log}:2", "node": None}
+    finding = found[0]["finding"]
+    assert {k: v for k, v in finding.items() if k != "evidence"} == {"kind": "nccl-log", "subject": "socket-fallback",
+                                                                     "place": f"{log}:2", "node": None}
+    assert finding["evidence"]["source"] == f"{log}:2" and finding["evidence"]["fix"].startswith("unset NCCL_IB_DISABLE")
     assert "FAIL NCCL log: socket-fallback" in result.stdout and f"where: {log}:2" in result.stdout
     assert "fix: unset NCCL_IB_DISABLE" in result.stdout
 
