@@ -65,20 +65,27 @@ def test_gpu_heatmap_is_coloured_by_fraction_of_the_ceiling_with_the_failing_cel
     plt.close("all")
 
 
-def test_node_heatmap_marks_the_half_rate_pair(tmp_path):
-    """Measured on the virtual cluster: coloured by GB/s, a pair at half rate looked like the healthy
-    ones beside a fast shared-memory cell. By fraction of the ceiling, it is red and framed."""
+def node_run(tmp_path, figures):
+    """A run directory of three nodes' stream pairs at `figures` (GB/s of n1-n2, n1-n3, n2-n3) over
+    an eth link with a 0.125 GB/s ceiling, healthy from 80%."""
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     header = (DATA / "results.csv").read_text().splitlines()[0]
     rows = []
-    for a, b, bw in [("n1", "n2", 0.11), ("n1", "n3", 0.12), ("n2", "n3", 0.06)]:
+    for (a, b), bw in zip([("n1", "n2"), ("n1", "n3"), ("n2", "n3")], figures):
         rows.append(f"net,stream_bw,mpi,eth,{a}/rank0,{b}/rank1,uni,send_recv,uint8,4194304,6,3,10,40,39,41,"
                     f"{bw},{bw},0,,OK,")
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
     (run_dir / "suite.json").write_text(json.dumps({"expectations": [
         {"link_class": "eth", "ceiling_GBps": 0.125, "reason": "1 Gb/s shaping", "healthy_fraction": 0.8,
          "source": "tc shaping"}]}))
+    return run_dir
+
+
+def test_node_heatmap_marks_the_half_rate_pair(tmp_path):
+    """Measured on the virtual cluster: coloured by GB/s, a pair at half rate looked like the healthy
+    ones beside a fast shared-memory cell. By fraction of the ceiling, it is red and framed."""
+    run_dir = node_run(tmp_path, (0.11, 0.12, 0.06))
     figures = {name: figure for name, _, figure in node_heatmaps(verdicts(run_dir))}
     axes = figures["nodes-stream_bw-mpi-eth"].axes[0]
     data = axes.get_images()[0].get_array()
@@ -86,6 +93,17 @@ def test_node_heatmap_marks_the_half_rate_pair(tmp_path):
     assert data[1][2] == pytest.approx(0.06 / 0.125) and data[0][1] == pytest.approx(0.11 / 0.125)
     assert [p.get_gid() for p in axes.patches] == ["fail:n2->n3"]
     assert any(t.get_text() == "48%\nFAIL" for t in axes.texts)
+    plt.close("all")
+
+
+def test_a_cell_just_below_its_threshold_does_not_read_as_at_it(tmp_path):
+    """79.9% of the ceiling FAILs below a healthy 80%; in whole percent the cell read "80% FAIL". Near
+    a threshold (the healthy fraction, 105%) it keeps a tenth; elsewhere whole percent."""
+    run_dir = node_run(tmp_path, (0.11, 0.1312, 0.0999))
+    axes = next(f for name, _, f in node_heatmaps(verdicts(run_dir)) if name == "nodes-stream_bw-mpi-eth").axes[0]
+    texts = {t.get_text() for t in axes.texts}
+    assert "79.9%\nFAIL" in texts and "88%" in texts, texts
+    assert "105.0%" in texts, texts  # 104.96%: a PASS, not at the 105% above which a ceiling is doubted
     plt.close("all")
 
 

@@ -149,6 +149,15 @@ def latency_figures(verdicts):
     return figures
 
 
+def _cell_percent(v):
+    """A cell's fraction of its ceiling, in whole percent; with a tenth where a whole percent would
+    round it onto a threshold it is not at (79.9% below a healthy 80% is no "80% WARN")."""
+    percent = 100 * v.fraction
+    thresholds = [100 * v.healthy_fraction] if v.healthy_fraction else []
+    near = any(abs(percent - t) < 0.5 for t in thresholds + [105.0])
+    return f"{percent:.1f}%" if near else f"{percent:.0f}%"
+
+
 def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     """A heatmap of the fraction of the ceiling, one colour scale for every link (0 to 105%): a cell
     is what its link reached of what it promises, so a bad link is red whatever its rate. Cells
@@ -178,7 +187,7 @@ def _fraction_heatmap(title, labels, cells, gid, culprits=()):
     figure.colorbar(image, ax=axes, label="fraction of the ceiling")
     for (src, dst), v in cells.items():
         i, j = index[src], index[dst]
-        text = f"{100 * v.fraction:.0f}%" if v.fraction is not None else f"{v.value:.3g}"
+        text = _cell_percent(v) if v.fraction is not None else f"{v.value:.3g}"
         if v.verdict in ("FAIL", "WARN"):
             text += f"\n{v.verdict}"
         axes.text(j, i, text, ha="center", va="center", fontsize=7, color="black")
