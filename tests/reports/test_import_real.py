@@ -384,7 +384,7 @@ def test_p2p_sample_run_twice_in_one_paste_with_and_without_sm_copy(tmp_path, ca
     --sm_copy`, `# With --sm_copy`), no banner. Each run's rows keep their number; the P2P copies
     of the --sm_copy run are a kernel's (engine=sm). Its P2P writes (9.9 GB/s) lose to copies
     staged through the host (22 GB/s): the import says so, naming the worst pair."""
-    code, rows, _ = rows_of(tmp_path, "p2p-nccl-814-two-runs-sm-copy.md")
+    code, rows, summary = rows_of(tmp_path, "p2p-nccl-814-two-runs-sm-copy.md")
     assert len(rows) == 2 * 8 * 30
     items = [parse(r["extra"]) for r in rows]
     assert {(i["run"], i.get("engine", "ce"), r["case"].split("/")[0]) for i, r in zip(items, rows)} == {
@@ -392,7 +392,14 @@ def test_p2p_sample_run_twice_in_one_paste_with_and_without_sm_copy(tmp_path, ca
     assert len({(r["case"], r["src"], r["dst"], row_identity(r["extra"])) for r in rows}) == len(rows)
     out = capsys.readouterr().out
     assert "2 runs of the sample" in out
-    assert "copy slower peer to peer than through host memory, the worst gpu4 -> gpu1: 9.64 GB/s P2P vs 22.39 GB/s" in out
+    slower = "copy slower peer to peer than through host memory, the worst gpu4 -> gpu1: 9.64 GB/s P2P vs 22.39 GB/s"
+    assert slower in out
+    # not the console's alone: the report a reader opens later says it too (meta.json's notes)
+    [note] = [n for n in summary["notes"] if slower in n]
+    assert note.startswith(str(REAL / "p2p-nccl-814-two-runs-sm-copy.md"))
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## Notes on the input (what reading it said)" in report and slower in report
+    assert out.count(slower) == 1  # said once on the console: by the report, not also by the import
 
 
 def test_p2p_sample_after_shell_prompts_with_the_next_prompt_after_it(tmp_path, capsys):

@@ -164,7 +164,11 @@ def import_meta(imported):
     versions = {"imported_tools": ", ".join(tools)}
     if len(nccl) == 1:
         versions["nccl"] = nccl[0]
+    notes = [note for _, _, (_, file_notes) in imported for note in file_notes]
     return {"schema_version": version("meta"), "results_schema_version": 3, "hosts": hosts, "versions": versions,
+            # what the reading said of the files (a cut paste, two runs in one, P2P slower than the host):
+            # the report lists them, so report.md and summary.json keep what the console said
+            "notes": notes,
             # when the tools wrote their outputs (the newest file's time), not when they were imported
             "created": datetime.fromtimestamp(max(Path(path).stat().st_mtime for path, _, _ in imported),
                                               timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -218,10 +222,8 @@ def main(argv):
                         "latency_source": latency["source"]}
     if expectation:
         (args.out / "suite.json").write_text(json.dumps({"expectations": [expectation]}))
-    for path, tool, (rows, notes) in imported:
-        print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")
-        for note in notes:
-            print(f"  {note}")
+    for path, tool, (rows, _) in imported:
+        print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")  # its notes: the report's, below
     try:
         return report(args.out)
     except InputError as error:

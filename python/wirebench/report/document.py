@@ -31,8 +31,8 @@ class Entry:
 
 @dataclass
 class Listing:
-    """SKIP, NOT JUDGED or findings: one line per reason."""
-    key: str      # "SKIP", "NOT JUDGED", "finding"
+    """SKIP, NOT JUDGED, findings or notes on the input: one line per reason."""
+    key: str      # "SKIP", "NOT JUDGED", "finding", "note"
     title: str
     lines: list
 
@@ -63,7 +63,7 @@ class Document:
     data_points: int = 0
 
 
-def document(run_dir, verdicts, problems, profile=None):
+def document(run_dir, verdicts, problems, profile=None, notes=()):
     described = [Entry(v.verdict, what(v), measured(v), v.expected, headline(v), details(v), verdict=v, name=row_name(v))
                  for v in items(verdicts)]
     attention = []
@@ -76,7 +76,8 @@ def document(run_dir, verdicts, problems, profile=None):
     listings = [Listing(key, title, lines) for key, title, lines in (
         ("SKIP", "SKIP (this machine cannot run them)", skip_lines(verdicts)),
         ("NOT JUDGED", "NOT JUDGED (measured, nothing to hold them against)", not_judged_lines(verdicts)),
-        ("finding", "Findings of the wiring", findings(verdicts))) if lines]
+        ("finding", "Findings of the wiring", findings(verdicts)),
+        ("note", "Notes on the input (what reading it said)", list(notes))) if lines]
     profile_table = None
     if profile:
         profile_table = Table(f"Platform profile: {profile.name}", PROFILE_HEADINGS,

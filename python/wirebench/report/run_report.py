@@ -12,6 +12,7 @@ from .profiles import load_profile
 from .results import InputError, read_results
 from .verdicts import apply_remeasure, exit_code, floor_outcomes, judge
 from .trend import TREND_HEADINGS, history_items, judge_against_history, trend_rows
+from ..contracts.run_meta import read_meta
 from ..contracts.schema import ExitCode
 from ..history.run_record import run_of
 from ..history.store import History, parse_time
@@ -34,6 +35,13 @@ def judge_run(run_dir: Path, profile_name=None):
     return profile, results, ceilings, verdicts
 
 
+def input_notes(run_dir: Path):
+    """What the writer of the run directory said of its input (meta.json's `notes`: `wirebench
+    import`'s, of a cut paste or a GPU pair slower peer to peer than through the host)."""
+    notes = read_meta(run_dir / "meta.json").get("notes") or []
+    return [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
+
+
 def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None):
     # the history is opened first: a damaged one ends here (exit 3), before anything is written
     history = run = None
@@ -42,7 +50,7 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
     profile, results, ceilings, verdicts = judge_run(run_dir, profile_name)
     trends = judge_against_history(verdicts, history, run) if history else []
     code = exit_code(verdicts, results.problems)
-    doc = document(run_dir, verdicts, results.problems, profile)
+    doc = document(run_dir, verdicts, results.problems, profile, input_notes(run_dir))
     if trends:
         doc.link_tables.insert(0, Table(f"Trend: the items that moved against the history ({history_path})",
                                         TREND_HEADINGS, trend_rows(trends)))
