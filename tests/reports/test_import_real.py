@@ -400,6 +400,8 @@ def test_p2p_sample_run_twice_in_one_paste_with_and_without_sm_copy(tmp_path, ca
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Notes on the input (what reading it said)" in report and slower in report
     assert out.count(slower) == 1  # said once on the console: by the report, not also by the import
+    # a GPU pair named without its host ("gpu0") is still a GPU pair to look closer at, not a network link
+    assert "look closer: rerun: p2pBandwidthLatencyTest; check nvidia-smi topo -m" in out, out
 
 
 def test_p2p_sample_after_shell_prompts_with_the_next_prompt_after_it(tmp_path, capsys):

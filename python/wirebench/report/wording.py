@@ -93,7 +93,13 @@ def look_closer(v):
                  else f"rerun the pair alone, its ranks on {src.node} and {dst.node}")
     else:
         again = f"rerun: {rerun}" if rerun else ""
-    return "; ".join(part for part in (again, _advice(v, src, dst)) if part)
+    return "; ".join(part for part in (again, _advice(v, _kind_only(f["src"], src), _kind_only(f["dst"], dst))) if part)
+
+
+def _kind_only(text, parsed):
+    """An endpoint as far as its kind goes: an imported row may name a GPU without its host ("gpu0",
+    p2pBandwidthLatencyTest's), still a GPU for the advice."""
+    return parsed or (parse(f"host/{text}") if text and "/" not in text else None)
 
 
 def _advice(v, src, dst):
