@@ -36,7 +36,7 @@ from . import judging
 from . import culprits
 from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key
 from .contention import port_shares
-from .findings import nccl_log, wiring
+from .findings import culprit, nccl_log, wiring
 from .floors import apply_profile
 from .row_verdicts import judge_row
 from .sweeps import incomplete_sweeps, sweep_bounds, sweep_key
@@ -133,7 +133,7 @@ def remeasurable(v):
     """A FAIL on its figure, which `wirebench run` measures once more (wrong data always stands; the
     wiring's and NCCL log's findings are no measurement; a culprit's worst pair is)."""
     return (v.verdict == "FAIL" and v.row.status == "OK" and not v.row.number("errors") and not v.measured_again
-            and (v.record is None or v.record.kind == "culprit") and not judging.by_prediction(v.row) and v.value is not None)
+            and (v.record is None or v.record.kind == culprit.KIND) and not judging.by_prediction(v.row) and v.value is not None)
 
 
 def _figure(v):
@@ -154,10 +154,10 @@ def apply_remeasure(verdicts, again):
         if not remeasurable(v):
             continue
         second = by_key.get(v.row.key)
-        culprit = v.record is not None and v.record.kind == "culprit"
-        if second is None and culprit and (v.record.evidence.case, str(v.record.evidence.bytes)) not in measured_again:
+        is_culprit = v.record is not None and v.record.kind == culprit.KIND
+        if second is None and is_culprit and (v.record.evidence.case, str(v.record.evidence.bytes)) not in measured_again:
             continue  # its step was not measured again: nothing says it is gone
-        if second is None and culprit:
+        if second is None and is_culprit:
             v.verdict = "WARN"
             v.note_before(f"intermittent: {_figure(v)} (FAIL) the first time, and when measured again no pair points at "
                           "this culprit any more; look for what disturbed the first measurement; the first:", " ")
