@@ -2,7 +2,8 @@
 side by side, with each run's ratio to the first (the baseline). A measurement that got worse by
 more than the threshold in a later run is a FAIL (nightly regressions; vendor comparisons read the
 ratios), unless its own spread in either run is far above the drop (NOISY: the runs cannot decide).
-A small message whose latency is judged is compared by its time, the rest by what they are judged by.
+A small message whose latency is judged is compared by its time, the rest by what they are judged by
+(a bandwidth printed as 0.00 by its time too). Measurements are matched by key, whatever their figure.
 Writes compare.md, compare.json and overlay plots into DIR (default ./wirebench-compare).
 Exit code: 0 no drop beyond the threshold, 1 a drop, 3 bad usage or input."""
 import argparse
@@ -45,33 +46,53 @@ def measurements(run_dir: Path):
     return table, results.problems
 
 
+def _entry_metric(row, metric, higher_is_better, matched):
+    """What an entry is compared by across its runs: the baseline's metric, except that a bandwidth
+    printed as 0 in any run (nccl-tests prints an 8 B all_reduce's busbw as 0.00: below its two
+    decimals, not absent) is compared by the time every run reports instead."""
+    rows = [row] + [m for m in matched if m is not None]
+    if (higher_is_better and any(r.number(metric) == 0 for r in rows)
+            and all((r.number("time_us") or 0) > 0 for r in rows)):
+        return "time_us", False
+    return metric, higher_is_better
+
+
+def _ratio(value, other, higher_is_better):
+    """A later run's figure against the baseline's, > 1 better whatever the metric; 0 against 0 is
+    the same figure (1.0); None where the baseline's side is 0 (no finite ratio, and no drop)."""
+    if other == value:
+        return 1.0
+    over, under = (other, value) if higher_is_better else (value, other)
+    return over / under if under else None
+
+
 def compare(runs, threshold):
+    """One entry per measurement of the baseline, matched by its key in each later run whatever
+    its figure (0 included): MISSING only where no later run has the measurement."""
     tables = [measurements(run)[0] for run in runs]
     base = tables[0]
     entries = []
-    for key, (row, metric, value, higher_is_better) in base.items():
-        values = [value] + [t[key][2] if key in t else None for t in tables[1:]]
-        spreads = [row.number("spread_pct")] + [t[key][0].number("spread_pct") if key in t else None
-                                               for t in tables[1:]]
+    for key, (row, metric, _, higher_is_better) in base.items():
+        matched = [t[key][0] if key in t else None for t in tables[1:]]
+        metric, higher_is_better = _entry_metric(row, metric, higher_is_better, matched)
+        value = row.number(metric)
+        values = [value] + [m.number(metric) if m is not None else None for m in matched]
+        spreads = [row.number("spread_pct")] + [m.number("spread_pct") if m is not None else None for m in matched]
         ratios, verdict = [], "PASS"
         for other, spread in zip(values[1:], spreads[1:]):
-            if other is None or value == 0 or other == 0:
-                ratios.append(None)
-                continue
-            # ratio > 1 is better, whatever the metric
-            ratio = other / value if higher_is_better else value / other
+            ratio = None if other is None else _ratio(value, other, higher_is_better)
             ratios.append(ratio)
-            if ratio < 1 - threshold:
+            if ratio is not None and ratio < 1 - threshold:
                 noise = max((s for s in (spreads[0], spread) if s is not None), default=None)
                 if undecided(noise, 1 - ratio):
                     verdict = "NOISY" if verdict != "FAIL" else verdict
                 else:
                     verdict = "FAIL"
-        if all(r is None for r in ratios):
+        if all(v is None for v in values[1:]):
             verdict = "MISSING"
         entries.append({"key": key, "bench": row.text("bench"), "metric": metric, "bytes": int(row.text("bytes") or 0),
                         "values": values, "ratios": ratios, "spreads_pct": spreads, "verdict": verdict,
-                        "changed": _fact_changes(row, [t[key][0] if key in t else None for t in tables[1:]]),
+                        "changed": _fact_changes(row, matched),
                         "row": row})
     return entries
 
