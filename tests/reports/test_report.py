@@ -427,9 +427,9 @@ def test_step_rows_are_judged_by_their_prediction_and_show_the_wiring_s_cost(tmp
     assert "equivalent links" not in v[5].reason
     assert v[5].verdict == "PASS" and "80%" in v[5].finding  # 80% exposed: the 200 Mbit/s wiring's cost
     assert main(["wirebench report", str(run_dir)]) == 0
-    from wirebench.report.wording import findings
+    from wirebench.report.wording import step_shares
     # one line per model and strategy, its share on every wiring, the worst first
-    assert findings(list(v.values())) == [
+    assert step_shares(list(v.values())) == [
         "ddp of tiny waits on communication for 80% of its step on 200mbit, 20% on 1gbit, 11% on 4gbit (above 40% "
         "on 1 of its 3 wirings)",
         "fsdp-full of tiny on 1gbit waits 50% of its step on communication; no other wiring of this model was measured"]
@@ -440,6 +440,34 @@ def test_step_rows_are_judged_by_their_prediction_and_show_the_wiring_s_cost(tmp
         "compute_us", "compute") + "\n")
     v, _ = verdicts_by_line(bad)
     assert v[2].verdict == "ERROR" and "compute_us" in v[2].reason
+
+
+def test_a_step_s_communication_is_a_section_of_its_own_not_a_finding_of_the_wiring(tmp_path, capsys):
+    """Issue 54: a healthy run listed its steps' exposed shares under "Findings of the wiring"; they
+    are what a job would wait for, in a section of their own in every printer."""
+    from wirebench.contracts.schema import schema_error
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
+    rows = [_step_row("ddp", "1gbit", 100000, 40000, 60000, 100000),      # 60% exposed, as its replay: PASS
+            _step_row("ddp", "200mbit", 400000, 80000, 320000, 400000)]
+    (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    assert main(["wirebench report", str(run_dir)]) == 0
+    line = "ddp of tiny waits on communication for 80% of its step on 200mbit, 60% on 1gbit (above 40% on 2 of its 2 wirings)"
+    console = capsys.readouterr().out
+    assert f"  step: {line}" in console.splitlines() and "finding" not in console
+    md = (run_dir / "report.md").read_text()
+    assert f"## Training-step communication (steps that wait on it for more than 40% of their time)\n\n- {line}\n" in md
+    assert "Findings" not in md
+    page = (run_dir / "report.html").read_text()
+    assert f"<h2>Training-step communication (steps that wait on it for more than 40% of their time)</h2><ul><li>{line}</li>" in page
+    assert "Findings" not in page
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["step_communication"] == [line] and "findings" not in summary
+    assert schema_error(summary, "summary.schema.json") is None
+    # a summary.json written before (schema 4, the lines as "findings") is read still
+    before = dict(summary, findings=summary.pop("step_communication"))
+    assert schema_error(before, "summary.schema.json") is None
 
 
 def test_step_breakdown_plot_shows_measured_and_predicted_parts(tmp_path):

@@ -2,14 +2,15 @@
 report.html, junit.xml, summary.json), so the order is written once, here: the counts and the verdict
 in one sentence, a note when the run is incomplete; each FAIL, then each ERROR (the input problems
 with them), then each WARN, as what / measured vs expected / where / why / how sure / how to look
-closer; the SKIPs, the NOT JUDGED and the wiring's findings one line per reason; the platform
-profile's floors; a table per link class; every row."""
+closer; the SKIPs, the NOT JUDGED, the training steps' communication and the notes on the input
+one line per reason; the platform profile's floors; a table per link class; every row."""
 from dataclasses import dataclass, field
 
-from .verdicts import counts, floor_outcomes, grouped, items
-from .wording import (PROFILE_HEADINGS, ROW_HEADINGS, TABLE_HEADINGS, by_bench, counts_line, details, findings,
+from .floors import unmeasured
+from .verdicts import EXPOSED_FINDING_PCT, counts, floor_outcomes, grouped, items
+from .wording import (PROFILE_HEADINGS, ROW_HEADINGS, TABLE_HEADINGS, by_bench, counts_line, details,
                       headline, incomplete_note, link_class_tables, measured, not_judged_lines, profile_rows,
-                      row_cells, row_name, skip_lines, table_cells, verdict_line, what)
+                      row_cells, row_name, skip_lines, step_shares, table_cells, verdict_line, what)
 
 ATTENTION = ("FAIL", "ERROR", "WARN")  # the verdicts a reader acts on, in the order they are shown
 
@@ -31,8 +32,8 @@ class Entry:
 
 @dataclass
 class Listing:
-    """SKIP, NOT JUDGED, findings or notes on the input: one line per reason."""
-    key: str      # "SKIP", "NOT JUDGED", "finding", "note"
+    """SKIP, NOT JUDGED, the training steps' communication or notes on the input: one line per reason."""
+    key: str      # "SKIP", "NOT JUDGED", "step", "note"
     title: str
     lines: list
 
@@ -76,8 +77,11 @@ def document(run_dir, verdicts, problems, profile=None, notes=()):
     listings = [Listing(key, title, lines) for key, title, lines in (
         ("SKIP", "SKIP (this machine cannot run them)", skip_lines(verdicts)),
         ("NOT JUDGED", "NOT JUDGED (measured, nothing to hold them against)", not_judged_lines(verdicts)),
-        ("finding", "Findings of the wiring", findings(verdicts)),
+        ("step", f"Training-step communication (steps that wait on it for more than "
+                 f"{EXPOSED_FINDING_PCT:.0f}% of their time)",
+         step_shares(verdicts)),
         ("note", "Notes on the input (what reading it said)", list(notes))) if lines]
+    missing = unmeasured(profile)  # what was required and not judged: named first (exit code 4)
     profile_table = None
     if profile:
         profile_table = Table(f"Platform profile: {profile.name}", PROFILE_HEADINGS,
@@ -87,7 +91,7 @@ def document(run_dir, verdicts, problems, profile=None, notes=()):
     row_tables = [Table(bench, ROW_HEADINGS, [("" if v.verdict == "DATA" else v.verdict, row_cells(v)) for v in members])
                   for bench, members in by_bench(verdicts).items()]
     return Document(str(run_dir), counts(verdicts, problems), counts_line(verdicts, problems),
-                    verdict_line(verdicts, problems), incomplete_note(verdicts, problems), attention, listings,
+                    verdict_line(verdicts, problems, missing), incomplete_note(verdicts, problems, missing), attention, listings,
                     profile, profile_table, link_tables, row_tables, verdicts, described, list(problems),
                     sum(1 for v in verdicts if not v.item))
 

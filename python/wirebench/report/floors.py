@@ -48,6 +48,15 @@ def apply_profile(verdicts, profile, largest):
                 v.note_after(note)
 
 
+def unmeasured(profile):
+    """What the profile requires and no row measured, a few words a floor (the profile's table says
+    how to measure it): the run is not healthy while any is left (exit code 4, named first)."""
+    if profile is None:
+        return []
+    return [f"profile {profile.name}: floor '{o['floor'].name}' not measured"
+            for o in floor_outcomes(profile) if o["rows"] == 0]
+
+
 def floor_outcomes(profile):
     """Per floor: rows judged, the worst value and verdict ("not measured" when nothing matched)."""
     out = []

@@ -14,7 +14,7 @@ from ..contracts.schema import version
 from .wording import by_bench, profile_rows
 
 SUMMARY_SCHEMA_VERSION = version("summary")  # schema/versions.csv
-LISTING_PREFIX = {"SKIP": "SKIP ", "NOT JUDGED": "NOT JUDGED ", "finding": "finding: ", "note": "note: "}
+LISTING_PREFIX = {"SKIP": "SKIP ", "NOT JUDGED": "NOT JUDGED ", "step": "step: ", "note": "note: "}
 
 
 CONSOLE_DATA_CHECKS = 3  # wrong-data FAILs the console shows in full; report.md lists every one
@@ -176,7 +176,7 @@ def summary(doc, code):
         "problems": doc.problems,
         "skipped": [{"reason": r, "count": n, "benches": b} for r, n, b in skipped_and_not_judged(doc, "SKIP")],
         "not_judged": [{"reason": r, "count": n, "benches": b} for r, n, b in skipped_and_not_judged(doc, "NOT JUDGED")],
-        "findings": listed["finding"].lines if "finding" in listed else [],
+        "step_communication": listed["step"].lines if "step" in listed else [],
         "notes": listed["note"].lines if "note" in listed else [],
         "profile": profile_json,
         "verdicts": [{"line": v.row.line, "key": v.row.key, "bench": v.row.text("bench"), "src": v.row.text("src"),

@@ -3,7 +3,7 @@ the order of verdicts, the run's exit code, SKIPs and NOT JUDGED grouped by reas
 from dataclasses import dataclass, field
 
 from . import judging
-from ..contracts.schema import ExitCode
+from ..contracts.exit_policy import judged_code
 
 
 ORDER = {"DATA": -1, "PASS": 0, "NOT JUDGED": 0, "SKIP": 0, "WARN": 1, "FAIL": 2, "ERROR": 3}
@@ -92,14 +92,11 @@ def counts(verdicts, problems=()):
     return total
 
 
-def exit_code(verdicts, problems=()):
-    """0 all PASS/WARN/SKIP/NOT JUDGED, 1 any FAIL, 2 any ERROR (an incomplete run outranks a slow one)."""
-    c = counts(verdicts, problems)
-    if c["ERROR"]:
-        return ExitCode.INFRASTRUCTURE
-    if c["FAIL"]:
-        return ExitCode.FAILED
-    return ExitCode.OK
+def exit_code(verdicts, problems=(), missing=()):
+    """The run's exit code by the one policy (contracts/exit_policy.py): any ERROR 2 (an input problem
+    is one), any FAIL 1, nothing judged or anything in `missing` (what was required and not judged:
+    a profile floor no row matched) 4, else 0."""
+    return judged_code([v.verdict for v in verdicts if v.item] + ["ERROR"] * len(problems), missing)
 
 
 def without_rank(reason):

@@ -147,11 +147,14 @@ def counts_line(verdicts, problems):
     return " · ".join(f"{c[name]} {name}" for name in c if c[name] or name in ("FAIL", "ERROR", "WARN", "PASS"))
 
 
-def verdict_line(verdicts, problems):
-    """The top of the report in one sentence."""
+def verdict_line(verdicts, problems, missing=()):
+    """The top of the report in one sentence; `missing`: what was required and not judged (a profile
+    floor no row matched), named before any word of health (exit code 4)."""
     c = counts(verdicts, problems)
     if c["FAIL"] or c["ERROR"]:
         return f"{c['FAIL']} FAIL and {c['ERROR']} ERROR: the first lines below say what, where and why."
+    if missing:
+        return f"Not healthy: {len(missing)} required item(s) not judged: {'; '.join(missing)}."
     if c["WARN"]:
         return f"Healthy where judged, with {c['WARN']} WARN to look at below."
     if not c["PASS"]:  # nothing was judged: no verdict of health either
@@ -170,9 +173,11 @@ def not_judged_lines(verdicts):
             for reason, count, benches in grouped(verdicts, "NOT JUDGED")]
 
 
-def findings(verdicts):
-    """The wiring's findings: for each model and strategy with a step above EXPOSED_FINDING_PCT of
-    exposed communication, one line with its share on every wiring measured, the worst first."""
+def step_shares(verdicts):
+    """The step emulation's communication: for each model and strategy with a step above
+    EXPOSED_FINDING_PCT of exposed communication, one line with its share on every wiring measured,
+    the worst first. What a job would wait for on these wirings, not a fault of the wiring: a section
+    of its own, never a finding (issue 54)."""
     out = []
     groups = OrderedDict()
     for v in verdicts:
@@ -241,14 +246,17 @@ ROW_HEADINGS = ("verdict", "case", "backend", "op", "dtype", "src", "dst", "byte
                 "reason")
 
 
-def incomplete_note(verdicts, problems):
+def incomplete_note(verdicts, problems, missing=()):
     """One sentence when something could not be measured: the verdicts then cover only part of the
-    run, and a reader must not take the rest for healthy. Empty otherwise."""
-    errors = counts(verdicts, problems)["ERROR"]
+    run, and a reader must not take the rest for healthy; what was required and not judged where
+    the verdict line names a FAIL or ERROR before it. Empty otherwise."""
+    c = counts(verdicts, problems)
+    errors = c["ERROR"]
+    unjudged = (f"Required and not judged: {'; '.join(missing)}." if missing and (c["FAIL"] or errors) else "")
     if not errors:
-        return ""
+        return unjudged
     return (f"The run is incomplete: {errors} measurement{'s' if errors > 1 else ''} could not be made or read "
-            "(ERROR below); the other verdicts cover only what was measured.")
+            "(ERROR below); the other verdicts cover only what was measured." + (f" {unjudged}" if unjudged else ""))
 
 
 def row_cells(v):
