@@ -27,13 +27,19 @@ endfunction()
 set(WB_SCHEMA_DIR ${PROJECT_SOURCE_DIR}/schema)
 set(WB_SCHEMA_OUT ${CMAKE_BINARY_DIR}/generated/schema)
 
-# exit_codes.h: enum ExitCode { kExitOk = 0, ... }
+# exit_codes.h: enum ExitCode { kExitOk = 0, ... } and kExitPrecedence (the order in which they outrank
+# each other where several hold: the column precedence, 1 first), with worse_exit() over it.
 wb_schema_rows(${WB_SCHEMA_DIR}/exit-codes.csv rows)
 set(body "")
+set(ranked "")
 foreach(row IN LISTS rows)
-  string(REGEX MATCH "^([0-9]+),([A-Za-z]+)," _ "${row}")
+  string(REGEX MATCH "^([0-9]+),([A-Za-z]+),([0-9]+)," _ "${row}")
   string(APPEND body "  kExit${CMAKE_MATCH_2} = ${CMAKE_MATCH_1},\n")
+  list(APPEND ranked "${CMAKE_MATCH_3}:kExit${CMAKE_MATCH_2}")
 endforeach()
+list(SORT ranked COMPARE NATURAL)
+list(TRANSFORM ranked REPLACE "^[0-9]+:" "")
+list(JOIN ranked ", " precedence)
 file(CONFIGURE OUTPUT ${WB_SCHEMA_OUT}/exit_codes.h CONTENT
 "// generated from schema/exit-codes.csv by cmake/Schema.cmake: edit that file, not this one
 #pragma once
@@ -41,6 +47,14 @@ namespace wb {
 // Exit codes of every binary and of every wirebench command (docs/results.md).
 enum ExitCode : int {
 ${body}};
+// Where several hold, the first of these that does is the exit code.
+inline constexpr ExitCode kExitPrecedence[] = {${precedence}};
+// The one of two exit codes that outranks the other (kExitPrecedence).
+inline constexpr int worse_exit(int a, int b) {
+  for (ExitCode code : kExitPrecedence)
+    if (a == code || b == code) return code;
+  return a;
+}
 }  // namespace wb
 ")
 

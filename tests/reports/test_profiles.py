@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from wirebench.contracts.schema import ExitCode
 from wirebench.report.__main__ import main
 from wirebench.report.ceilings import Ceilings
 from wirebench.report.document import document
@@ -109,9 +110,13 @@ def test_a_run_keeps_its_profile_and_the_command_line_overrides_it(run, capsys):
     assert main(["wirebench report", str(run)]) == 1  # the p2p pair below 335
     summary = json.loads((run / "summary.json").read_text())
     assert summary["profile"]["name"] == "h100-sxm-8gpu"
-    assert main(["wirebench report", str(run), "--profile", "a100-sxm-8gpu"]) == 0  # floors of 21, 235 and 228
+    # floors of 21, 235 and 228 pass; its InfiniBand floor matches no row: not healthy, not judged (issue 54)
+    assert main(["wirebench report", str(run), "--profile", "a100-sxm-8gpu"]) == ExitCode.UNJUDGED
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["profile"]["name"] == "a100-sxm-8gpu" and summary["exit_code"] == 0
+    assert summary["profile"]["name"] == "a100-sxm-8gpu" and summary["exit_code"] == ExitCode.UNJUDGED
+    said = capsys.readouterr().out
+    assert ("Not healthy: 1 required item(s) not judged: profile a100-sxm-8gpu: floor 'InfiniBand with GPUDirect "
+            "RDMA, per port' not measured.") in said
     assert main(["wirebench report", str(run), "--profile", "b300-mystery"]) == 3
     assert "no such profile (known: a100-sxm-8gpu, h100-sxm-8gpu" in capsys.readouterr().err
     assert main(["wirebench report", str(run), "--profile"]) == 3

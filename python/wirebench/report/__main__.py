@@ -2,8 +2,9 @@
 written as report.md, report.html (with the plots), junit.xml and summary.json in RUN_DIR (plots in
 RUN_DIR/plots). FAILs that `wirebench run` measured once more (RUN_DIR/remeasured) stand only where
 they reproduced; the others are intermittent WARNs. A platform profile (suites/profiles/NAME.yaml, or the run's own profile.json, which
-`wirebench run --profile` leaves there) adds its floors. Exit code: 0 PASS/WARN, 1 any FAIL, 2 any
-ERROR (an incomplete or damaged run included), 3 bad usage or input.
+`wirebench run --profile` leaves there) adds its floors. Exit code (docs/results.md, "Exit codes"):
+0 PASS/WARN, 1 any FAIL, 2 any ERROR (an incomplete or damaged run included), 3 bad usage or input,
+4 nothing judged or a profile floor not measured (named first).
 --history FILE (or WIREBENCH_HISTORY): each item also held against its history (a regression is a
 FAIL), then the run added to it. --prometheus FILE, --pushgateway URL: the judged items as metrics."""
 import argparse
@@ -11,9 +12,9 @@ import os
 import sys
 from pathlib import Path
 
-from .results import InputError
 from .run_report import report
-from ..contracts.schema import ExitCode
+from ..contracts.exit_policy import CommandError, entry
+from ..contracts.input_files import readable_dir
 
 
 def parse_args(argv):
@@ -32,23 +33,13 @@ def parse_args(argv):
     return parser.parse_args(argv[1:])
 
 
+@entry
 def main(argv):
-    try:
-        args = parse_args(argv)
-    except SystemExit as exit_:  # --help (0) or bad usage (argparse printed why)
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
-    if not args.run_dir.is_dir():
-        print(f"error: {args.run_dir}: not a directory (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+    args = parse_args(argv)
+    readable_dir(args.run_dir)  # "no such file or directory", "not a directory", "permission denied"
     if args.prometheus and not args.prometheus.resolve().parent.is_dir():  # said before anything is written
-        print(f"error: --prometheus {args.prometheus}: its folder {args.prometheus.parent} does not exist "
-              "(exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
-    try:
-        return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway)
-    except InputError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError(f"--prometheus {args.prometheus}: its folder {args.prometheus.parent} does not exist")
+    return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway)
 
 
 if __name__ == "__main__":

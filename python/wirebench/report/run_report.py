@@ -10,8 +10,10 @@ from .outputs import console_lines, html_page, junit, markdown, summary
 from .plots import write_plots, write_trend_plots
 from .profiles import load_profile
 from .results import InputError, read_results
+from .floors import unmeasured
 from .verdicts import apply_remeasure, exit_code, floor_outcomes, judge
 from .trend import TREND_HEADINGS, history_items, judge_against_history, trend_rows
+from ..contracts.exit_policy import after_output, fail
 from ..contracts.run_meta import read_meta
 from ..contracts.schema import ExitCode
 from ..history.run_record import run_of
@@ -49,7 +51,7 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
         history, run = History(history_path), run_of(run_dir)
     profile, results, ceilings, verdicts = judge_run(run_dir, profile_name)
     trends = judge_against_history(verdicts, history, run) if history else []
-    code = exit_code(verdicts, results.problems)
+    code = exit_code(verdicts, results.problems, unmeasured(profile))
     doc = document(run_dir, verdicts, results.problems, profile, input_notes(run_dir))
     if trends:
         doc.link_tables.insert(0, Table(f"Trend: the items that moved against the history ({history_path})",
@@ -86,16 +88,17 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
         if prometheus_file:
             try:
                 write_textfile(prometheus_file, registry)
-            except OSError as error:  # a folder that went away, a full disk: the report itself stands
-                print(f"error: --prometheus {prometheus_file}: cannot write it: {error.strerror or error} "
-                      "(exit code 3)", file=sys.stderr)
-                return ExitCode.USAGE
-            print(f"wirebench report: metrics -> {prometheus_file}")
+            except OSError as error:  # a folder that went away, a full disk: the report itself stands,
+                # and so does its verdict: a FAIL is not hidden behind the file's exit code
+                code = fail(f"--prometheus {prometheus_file}: cannot write it: {error.strerror or error}",
+                            after_output(code, ExitCode.USAGE))
+            else:
+                print(f"wirebench report: metrics -> {prometheus_file}")
         if pushgateway:
             try:
                 push(pushgateway, registry, {"run": run_dir.resolve().name})
                 print(f"wirebench report: metrics pushed to {pushgateway}")
             except OSError as error:
-                print(f"wirebench report: error: pushing the metrics to {pushgateway} failed: {error}", file=sys.stderr)
-                return max(code, ExitCode.INFRASTRUCTURE)
+                code = fail(f"pushing the metrics to {pushgateway} failed: {error}",
+                            after_output(code, ExitCode.INFRASTRUCTURE))
     return code
