@@ -183,3 +183,82 @@ def test_the_gpu_model_named_for_saved_text_sets_the_nvlink_generation_first():
     assert result.returncode == 0, result.stderr
     nvlinks = [l for l in json.loads(result.stdout)["nodes"][0]["links"] if l["class"] == "nvlink"]
     assert nvlinks and all("NVLink 4, from the GPU model NVIDIA H100 80GB HBM3" in l["reason"] for l in nvlinks)
+
+
+def _topology_png():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python/tools"))
+    import topology_png
+    return topology_png
+
+
+def _drawn(node):
+    """What draw_node put on the axes: {gid: line} and {gid or text: text}."""
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots()
+    _topology_png().draw_node(axes, node)
+    lines = {line.get_gid(): line for line in axes.get_lines()}
+    texts = {t.get_gid() or t.get_text(): t.get_text() for t in axes.texts}
+    title = axes.get_title()
+    plt.close(figure)
+    return lines, texts, title
+
+
+def test_png_of_a_box_with_nvlinks_down_marks_the_gpu_and_its_links_at_their_rate(tmp_path):
+    """Issue 54: `topo --png` drew "NVLink all-to-all: 450 GB/s per pair" over a box with 6 NVLinks
+    down and the GPU unmarked. The saved matrix of an HGX H100 whose GPU3 is NV12 to every peer:
+    GPU3 drawn DEGRADED with its 6 of 18 NVLinks down, its 7 pairs red at 300 GB/s, and the caption
+    says 450 GB/s only for the 21 pairs that trained at it."""
+    png = _topology_png()
+    result = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"), "--json")
+    node = json.loads(result.stdout)["nodes"][0]
+    assert png.degraded_gpus(node) == {"gpu3": "6 of 18 NVLinks down"}
+    assert png.nvlink_caption(node) == ("NVLink all-to-all: 450 GB/s on 21 of 28 pairs\n"
+                                        "DEGRADED: 7 pairs at 300 GB/s (gpu3: 6 of 18 NVLinks down)")
+    assert png.node_title(node) == "h100-gpu3-nv12: 8 GPUs, 8 NICs, 2 NUMA nodes; DEGRADED: gpu3"
+    lines, texts, title = _drawn(node)
+    assert title.endswith("DEGRADED: gpu3") and texts["nvlink-caption"] == png.nvlink_caption(node)
+    assert not any("per pair" in t for t in texts.values())  # no claim of one rate for every pair
+    assert texts["degraded:gpu3"] == "DEGRADED\n6 of 18 NVLinks down" and "degraded:gpu5" not in texts
+    assert lines["device:gpu3"].get_markeredgecolor() == png.DEGRADED
+    assert lines["device:gpu5"].get_markeredgecolor() == "black"
+    for peer in ("gpu0", "gpu7"):
+        a, b = sorted(("gpu3", peer))
+        slow = lines[f"link:{a}-{b}"]
+        assert slow.get_color() == png.DEGRADED and slow.get_linestyle() == "--"
+        assert texts[f"label:link:{a}-{b}"] == "300"  # the rate it trained at
+    healthy = lines["link:gpu0-gpu7"]
+    assert healthy.get_color() == png.CLASS_COLOURS["nvlink"] and healthy.get_linestyle() == "-"
+    assert "label:link:gpu0-gpu7" not in texts  # the caption carries the healthy pairs' rate
+    out = tmp_path / "topo.png"
+    drawn = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"), "--png", str(out))
+    assert drawn.returncode == 0, drawn.stderr
+    assert png_size(out)[0] > 400
+
+
+def test_png_marks_a_gpu_whose_nvlinks_nvidia_smi_counts_inactive_and_blames_no_end_of_one_slow_pair():
+    """Live discovery counts each GPU's NVLinks up (nvidia-smi nvlink -s): GPU5 with 12 of 18 up is
+    DEGRADED by its own count. One slow pair alone does not say which end is at fault: the pair is
+    marked, neither GPU. A healthy box keeps its one caption."""
+    png = _topology_png()
+    healthy = json.loads(wirebench("topo", "--nvidia-smi-topo", str(H100), "--json").stdout)["nodes"][0]
+    assert png.nvlink_caption(healthy) == "NVLink all-to-all: 450 GB/s per pair" and png.degraded_gpus(healthy) == {}
+    _, texts, title = _drawn(healthy)
+    assert not [t for t in texts.values() if "DEGRADED" in t] and "DEGRADED" not in title
+    live = json.loads(json.dumps(healthy))
+    live["gpus"][5].update(nvlinks_up=12, nvlinks_total=18)
+    for link in live["links"]:
+        if link["class"] == "nvlink" and "gpu5" in (link["a"], link["b"]):
+            link.update(degraded=["gpu5 has 6 of 18 NVLinks inactive"], ceiling_GBps=300.0, distance="NV12")
+    assert png.degraded_gpus(live) == {"gpu5": "6 of 18 NVLinks inactive"}
+    assert png.nvlink_caption(live).endswith("DEGRADED: 7 pairs at 300 GB/s (gpu5: 6 of 18 NVLinks inactive)")
+    lines, texts, _ = _drawn(live)
+    assert texts["degraded:gpu5"] == "DEGRADED\n6 of 18 NVLinks inactive"
+    assert lines["device:gpu5"].get_markeredgecolor() == png.DEGRADED
+    one = json.loads(json.dumps(healthy))
+    pair = next(l for l in one["links"] if (l["a"], l["b"]) == ("gpu1", "gpu2"))
+    pair.update(degraded=["6 of 18 NVLinks down"], ceiling_GBps=300.0, distance="NV12")
+    assert png.degraded_gpus(one) == {}
+    assert png.nvlink_caption(one) == "NVLink all-to-all: 450 GB/s on 27 of 28 pairs\nDEGRADED: 1 pair at 300 GB/s"
+    lines, _, _ = _drawn(one)
+    assert lines["link:gpu1-gpu2"].get_color() == png.DEGRADED
+    assert lines["device:gpu1"].get_markeredgecolor() == "black"
