@@ -45,7 +45,7 @@ def test_a_slow_collective_fails_and_says_how_to_measure_it_again(tmp_path, caps
     assert code == ExitCode.FAILED
     out = capsys.readouterr().out
     assert "where: " + str(DATA / "all_reduce_perf-slow.txt") + ":18 (results.csv line 4)" in out
-    assert "FAIL coll out_of_place bandwidth (nvlink): world, all_reduce 128 MiB (nccl): 261 GB/s" in out and "rerun: mpirun -np 8 all_reduce_perf -b 134217728 -e 134217728" in out
+    assert "FAIL coll out_of_place bandwidth (nvlink): dgx01, all_reduce 128 MiB (nccl): 261 GB/s" in out and "rerun: mpirun -np 8 all_reduce_perf -b 134217728 -e 134217728" in out
 
 
 def test_launcher_prefixes_and_nccls_own_lines_change_nothing(tmp_path):

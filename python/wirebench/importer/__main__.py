@@ -7,13 +7,15 @@ file and line."""
 import argparse
 import csv
 import json
+import re
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..report.run_report import report
-from ..report.ceilings import database_latencies
+from ..report.ceilings import database_latencies, stated_nics
 from ..contracts.input_files import InputError, read_utf8
 from ..report.extra import facts, parse as parse_items
 from ..contracts.schema import RESULT_COLUMNS, ExitCode, version
@@ -23,18 +25,40 @@ from . import json_text, nccl_tests
 from .registry import Options, importers
 
 
+def nics_option(text):
+    """(count, Gb/s) of --nics COUNTxRATE: 8x400G, 8x400Gb/s, 4x200."""
+    found = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+(?:\.\d+)?)\s*(?:G|Gb|Gbps|Gb/s|GbE)?\s*", text)
+    if not found or int(found.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not COUNTxRATE, the node's ports and each one's Gb/s (8x400G)")
+    return int(found.group(1)), float(found.group(2))
+
+
+def fresh_run_dir(now=None):
+    """A new runs/import-TIME (UTC), as `wirebench run` names runs/SUITE-TIME; -2, -3 ... after it
+    where a second import comes within the same second."""
+    base = Path("runs") / time.strftime("import-%Y%m%dT%H%M%SZ", time.gmtime(now))
+    out, n = base, 1
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{base.name}-{n}")
+    return out
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="wirebench import", description="judge the outputs of nccl-tests, nvbandwidth, OSU, IMB-MPI1, perftest and "
                                      "p2pBandwidthLatencyTest")
     parser.add_argument("files", nargs="+", type=Path, help="a tool's output, as it printed it")
-    parser.add_argument("--out", type=Path, default=Path("wirebench-import"), help="the run directory to write")
+    parser.add_argument("--out", type=Path, help="the run directory to write (default: a new runs/import-TIME, as "
+                        "`wirebench run` makes runs/SUITE-TIME)")
     parser.add_argument("--link-class", default="", help="the link the tool measured: nvlink, pcie, ib, roce, eth, shm")
     parser.add_argument("--rate", type=float, help="that link's ceiling in GB/s (10^9 bytes/s), for a link no "
                         "topology describes")
     parser.add_argument("--op", type=lambda name: collectives.canonical(name) or name, choices=nccl_tests.OPS,
                         help="nccl-tests' collective, where neither the file's name nor its command line says it "
                              "(any tool's spelling: alltoall is all_to_all)")
-    parser.add_argument("--hosts", default="", help="OSU's, IMB's and perftest's point to point: the two nodes, A,B; nvbandwidth: its node, A")
+    parser.add_argument("--hosts", default="", help="the nodes, where the output does not name them: OSU's, IMB's and "
+                        "perftest's point to point A,B; nvbandwidth's A; nccl-tests' Rank lines name theirs (given, it "
+                        "must name the same)")
     parser.add_argument("--bytes", type=int, help="nvbandwidth: the buffer size it ran with (-b; default 512 MiB), "
                         "p2pBandwidthLatencyTest: its copies' size (4 x --numElems; default 160 MB); neither prints it")
     parser.add_argument("--ranks", type=int, help="OSU collectives: the ranks they ran on (for busbw)")
@@ -43,14 +67,20 @@ def parse_args(argv):
                        "host and NICs get their link's ceiling, an NVSwitch node's collectives NCCL's expectation")
     where.add_argument("--nvidia-smi-p2p", type=Path, help="with --nvidia-smi-topo: saved `nvidia-smi topo -p2p r`")
     where.add_argument("--nvlink-generation", help="with --nvidia-smi-topo: where the GPU model does not say it (2, 3, 4, 5)")
+    where.add_argument("--gpu-model", help="with --nvidia-smi-topo: the GPUs' model as nvidia-smi -L names it (NVIDIA "
+                       "H100 80GB HBM3), as `wirebench topo --gpu-model` takes it")
+    where.add_argument("--nics", type=nics_option, help="a node's network ports, COUNTxRATE (8x400G): each port's "
+                       "ceiling (IB, or --link-class roce/eth), and a collective across nodes held against them together")
     where.add_argument("--topology", type=Path, help="a topology.json `wirebench topo --json` wrote")
     where.add_argument("--nccl-log", type=Path, help="the NCCL_DEBUG=INFO log of the run: each misconfiguration "
                        "it shows is a FAIL or WARN (docs/nccl-diagnosis.md)")
     args = parser.parse_args(argv[1:])
     if args.topology and args.nvidia_smi_topo:
         parser.error("--topology and --nvidia-smi-topo both describe the wiring: give one")
-    if (args.nvidia_smi_p2p or args.nvlink_generation) and not args.nvidia_smi_topo:
-        parser.error("--nvidia-smi-p2p and --nvlink-generation go with --nvidia-smi-topo")
+    if (args.nvidia_smi_p2p or args.nvlink_generation or args.gpu_model) and not args.nvidia_smi_topo:
+        parser.error("--nvidia-smi-p2p, --nvlink-generation and --gpu-model go with --nvidia-smi-topo")
+    if args.nics and args.rate is not None:
+        parser.error("--nics and --rate both state the network's ceiling: give one")
     return args
 
 
@@ -60,7 +90,8 @@ def read_file(path, args):
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     text = read_utf8(path)
-    options = Options(op=args.op, link_class=args.link_class, hosts=tuple((args.hosts.split(",") + ["", ""])[:2]),
+    named = [h for h in args.hosts.split(",")]
+    options = Options(op=args.op, link_class=args.link_class, hosts=tuple(named + [""] * (2 - len(named))),
                       ranks=args.ranks, bytes=args.bytes)
     known = importers()
     if text.lstrip().startswith("{"):
@@ -92,6 +123,7 @@ def read_topology(args):
         command += ["--hostname", host] if host else []
         command += ["--nvidia-smi-p2p", str(args.nvidia_smi_p2p)] if args.nvidia_smi_p2p else []
         command += ["--nvlink-generation", args.nvlink_generation] if args.nvlink_generation else []
+        command += ["--gpu-model", args.gpu_model] if args.gpu_model else []
     if args.nccl_log:
         command += ["--nccl-log", str(args.nccl_log)]
     doc = None
@@ -160,7 +192,7 @@ def import_meta(imported):
     found = [facts(r["extra"]) | {"tool": parse_items(r["extra"]).get("tool", "")} for r in rows]
     nccl = sorted({f["nccl_version"] for f in found if f.get("nccl_version")})
     tools = sorted({f"{f['tool']} {f.get('tool_version', 'unknown')}" for f in found if f["tool"]})
-    hosts = sorted({end.split("/", 1)[0] for r in rows for end in (r["src"], r["dst"]) if "/" in end})
+    hosts = sorted({host for r in rows for host in nodes_of(r)})
     versions = {"imported_tools": ", ".join(tools)}
     if len(nccl) == 1:
         versions["nccl"] = nccl[0]
@@ -175,11 +207,35 @@ def import_meta(imported):
             "commands": [{"argv": ["wirebench", "import", *[str(path) for path, _, _ in imported]]}]}
 
 
+def across_nodes(path, rows, notes, nics):
+    """A collective across nodes crosses the ports --nics names (its link class, where none is
+    given); on two nodes without NCCL_ALGO=Ring its tree goes beyond them, said (ceilings.py)."""
+    two = False
+    for r in rows:
+        if r["bench"] == "coll" and str(r["nodes"]) not in ("", "1"):
+            r["link_class"] = r["link_class"] or nics["link_class"]
+            two = two or (str(r["nodes"]) == "2" and r["backend"] == "nccl" and
+                          (parse_items(r["extra"]).get("NCCL_ALGO") or "").lower() != "ring")
+    if two:
+        notes.append(f"{path}: NCCL on two nodes without NCCL_ALGO=Ring: its tree goes beyond the ports' rate "
+                     "(NVIDIA/nccl-tests#196), so --nics is no ceiling of it; rerun with NCCL_ALGO=Ring, as NCCL's "
+                     "maintainers advise for the network (NVIDIA/nccl-tests#290), or give the wiring (--topology)")
+
+
+def nodes_of(r):
+    """The nodes a row names: its endpoints' (dgx01/gpu0), or a collective's communicator's (dgx01,dgx02)."""
+    ends = [e for e in (r["src"], r["dst"]) if e]
+    if r["bench"] == "coll" and ends and "/" not in ends[0] and ends[0] != "world":
+        return ends[0].split(",")
+    return [end.split("/", 1)[0] for end in ends if "/" in end]
+
+
 def main(argv):
     try:
         args = parse_args(argv)
     except SystemExit as exit_:
         return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    args.out = args.out or fresh_run_dir()
     try:
         if (args.out / "results.csv").exists():
             raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
@@ -188,13 +244,14 @@ def main(argv):
             settings = nccl_tests.nccl_settings(log_lines=read_utf8(args.nccl_log).splitlines())
             for _, tool, (rows, notes) in imported:
                 if tool == "nccl-tests" and settings:
-                    for r in rows:
-                        nccl_tests.set_items(r, settings)
+                    nccl_tests.apply_settings(rows, settings)
                     notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
                                  ": judged against that algorithm's expectation")
         topology = read_topology(args)
         if args.rate is not None and not args.link_class:
             args.link_class = link_class_the_files_say(imported)
+        network = args.link_class if args.link_class in ("ib", "roce", "eth") else "ib"
+        nics = stated_nics(*args.nics, network) if args.nics else None
     except InputError as error:
         print(f"error: {error} (exit code 3)", file=sys.stderr)
         return ExitCode.USAGE
@@ -204,8 +261,10 @@ def main(argv):
     with (args.out / "results.csv").open("w", newline="") as out:
         writer = csv.DictWriter(out, RESULT_COLUMNS, lineterminator="\n")
         writer.writeheader()
-        for _, _, (rows, _) in imported:
+        for path, _, (rows, notes) in imported:
             link_classes_from(topology, rows, args.link_class)
+            if nics:
+                across_nodes(path, rows, notes, nics)
             writer.writerows(rows)
     (args.out / "meta.json").write_text(json.dumps(import_meta(imported), indent=1, sort_keys=True) + "\n")
     expectation = {}
@@ -215,13 +274,17 @@ def main(argv):
                        "source": "wirebench import --rate"}
     # The class's typical small-message latency from the ceilings database, as `wirebench topo` gives
     # it a run: an imported osu_latency or ib_send_lat is judged without a saved topology.
-    latency = max((e for e in database_latencies() if e["link_class"] == args.link_class),
+    latency_class = args.link_class or (nics or {}).get("link_class", "")
+    latency = max((e for e in database_latencies() if e["link_class"] == latency_class),
                   key=lambda e: e["latency_us"], default=None)
     if latency:
-        expectation |= {"link_class": args.link_class, "latency_us": latency["latency_us"],
+        expectation |= {"link_class": latency_class, "latency_us": latency["latency_us"],
                         "latency_source": latency["source"]}
-    if expectation:
-        (args.out / "suite.json").write_text(json.dumps({"expectations": [expectation]}))
+    stated = [e for e in (nics, expectation) if e]
+    if nics and expectation.get("link_class") == nics["link_class"]:  # the ports' class: one entry
+        stated = [nics | expectation]
+    if stated:
+        (args.out / "suite.json").write_text(json.dumps({"expectations": stated}))
     for path, tool, (rows, _) in imported:
         print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")  # its notes: the report's, below
     try:

@@ -23,6 +23,7 @@ DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)((?:\s+\S+){4,})\
 DATA_NO_ROOT = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)((?:\s+[\d.e+-]+|\s+N/A){4,})\s*$")
 RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
 VERSION = re.compile(r"nccl-tests version (\S+)(?:.*nccl-library=(\d+))?")
+COUNTS = re.compile(r"nThread (\d+) nGpus (\d+)")  # threads a process, GPUs a thread (-t, -g)
 PROGRAM = re.compile(r"^#\s*Collective test starting:\s*(\S+)")  # nccl-tests 2.16 on name their binary
 # nccl-tests' own header and footer lines, with or without their `#`
 HEADER = re.compile(r"^#|^\s*(nThread\s|Using devices|Rank\s+\d+|out-of-place|size\s+count|\(B\)|Avg bus bandwidth|"
@@ -51,10 +52,10 @@ def nccl_version(code):
         f"{code // 1000}.{code // 100 % 10}.{code % 100}"
 
 
-def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placement, figures, wrong, link_class,
+def placement_row(where, version, op, launch, size, dtype, redop, root, placement, figures, wrong, link_class,
                   nccl=None, command=None):
     """One placement's row (out_of_place, in_place) of one size: figures are (time us, algbw,
-    busbw), None where nccl-tests printed N/A."""
+    busbw), None where nccl-tests printed N/A; `launch` the run's ranks, nodes and processes."""
     items = {}
     if redop != "none":
         items["redop"] = redop
@@ -64,13 +65,14 @@ def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placem
         items["nccl_version"] = nccl
     if command:
         items["command_line"] = command
-    fields = dict(bench="coll", case=placement, backend="nccl", link_class=link_class, src="world",
+    n = launch.ranks
+    fields = dict(bench="coll", case=placement, backend="nccl", link_class=link_class, src=launch.communicator(),
                   direction="uni", op=op, dtype=DTYPES.get(dtype, dtype), bytes=size, ranks=n,
-                  nodes=max(len(hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
+                  nodes=max(len(launch.hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
                   busbw_GBps=number(figures[2]), errors=wrong, items=items,
                   judged=declare("busbw_GBps" if size > 0 else None),
-                  rerun=f"mpirun -np {n} {collectives.NCCL_TESTS_BINARY.get(op, op)}_perf -b {size} -e {size} -d {dtype}"
-                        f"{' -o ' + redop if redop != 'none' else ''}")
+                  rerun=launch.rerun(f"{collectives.NCCL_TESTS_BINARY.get(op, op)}_perf -b {size} -e {size} -d {dtype}"
+                                     f"{' -o ' + redop if redop != 'none' else ''}{' -r ' + str(root) if root >= 0 else ''}"))
     if n == 1:
         fields.update(status="SKIP", reason="one GPU: nccl-tests measured no communication between GPUs")
     elif None in figures:
@@ -78,9 +80,33 @@ def placement_row(where, version, op, n, hosts, size, dtype, redop, root, placem
     return row(where, "nccl-tests", version, **fields)
 
 
-def parse(path, text, op=None, link_class=""):
+class Launch:
+    """How the run was started, as its output shows it: its ranks' nodes in rank order (the Rank
+    lines, or --hosts where it prints none), its processes (a rank's host and pid: -g G puts G ranks
+    in one process) and nccl-tests' -t / -g. Its rerun starts as many processes, as many a node."""
+
+    def __init__(self, ranks=None, threads=1, gpus=1, hosts=()):
+        ranks = ranks or {}  # {rank: (host, pid)}
+        self.ranks = max(len(ranks), 1)
+        self.hosts = [h for h in dict.fromkeys(host for _, (host, _) in sorted(ranks.items())) if h] or list(hosts)
+        self.processes = len({started for started in ranks.values()}) or max(self.ranks // max(threads * gpus, 1), 1)
+        self.threads, self.gpus = threads, gpus
+
+    def communicator(self):
+        """The row's src: the communicator's nodes (schema/endpoints.csv: `dgx01`, `dgx01,dgx02`), or
+        `world` where the output names none."""
+        return ",".join(self.hosts) or "world"
+
+    def rerun(self, tool):
+        per_node = (f" -N {self.processes // len(self.hosts)}"
+                    if len(self.hosts) > 1 and self.processes % len(self.hosts) == 0 else "")
+        counts = (f" -g {self.gpus}" if self.gpus > 1 else "") + (f" -t {self.threads}" if self.threads > 1 else "")
+        return f"mpirun -np {self.processes}{per_node} {tool}{counts}"
+
+
+def parse(path, text, op=None, link_class="", hosts=()):
     """(rows, notes): the rows of results.csv, and sentences about the file (cut, nothing measured,
-    lines left aside, where the collective came from)."""
+    lines left aside, where the collective came from, --hosts against the Rank lines)."""
     paste = read(text)
     notes = []
     program = next((PROGRAM.match(l.text).group(1) for l in paste.lines if PROGRAM.match(l.text)), None)
@@ -95,6 +121,7 @@ def parse(path, text, op=None, link_class=""):
     op_unknown = op is None
     op = op or "all_reduce"  # for now: the table's columns decide below, or the file is refused
     version, nccl, ranks, rows, width = None, paste.nccl_version(), {}, [], 4
+    threads, gpus, launch = 1, 1, None
     aside, starts, has_root, shapes = Aside(path, "nccl-tests"), {}, True, []
     for line in paste.lines:
         where = f"{path}:{line.number}"
@@ -104,11 +131,14 @@ def parse(path, text, op=None, link_class=""):
             found = VERSION.search(line.text)
             if found:
                 version, nccl = found.group(1), nccl_version(found.group(2)) or nccl
+            found = COUNTS.search(line.text)
+            if found:
+                threads, gpus = int(found.group(1)), int(found.group(2))
             found = RANK.match(line.text.lstrip("# "))
             if found:
                 rank, pid, host, device = int(found.group(1)), found.group(2), found.group(3), int(found.group(4))
                 starts.setdefault(rank, set()).add((host, pid))
-                ranks[rank] = (host, device)
+                ranks[rank] = (host, pid)
             if "i_min" in line.text:  # -I 1: each placement adds i_min i_max i_p99 i_cv%
                 width = 8
             continue
@@ -135,21 +165,21 @@ def parse(path, text, op=None, link_class=""):
         shapes.append((int(size), int(count), dtype, redop, int(root), (columns[:4], columns[width:width + 4])))
         if len(columns) not in (width, 2 * width, 2 * width + 2):  # + 2: -T's timestamp, a date and a time
             raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints {width} per placement")
-        n, hosts = max(len(ranks), 1), {host for host, _ in ranks.values()}
+        if launch is None:  # the Rank lines are all above the table
+            launch = Launch(ranks, threads, gpus, named_hosts(path, [h for h, _ in ranks.values()], hosts, notes))
         for placement, (time_us, algbw, busbw, wrong) in zip(("out_of_place", "in_place"),
                                                               (columns[i:i + 4] for i in range(0, min(len(columns), 2 * width), width))):
             try:
                 figures = [None if v == "N/A" else float(v) for v in (time_us, algbw, busbw)]
             except ValueError:
                 raise InputError(f"{where}: '{time_us} {algbw} {busbw}' are not nccl-tests' figures") from None
-            rows.append(placement_row(where, version, op, n, hosts, int(size), dtype, redop, int(root), placement,
+            rows.append(placement_row(where, version, op, launch, int(size), dtype, redop, int(root), placement,
                                       figures, "" if wrong == "N/A" else wrong, link_class, nccl))
-    settings = nccl_settings([c for _, c in paste.commands], [l.text for l in paste.nccl])
-    if settings:
-        for r in rows:
-            set_items(r, settings)
-        notes.append(f"{path}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))} (its command line "
-                     "or NCCL's log): judged against that algorithm's expectation")
+    settings = nccl_settings([c for _, c in paste.commands] + [l.text for l in paste.lines], [l.text for l in paste.nccl])
+    if settings and rows:
+        apply_settings(rows, settings)
+        notes.append(f"{path}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))} (its command line, "
+                     "an export or NCCL's log): judged against that algorithm's expectation, rerun with them")
     if op_unknown:
         op, why = _op_from_columns(shapes, max(len(ranks), 1))
         if op is None:
@@ -180,11 +210,15 @@ def parse(path, text, op=None, link_class=""):
     return rows, notes
 
 
-# NCCL settings that choose the algorithm or protocol, and so the expectation a sweep is held to
-# (ceilings.for_collective): from a command line (mpirun -x, mpiexec -genv, srun --export, an
-# `export` or a prefix) or NCCL's own `NCCL_ALGO set by environment to Ring`.
-SETTING = re.compile(r"(?<![\w])(NCCL_(?:ALGO|PROTO))=([\w,^:;]+)")
-SETTING_LOGGED = re.compile(r"\b(NCCL_(?:ALGO|PROTO)) set by environment to (\S+?)\.?$")
+# NCCL settings of the run, from a command line (mpirun -x, mpiexec -genv, srun --export, an
+# `export` or a prefix) or NCCL's own `NCCL_ALGO set by environment to Ring`: every one goes into
+# the rerun; those that change the path taken (wb-coll's, bench/harness/run_metadata.cpp
+# path_settings_extra) also name the item, and NCCL_ALGO the expectation it is held to
+# (ceilings.for_collective).
+SETTING = re.compile(r"(?<![\w$])(NCCL_[A-Z0-9_]+)=([\w,^:;./-]+)")
+SETTING_LOGGED = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+?)\.?$")
+PATH_SETTINGS = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
+                 "NCCL_IB_DISABLE")
 
 
 def nccl_settings(commands=(), log_lines=()):
@@ -197,6 +231,35 @@ def nccl_settings(commands=(), log_lines=()):
         if match:
             found[match.group(1)] = match.group(2)
     return found
+
+
+def apply_settings(rows, settings):
+    """The run's NCCL settings on its rows: the path's as items (the algorithm decides the
+    expectation), all of them in the rerun as `-x NAME=VALUE` (Open MPI's, which mpirun passes to
+    every rank), so that it measures what was judged."""
+    for r in rows:
+        set_items(r, {k: v for k, v in settings.items() if k in PATH_SETTINGS})
+        have = dict(re.findall(r" -x (NCCL_[A-Z0-9_]+)=(\S+)", r["rerun"]))
+        exports = "".join(f" -x {k}={v}" for k, v in sorted(settings.items()) if k not in have)
+        r["rerun"] = re.sub(r"^(mpirun -np \d+(?: -N \d+)?)", lambda m: m.group(1) + exports, r["rerun"], count=1)
+
+
+def named_hosts(path, printed, given, notes):
+    """The nodes --hosts names for a run whose output names none; where both name them, the output's
+    stand: a note where --hosts says the same nodes by other names (dgx01 and dgx01.cluster), an
+    InputError where they are other nodes (which ran it cannot be told)."""
+    given = [h for h in given if h]
+    printed = list(dict.fromkeys(printed))
+    if not given or not printed:
+        return given
+    short = lambda host: host.split(".", 1)[0]
+    if sorted(map(short, printed)) == sorted(map(short, given)):
+        if sorted(printed) != sorted(given):
+            notes.append(f"{path}: its Rank lines name {', '.join(printed)}; --hosts {','.join(given)} names the same "
+                         "node(s): the Rank lines' names are kept")
+        return given
+    raise InputError(f"{path}: its Rank lines say it ran on {', '.join(printed)}, --hosts says {','.join(given)}: "
+                     "give the nodes it ran on, or leave --hosts out")
 
 
 ELEMENT_BYTES = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "uint32": 4,
@@ -265,7 +328,7 @@ def looks_like_json(doc):
     return isinstance(doc, dict) and isinstance(doc.get("results"), list) and "config" in doc
 
 
-def parse_json(path, doc, op=None, link_class="", cut=False):
+def parse_json(path, doc, op=None, link_class="", cut=False, hosts=()):
     """(rows, notes) of nccl-tests' -J output; `cut`: the file ended before its closing brackets
     (partial_json read what was whole)."""
     if doc.get("version") not in JSON_VERSIONS:
@@ -278,9 +341,13 @@ def parse_json(path, doc, op=None, link_class="", cut=False):
         raise InputError(f"{path}:1: the JSON's args do not name the binary (all_reduce_perf ...): give --op "
                          f"({', '.join(OPS)})")
     devices = (doc.get("config") or {}).get("devices") or []
-    hosts = {d.get("hostname") for d in devices if isinstance(d, dict)}
-    n, nccl = max(len(devices), 1), nccl_version(doc.get("nccl_version"))
     rows, notes = [], []
+    ranks = {d.get("rank", index): (str(d.get("hostname", "")), str(d.get("pid", index)))
+             for index, d in enumerate(devices) if isinstance(d, dict)}
+    config = doc.get("config") or {}
+    counts = [config.get(k) if isinstance(config.get(k), int) and config.get(k) > 0 else 1 for k in ("nthreads", "ngpus")]
+    launch = Launch(ranks, *counts, named_hosts(path, [h for h, _ in ranks.values()], hosts, notes))
+    nccl = nccl_version(doc.get("nccl_version"))
     results = doc["results"]
     if cut and results and isinstance(results[-1], dict) and "actual_iterations" not in results[-1]:
         results = results[:-1]  # its last result was being written: not whole
@@ -295,7 +362,7 @@ def parse_json(path, doc, op=None, link_class="", cut=False):
             values = [figures.get("cpu_time", figures.get("time")), figures.get("alg_bw"), figures.get("bus_bw")]
             values = [None if v in (None, "nan") else float(v) for v in values]
             wrong = figures.get("nwrong")
-            rows.append(placement_row(where, None, op, n, hosts, result["size"], str(result.get("type", "")),
+            rows.append(placement_row(where, None, op, launch, result["size"], str(result.get("type", "")),
                                       str(result.get("redop", "none")), int(str(result.get("root", "-1")).strip()),
                                       placement, values, "" if wrong is None else f"{float(wrong):g}", link_class,
                                       nccl, " ".join(map(str, args)) or None))
@@ -319,6 +386,6 @@ def parse_json(path, doc, op=None, link_class="", cut=False):
 
 IMPORTER = Importer(
     tool="nccl-tests", known_by="its '# nThread' header",
-    looks_like=looks_like, parse=lambda path, text, o: parse(path, text, o.op, o.link_class),
+    looks_like=looks_like, parse=lambda path, text, o: parse(path, text, o.op, o.link_class, o.hosts),
     looks_like_json=looks_like_json,
-    parse_json=lambda path, doc, o, cut: parse_json(path, doc, o.op, o.link_class, cut), reads_cut_json=True)
+    parse_json=lambda path, doc, o, cut: parse_json(path, doc, o.op, o.link_class, cut, o.hosts), reads_cut_json=True)

@@ -44,6 +44,31 @@ def database_latencies():
                      for r in csv.DictReader(f) if (r.get("latency_us") or "").strip())
 
 
+# A node's network ports as stated (`wirebench import --nics 8x400G`): an InfiniBand port's
+# generation by its rate, as ibstat prints it (4X EDR 100, HDR 200, NDR 400, XDR 800 Gb/s).
+IB_GENERATIONS = {100: "edr", 200: "hdr", 400: "ndr", 800: "xdr"}
+
+
+def stated_nics(count, gbit, link_class="ib"):
+    """suite.json's expectation for a node of `count` ports of `gbit` Gb/s of `link_class` (ib,
+    roce, eth): each port's ceiling and healthy fraction from suites/ceilings.csv, and the ports a
+    node has (`ports_per_node`), which a collective across nodes is held against together. An
+    InputError for a rate or class the database has no row for."""
+    with DATABASE.open(encoding="utf-8", newline="") as f:
+        known = {(r["link_class"], r["generation"]): r for r in csv.DictReader(f)}
+    generation = IB_GENERATIONS.get(int(gbit)) if link_class == "ib" and gbit == int(gbit) else "any"
+    entry = known.get((link_class, generation or ""))
+    if entry is None:
+        raise InputError(f"--nics {count}x{gbit:g}G: suites/ceilings.csv has no {link_class} port of {gbit:g} Gb/s "
+                         f"(InfiniBand: {', '.join(f'{r} Gb/s' for r in IB_GENERATIONS)}; roce and eth: any rate)")
+    per_port = float(entry["rate_GBps_per_unit"]) * (1 if entry["unit"] == "port" else gbit)
+    name = f"{link_class} {generation.upper()} {gbit:g} Gb/s" if generation != "any" else f"{link_class} {gbit:g} Gb/s"
+    return {"link_class": link_class, "ceiling_GBps": per_port, "healthy_fraction": float(entry["healthy_fraction"]),
+            "ports_per_node": count, "nics": f"{count}x{gbit:g}G",
+            "reason": f"a {name} port: {per_port:g} GB/s", "source": f"wirebench import --nics {count}x{gbit:g}G; "
+            f"suites/ceilings.csv, {link_class} {generation}: {entry['source']}"}
+
+
 # NCCL_ALGO's values (NCCL's names, any case) that the expectations spell otherwise; the rest
 # (ring, tree, nvls, pat) are the same lowercased.
 NCCL_ALGO_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet_direct", "collnetchain": "collnet_chain"}
@@ -165,11 +190,13 @@ class Ceilings:
         (1, 2, 3+) and GPUs a node, for the algorithm NCCL_ALGO forced (in the row's extra) or else
         NCCL's own pick; None where topology.json has none."""
         declared = judging.bandwidth(row)
-        if not declared or declared.metric != "busbw_GBps" or row.text("backend") != "nccl" or not self.collectives:
+        if not declared or declared.metric != "busbw_GBps" or row.text("backend") != "nccl":
             return None
         nodes, ranks = int(row.number("nodes") or 0), int(row.number("ranks") or 0)
         if nodes < 1 or ranks % nodes:
             return None
+        if not self.collectives:
+            return self._across_nodes(row, items, nodes)
         shape = (row.text("op"), "1" if nodes == 1 else "2" if nodes == 2 else "3+", ranks // nodes)
         forced = items.get("NCCL_ALGO")
         if forced:
@@ -179,9 +206,23 @@ class Ceilings:
             entry = next((e for key, e in self.collectives.items() if key[:3] == shape and e.get("nccl_choice")), None)
             how = "NCCL's own pick at large sizes"
         if entry is None:
-            return None
+            return self._across_nodes(row, items, nodes)
         return Ceiling(entry["busbw_GBps"], f"{how}: {entry.get('reason', '')}",
                        entry.get("healthy_fraction") or 0.8, entry.get("source", "topology.json"))
+
+    def _across_nodes(self, row, items, nodes):
+        """A collective across nodes against the node's ports together (`wirebench import --nics`),
+        where the topology gives no expectation for it: a ring's busbw is what each node's ports carry
+        (NVIDIA/nccl-tests#160: on rings busbw "reflects exactly what's going through the NICs"). NCCL
+        rings at large sizes on 3 nodes or more; on 2 nodes only with NCCL_ALGO=Ring: there its tree
+        goes beyond the ports' rate (NVIDIA/nccl-tests#196), so they are no ceiling of it."""
+        stated = self.expectations.get(row.text("link_class"), {})
+        ports, forced = stated.get("ports_per_node"), (items.get("NCCL_ALGO") or "").lower()
+        if nodes < 2 or not stated.get("nics") or not ports or forced not in ("", "ring") or (nodes == 2 and not forced):
+            return None
+        how = f"NCCL_ALGO={items['NCCL_ALGO']}" if forced else "a ring, NCCL's pick at large sizes on 3 nodes or more"
+        return Ceiling(ports * stated["ceiling_GBps"], f"{how}: busbw is what a node's ports carry together, "
+                       f"{ports} x {stated['reason']}", stated.get("healthy_fraction", 0.8), stated.get("source", "suite"))
 
     def network_ports(self, host):
         """How many network ports the topology saw on `host`, or the suite states (`ports_per_node`: a
