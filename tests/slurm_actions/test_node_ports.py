@@ -3,6 +3,8 @@ rate, and a tc rate limit on the interface (tbf, or htb's default class), from a
 a fake tc that prints what iproute2 6.1 prints."""
 import pytest
 
+from wirebench.contracts.schema import ExitCode
+
 from wirebench.slurm.node_ports import PortSpecError, judge_port, parse_port_spec, parse_rate, read_port
 
 
@@ -79,8 +81,24 @@ def test_an_up_virtio_port_that_reports_no_rate_is_not_judged_not_failed(tmp_pat
 
 def test_a_check_that_judged_nothing_is_never_healthy():
     from wirebench.slurm.check import overall
-    assert overall([("NOT JUDGED", "eth0 up, rate unknown")]) == ("NOT JUDGED", "nothing judged: eth0 up, rate unknown")
-    assert overall([])[0] == "NOT JUDGED"
+    assert overall([("NOT JUDGED", "eth0 up, rate unknown")]) == ("NOT JUDGED", "nothing judged: eth0 up, rate unknown",
+                                                                  ExitCode.UNJUDGED)
+    assert overall([])[:3:2] == ("NOT JUDGED", ExitCode.UNJUDGED)
     assert overall([("PASS", "lo up"), ("NOT JUDGED", "eth0 rate unknown")]) == \
-        ("PASS", "healthy: lo up; not judged: eth0 rate unknown")
-    assert overall([("NOT JUDGED", "x"), ("FAIL", "eth1 is down")]) == ("FAIL", "eth1 is down")
+        ("PASS", "healthy: lo up; not judged: eth0 rate unknown", ExitCode.OK)
+    assert overall([("NOT JUDGED", "x"), ("FAIL", "eth1 is down")]) == ("FAIL", "eth1 is down", ExitCode.FAILED)
+
+
+def test_a_check_exits_by_the_one_order_and_a_warn_is_judged():
+    """Issue 54: a check whose only finding was a WARN (a GPUDirect-off NCCL log) exited 4, 'nothing
+    judged', which drains the node; FAIL outranked ERROR where every other command ranks ERROR first;
+    a profile floor the suite did not measure left the check healthy."""
+    from wirebench.slurm.check import overall
+    assert overall([("WARN", "NCCL gdr-off: GPUDirect RDMA is off")]) == \
+        ("PASS", "healthy: WARN NCCL gdr-off: GPUDirect RDMA is off", ExitCode.OK)
+    verdict, what, code = overall([("FAIL", "eth1 is down"), ("ERROR", "the suite did not finish")])
+    assert (verdict, code) == ("ERROR", ExitCode.INFRASTRUCTURE) and what == "could not check: the suite did not finish (+1 more)"
+    missing = ["profile h100-sxm-8gpu: floor 'GPU pair copy' not measured"]
+    assert overall([("PASS", "12 measured items pass")], missing) == \
+        ("NOT JUDGED", "not judged: profile h100-sxm-8gpu: floor 'GPU pair copy' not measured", ExitCode.UNJUDGED)
+    assert overall([("FAIL", "eth1 is down")], missing)[2] == ExitCode.FAILED

@@ -12,10 +12,12 @@ One node's quick health check, for Slurm's HealthCheckProgram, a prolog or an ep
 Nothing runs past --time-limit (default 50 s: Slurm kills a HealthCheckProgram after 60).
 Prints the findings, then one reason line fit for `scontrol update ... Reason=`, and writes
 check.json into the run directory (kept with --run-dir, else removed).
-Exit codes: 0 healthy; 1 unhealthy (a FAIL; a prolog or epilog that exits non-zero drains its node);
-2 the check could not finish (an ERROR, or past --time-limit); 3 bad usage; 4 nothing judged (no
-finding could be held against anything: a port whose driver reports no rate, a suite with no ceiling
-here): a check that judged nothing never says healthy.
+Exit codes (docs/results.md, "Exit codes", one order for every command): 2 the check could not
+finish (an ERROR, or past --time-limit); 1 unhealthy (a FAIL; a prolog or epilog that exits non-zero
+drains its node); 4 not judged: nothing judged (no finding could be held against anything: a port
+whose driver reports no rate, a suite with no ceiling here), or something required left unjudged (a
+--profile floor the suite did not measure), a check that did not judge never says healthy; 0 healthy
+(PASS, or WARN: a WARN judged something); 3 bad usage.
 --drain (for HealthCheckProgram, whose exit code Slurm ignores): this node is drained with the reason
 when it is unhealthy, and resumed when it is healthy and its reason says wirebench drained it; a node
 drained by anyone else is left as it is. Exit 0 once it has acted (slurmd would not register a node
@@ -38,6 +40,8 @@ from wirebench.run.paths import BIN
 from .node_ports import PortSpecError, judge_port, parse_port_spec, read_port
 from .run_findings import CHECK_SCHEMA, RunDirError, load_summary
 from .slurm_nodes import SlurmError, drain_command, read_nodes, reason_text, resume_command, run_slurm
+from wirebench.contracts.exit_policy import CommandError, entry, fail, judged_code
+from wirebench.contracts.input_files import readable_file
 from wirebench.contracts.schema import ExitCode
 
 MARK = ".wirebench-check"  # a run directory a check made, which the next check may replace
@@ -45,20 +49,29 @@ VERDICT_SECONDS = 2     # of --time-limit, kept for the verdict and Slurm
 MEASURE_AT_LEAST = 3    # the least time worth starting the suite with (its host step alone takes about 2 s)
 
 
-def overall(findings):
-    """(verdict, what) of the whole check: a FAIL, else an ERROR, names the worst; healthy needs at
-    least one finding that judged something; a check that judged nothing says so (NOT JUDGED)."""
-    worst = next((f for level in ("FAIL", "ERROR") for f in findings if f[0] == level), None)
-    if worst:
+VERDICTS = {ExitCode.OK: "PASS", ExitCode.FAILED: "FAIL", ExitCode.INFRASTRUCTURE: "ERROR",
+            ExitCode.UNJUDGED: "NOT JUDGED"}  # check.json's verdict of each exit code
+
+
+def overall(findings, missing=()):
+    """(verdict, what, exit code) of the whole check, by the one policy (contracts/exit_policy.py):
+    an ERROR, else a FAIL, names the worst; then what was required and not judged (`missing`), or
+    nothing judged at all, is NOT JUDGED; healthy needs a finding that judged something (PASS or WARN)."""
+    code = judged_code([f[0] for f in findings], missing)
+    verdict = VERDICTS[code]
+    if verdict in ("ERROR", "FAIL"):
+        worst = next(f for f in findings if f[0] == verdict)
         more = sum(f[0] not in ("PASS", "NOT JUDGED") for f in findings) - 1
-        what = (f"could not check: {worst[1]}" if worst[0] == "ERROR" else worst[1]) + (f" (+{more} more)" if more else "")
-        return worst[0], what
-    judged = [f[1] for f in findings if f[0] == "PASS"]
+        what = (f"could not check: {worst[1]}" if verdict == "ERROR" else worst[1]) + (f" (+{more} more)" if more else "")
+        return verdict, what, code
+    judged = [f[1] if f[0] == "PASS" else f"{f[0]} {f[1]}" for f in findings if f[0] in ("PASS", "WARN")]
     unjudged = [f[1] for f in findings if f[0] == "NOT JUDGED"]
+    if missing:
+        return verdict, "not judged: " + "; ".join(missing), code
     if not judged:
-        return "NOT JUDGED", "nothing judged: " + ("; ".join(unjudged) if unjudged else "nothing was asked (no --nic, "
-                                                  "--nccl-log or measurement)")
-    return "PASS", "healthy: " + "; ".join(judged) + (f"; not judged: {'; '.join(unjudged)}" if unjudged else "")
+        return verdict, "nothing judged: " + ("; ".join(unjudged) if unjudged else "nothing was asked (no --nic, "
+                                                 "--nccl-log or measurement)"), code
+    return verdict, "healthy: " + "; ".join(judged) + (f"; not judged: {'; '.join(unjudged)}" if unjudged else ""), code
 
 
 def node_name(given=None):
@@ -67,7 +80,8 @@ def node_name(given=None):
 
 def measure(suite, profile, run_dir, seconds):
     """The suite through `wirebench run`, on this node only (a prolog's or a job's Slurm variables
-    would send its steps through srun to every node of the job). [(verdict, what)]."""
+    would send its steps through srun to every node of the job). ([(verdict, what)], what the report
+    found required and not judged: the profile's floors no row matched)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
     command = [str(BIN / "wirebench"), "run", suite, "--run-dir", str(run_dir)] + (["--profile", profile] if profile else [])
     log = run_dir / "check.log"
@@ -78,11 +92,11 @@ def measure(suite, profile, run_dir, seconds):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-            return [("ERROR", f"the measurements did not finish within the {seconds:.3g} s --time-limit left them")]
+            return [("ERROR", f"the measurements did not finish within the {seconds:.3g} s --time-limit left them")], []
     try:
         summary = load_summary(run_dir)
     except RunDirError:
-        return [("ERROR", f"the measurements ended without a report (exit code {code}; see {log})")]
+        return [("ERROR", f"the measurements ended without a report (exit code {code}; see {log})")], []
     found = []
     for v in summary["verdicts"]:
         if v["verdict"] in ("FAIL", "ERROR"):
@@ -98,17 +112,20 @@ def measure(suite, profile, run_dir, seconds):
         found.append(("NOT JUDGED", f"measured, nothing judged: {not_judged} item(s) had nothing to be held against "
                       f"here (report.md in the run directory says why)" if not_judged else
                       "nothing measured: every step of the suite was skipped (report.md in the run directory says why)"))
-    return found
+    missing = [f"profile {(summary.get('profile') or {}).get('name')}: floor '{f['name']}' not measured"
+               for f in (summary.get("profile") or {}).get("floors", []) if not f.get("rows")]
+    return found, missing
 
 
 def nccl_findings(log, seconds=20):
     """What NCCL's log says of this node's transport (`wirebench topo --nccl-log`): each
     diagnosis it names (docs/nccl-diagnosis.md: sockets where InfiniBand is, ...) a FAIL or WARN as the
-    catalogue says; [(verdict, what, source)]."""
+    catalogue says; [(verdict, what, source)]. Its JSON is read whatever topo's exit code (1 where a
+    diagnosis FAILs); its stderr only where it wrote none (a log it could not read)."""
     try:
         result = subprocess.run([str(BIN / "wirebench"), "topo", "--nccl-log", str(log), "--json"], capture_output=True,
                                 text=True, timeout=seconds)
-        doc = json.loads(result.stdout) if result.returncode == 0 else None
+        doc = json.loads(result.stdout) if result.returncode in (ExitCode.OK, ExitCode.FAILED) else None
     except subprocess.TimeoutExpired:
         return [("ERROR", f"reading {log} took over {seconds} s", f"--nccl-log {log}")]
     except OSError as error:
@@ -150,6 +167,7 @@ def act_on_slurm(node, verdict, reason):
     return f"{node} left {state.state}"
 
 
+@entry
 def main(argv):
     parser = argparse.ArgumentParser(prog="wirebench check", description=__doc__.split("\n\n")[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -165,31 +183,27 @@ def main(argv):
                              "InfiniBand is, ...)")
     parser.add_argument("--no-measure", action="store_true", help="ports only: measure nothing")
     parser.add_argument("--drain", action="store_true", help="drain or resume this node through scontrol")
+    args = parser.parse_args(argv[1:])
     try:
-        args = parser.parse_args(argv[1:])
         ports = [parse_port_spec(spec) for spec in args.nic]
-    except SystemExit as exit_:
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
     except PortSpecError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError(str(error)) from None
     if args.time_limit <= 0:
-        print("error: --time-limit must be above 0 s (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError("--time-limit must be above 0 s")
     if not args.no_measure and args.time_limit < MEASURE_AT_LEAST + VERDICT_SECONDS:
-        print(f"error: --time-limit {args.time_limit:g} s leaves no time to measure ({VERDICT_SECONDS} s are kept for the "
-              f"verdict and Slurm): give at least {MEASURE_AT_LEAST + VERDICT_SECONDS} s, or --no-measure "
-              "(exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError(f"--time-limit {args.time_limit:g} s leaves no time to measure ({VERDICT_SECONDS} s are kept "
+                           f"for the verdict and Slurm): give at least {MEASURE_AT_LEAST + VERDICT_SECONDS} s, or "
+                           "--no-measure")
+    if args.nccl_log:
+        readable_file(args.nccl_log)  # "no such file or directory", "is a directory", "permission denied"
     started = time.monotonic()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     node = node_name(args.node)
     run_dir = args.run_dir
     if run_dir and run_dir.exists() and any(run_dir.iterdir()):
         if not (run_dir / MARK).exists():
-            print(f"error: {run_dir} holds something that is not a check's run directory: give an empty or new "
-                  "folder (exit code 3)", file=sys.stderr)
-            return ExitCode.USAGE
+            raise CommandError(f"{run_dir} holds something that is not a check's run directory: give an empty or new "
+                               "folder")
         shutil.rmtree(run_dir)  # the last check's: each check starts from nothing (results.csv appends)
     work = Path(tempfile.mkdtemp(prefix="wirebench-check-"))
     run_dir = run_dir or work / "run"
@@ -197,12 +211,15 @@ def main(argv):
     (run_dir / MARK).write_text("a wirebench check's run directory: the next check with it replaces it\n")
     try:
         findings = [judge_port(read_port(name), rate) + (f"--nic {name}",) for name, rate in ports]
+        missing = []  # required and not judged (a --profile floor the suite did not measure): named first
         if args.nccl_log:
             findings += nccl_findings(args.nccl_log)
         if not args.no_measure:
             left = args.time_limit - (time.monotonic() - started) - VERDICT_SECONDS
-            findings += [(v, what, f"suite {args.suite}") for v, what in measure(args.suite, args.profile, run_dir, left)]
-        verdict, what = overall(findings)
+            found, missing = measure(args.suite, args.profile, run_dir, left)
+            findings = ([("NOT JUDGED", what, f"suite {args.suite}, required") for what in missing] + findings
+                        + [(v, what, f"suite {args.suite}") for v, what in found])
+        verdict, what, code = overall(findings, missing)
         reason = reason_text(f"{node} {what}", f"(check {stamp})")
         for level, text, source in findings:
             print(f"  {level:<5} {text} [{source}]")
@@ -215,11 +232,9 @@ def main(argv):
             try:
                 print(f"wirebench check: {act_on_slurm(node, verdict, reason)}", flush=True)
             except SlurmError as error:
-                print(f"wirebench check: error: {error} (exit code 2)", file=sys.stderr)
-                return ExitCode.INFRASTRUCTURE
+                return fail(f"wirebench check: {error}", ExitCode.INFRASTRUCTURE)
             return ExitCode.OK
-        return {"PASS": ExitCode.OK, "FAIL": ExitCode.FAILED, "NOT JUDGED": ExitCode.UNJUDGED}.get(
-            verdict, ExitCode.INFRASTRUCTURE)
+        return code
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
