@@ -40,6 +40,18 @@ def node_of(endpoint):
     return found.node if found else ""
 
 
+# A collective's src that names no node: wb-coll's communicators (bench/coll/wb_coll_main.cpp
+# split_name) and an aggregate's `all`. Any other src of a collective names its communicator's nodes
+# (an import's `dgx01`, `dgx01,dgx02`: schema/endpoints.csv).
+COMMUNICATORS = ("world", "intra-node", "rails", "all")
+
+
+def communicator_node(text):
+    """'dgx01' for a collective's communicator on that one node; '' for several nodes or none named."""
+    text = text or ""
+    return "" if not text or "," in text or "/" in text or text in COMMUNICATORS else text
+
+
 def rank_of(endpoint):
     """'node3/rank5' -> 5; None for an endpoint that is no rank."""
     found = parse(endpoint)

@@ -9,7 +9,7 @@ from datetime import timedelta
 from ..history.baselines import FLEET_DAYS, MIN_CHANGE, RECENT_RUNS, fleet_outlier, regression
 from ..history.store import TIME_FORMAT, Item, parse_time
 from . import judging
-from .endpoints import node_of, parse
+from .endpoints import communicator_node, node_of, parse
 from .wording import what
 
 TREND_HEADINGS = ("verdict", "item", "now", "baseline (median of healthy runs)", "change", "first seen", "that night's changes")
@@ -22,12 +22,22 @@ class Trend:
     fleet: object = None  # history.baselines.FleetOutlier: against the other nodes' latest
 
 
+def node_of_row(fields):
+    """The node a row measured: its source's, or that of a collective on one node (an import's
+    communicator names it: nightly single-node nccl-tests runs are held against each other)."""
+    src = fields.get("src", "")
+    return node_of(src) or (communicator_node(src) if fields.get("bench") == "coll" else "")
+
+
 def shape_of(row):
     """The item without its node: what it measured, at which size, on which link class, between
-    which endpoints within their node (a GPU pair keeps its GPUs; a rank is any rank)."""
+    which endpoints within their node (a GPU pair keeps its GPUs; a rank is any rank; a collective
+    on one node is on `node`)."""
     f = row.fields
 
     def local(endpoint):
+        if f.get("bench") == "coll" and communicator_node(endpoint):
+            return "node"
         found = parse(endpoint)
         if not found or not found.node:
             return endpoint
@@ -54,7 +64,7 @@ def history_items(verdicts):
         f = v.row.fields
         out.append(Item(v.row.key, v.metric, v.value, higher, v.verdict, v.row.samples,
                         v.row.number("spread_pct") if v.row.text("spread_pct") else None, f.get("bench", ""),
-                        f.get("link_class", ""), f.get("src", ""), f.get("dst", ""), node_of(f.get("src", "")) or "",
+                        f.get("link_class", ""), f.get("src", ""), f.get("dst", ""), node_of_row(f),
                         v.ceiling_GBps, shape_of(v.row)))
     return out
 
@@ -95,7 +105,7 @@ def judge_against_history(verdicts, history, run):
 def _against_the_fleet(v, history, run):
     """An item far off the same item's latest healthy figure on the fleet's other nodes: a WARN
     (one figure against the fleet; its own history decides a FAIL)."""
-    node = node_of(v.row.text("src"))
+    node = node_of_row(v.row.fields)
     if not node:
         return None
     since = (parse_time(run.time) - timedelta(days=FLEET_DAYS)).strftime(TIME_FORMAT)
