@@ -290,10 +290,18 @@ class CollRun {
   // communicator's wiring carries) and the command that measures it again, as it ran.
   void declare_judging(ResultRow& row) const {
     row.judged = transfer_judged(static_cast<double>(row.bytes), "busbw_GBps");
-    const auto algorithm = ExtraItems::parse(row.extra).get("NCCL_ALGO");
+    // The settings of the path it ran (path_settings_extra: NCCL_ALGO, NCCL_PROTO, NCCL_P2P_DISABLE ...,
+    // UCX's and MPICH's), set again: NCCL_ALGO decides the expectation, the others the path measured.
+    std::string settings;
+    for (std::string_view rest = row.extra; !rest.empty();) {
+      const std::string_view item = rest.substr(0, rest.find(';'));
+      rest = item.size() < rest.size() ? rest.substr(item.size() + 1) : std::string_view();
+      if (item.starts_with("NCCL_") || item.starts_with("UCX_") || item.starts_with("MPIR_CVAR_"))
+        settings += std::string(item) + " ";
+    }
     const char* placement = row.case_name == "in_place" ? " --in-place yes" : row.case_name == "out_of_place" ? " --in-place no" : "";
     const std::string size = std::to_string(row.bytes);
-    row.rerun = (algorithm ? "NCCL_ALGO=" + *algorithm + " " : std::string()) + "mpiexec -n " +
+    row.rerun = settings + "mpiexec -n " +
                 std::to_string(program_.size()) + " wb-coll --backend " + row.backend + " --collective " + row.op +
                 " -d " + row.dtype + " -b " + size + " -e " + size + placement + " -c 1" +
                 (options_.split == Split::kIntraNode ? " --split intra" : options_.split == Split::kRails ? " --split rails" : "");
