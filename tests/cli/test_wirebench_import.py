@@ -24,8 +24,10 @@ def test_import_judges_nccl_tests_and_osu_outputs_in_one_run_directory(tmp_path)
     assert result.returncode == 1, result.stderr  # the slow all_reduce FAILs
     assert "all_reduce_perf-slow.txt: nccl-tests, 4 row(s)" in result.stdout and "osu_bw.txt: osu, 3 row(s)" in result.stdout
     assert "rerun: mpirun -np 8 all_reduce_perf -b 134217728 -e 134217728" in result.stdout
+    made = list((tmp_path / "runs").glob("import-*"))  # a new runs/import-TIME, as wirebench run makes runs/SUITE-TIME
+    assert len(made) == 1
     for name in ("results.csv", "report.md", "junit.xml", "summary.json"):
-        assert (tmp_path / "wirebench-import" / name).stat().st_size > 0
+        assert (made[0] / name).stat().st_size > 0
 
 
 TESTS = Path(__file__).resolve().parents[1] / "data"
@@ -35,7 +37,8 @@ def wirebench_import(tmp_path, *args):
     binary = os.environ.get("WB_BIN_DIR")
     if not binary:
         pytest.skip("WB_BIN_DIR is not set (run through ctest)")
-    return subprocess.run([str(Path(binary) / "wirebench"), "import", *map(str, args)], cwd=tmp_path,
+    return subprocess.run([str(Path(binary) / "wirebench"), "import", *map(str, args), "--out", "wirebench-import"],
+                          cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
 
 

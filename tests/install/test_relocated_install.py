@@ -147,7 +147,8 @@ def test_import_from_the_moved_prefix_on_path(moved_prefix, tmp_path):
                         (data / "nccl" / "socket-on-ib-machine.log", "job.log")):
         shutil.copy(saved, tmp_path / name)
     script = (f"cd {tmp_path} && export PATH={moved_prefix}/bin:$PATH && wirebench import all_reduce_perf.txt "
-              f"nvbandwidth.json --hosts dgx01 --nvidia-smi-topo dgx01-topo.txt --nccl-log job.log > import.log 2>&1; "
+              f"nvbandwidth.json --hosts dgx01 --nvidia-smi-topo dgx01-topo.txt --nccl-log job.log --out wirebench-import "
+              f"> import.log 2>&1; "
               f"echo import=$?")
     result = hidden_trees_run(script, 120)
     log = (tmp_path / "import.log").read_text()
