@@ -52,9 +52,33 @@ def test_no_history_or_a_damaged_one_is_exit_3(tmp_path):
     (tmp_path / "h.sqlite").write_text("garbage\n" * 50)
     damaged = wirebench("history", "--history", "h.sqlite", "list", cwd=tmp_path)
     assert damaged.returncode == 3 and "h.sqlite: not a wirebench history that can be read" in damaged.stderr
-    nowhere = wirebench("history", "--history", tmp_path / "no" / "such" / "h.sqlite", "list", cwd=tmp_path)
+    nowhere = wirebench("history", "--history", tmp_path / "no" / "such" / "h.sqlite", "add", RECORDED / "vcluster-clean",
+                        cwd=tmp_path)
     assert nowhere.returncode == 3 and "does not exist (the history file is made there" in nowhere.stderr
     fresh = tmp_path / "fresh.sqlite"
-    assert wirebench("history", "--history", fresh, "list", cwd=tmp_path).returncode == 0
+    assert wirebench("history", "--history", fresh, "add", RECORDED / "vcluster-clean", cwd=tmp_path).returncode == 0
     version = sqlite3.connect(fresh).execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
     assert version == "1"
+
+
+def test_reading_a_history_never_makes_one_and_a_file_that_is_not_one_is_refused(tmp_path):
+    """Issue 54: `history --history typo.sqlite list` made typo.sqlite (exit 0, '0 run(s)'), and an
+    existing empty text file was silently turned into a database. Only `add` makes a history."""
+    for command in (["list"], ["show", "stream_bw"]):
+        typo = wirebench("history", "--history", "typo.sqlite", *command, cwd=tmp_path)
+        assert typo.returncode == 3 and "typo.sqlite: no such file or directory" in typo.stderr, typo.stderr
+        assert not (tmp_path / "typo.sqlite").exists()
+    for text in (b"", b"notes of the night\n"):
+        (tmp_path / "notes.txt").write_bytes(text)
+        for command in (["list"], ["add", RECORDED / "vcluster-clean"]):
+            refused = wirebench("history", "--history", "notes.txt", *command, cwd=tmp_path)
+            assert refused.returncode == 3 and "notes.txt: not a wirebench history that can be read" in refused.stderr
+            assert (tmp_path / "notes.txt").read_bytes() == text  # left as it is
+    folder = wirebench("history", "--history", tmp_path, "list", cwd=tmp_path)
+    assert folder.returncode == 3 and f"{tmp_path}: is a directory" in folder.stderr
+    other = tmp_path / "other.sqlite"  # an SQLite database of something else: read, never changed
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    before = other.read_bytes()
+    listed = wirebench("history", "--history", other, "list", cwd=tmp_path)
+    assert listed.returncode == 3 and "not a wirebench history (it has no meta table)" in listed.stderr
+    assert other.read_bytes() == before

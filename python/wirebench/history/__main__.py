@@ -2,14 +2,17 @@
 [--plot FILE]: the history of runs (one SQLite file; --history or WIREBENCH_HISTORY). `add` judges
 each run directory as `wirebench report` does and adds its items (a run already there is not added
 again); `list` the runs, oldest first, with their versions; `show` an item's series (ITEM: its key,
-or a part of it that names one item) and, with --plot, its trend drawn with matplotlib.
-Exit codes: 0, 3 for bad usage or input (a damaged history named)."""
+or a part of it that names one item) and, with --plot, its trend drawn with matplotlib. Only `add`
+makes a history file that is not there; `list` and `show` read it and never write.
+Exit codes (docs/results.md, "Exit codes"): 0 done, 3 bad usage or input (a history that is missing
+for list and show, a directory, unreadable, not SQLite or damaged: named)."""
 import argparse
 import os
 import sys
 from pathlib import Path
 
-from ..contracts.input_files import InputError
+from ..contracts.exit_policy import entry
+from ..contracts.input_files import InputError, readable_dir
 from ..contracts.schema import ExitCode
 from ..report.run_report import judge_run  # the reporter's judgement, written nowhere
 from ..report.judging import unit_of
@@ -46,8 +49,7 @@ def parse_args(argv):
 
 def add(history, args):
     for run_dir in args.run_dirs:
-        if not run_dir.is_dir():
-            raise InputError(f"{run_dir}: not a directory")
+        readable_dir(run_dir)  # "no such file or directory", "not a directory", "permission denied"
         run = run_of(run_dir)
         _, _, _, verdicts = judge_run(run_dir, args.profile)
         items = history_items(verdicts)
@@ -98,18 +100,14 @@ def plot(points, key, metric, unit, base, path):
     plt.close(figure)
 
 
+@entry
 def main(argv):
+    args = parse_args(argv)
+    history = History(args.history, create=args.command == "add")  # a reader never makes the file
     try:
-        args = parse_args(argv)
-    except SystemExit as exit_:
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
-    try:
-        history = History(args.history)
         {"add": add, "list": listing, "show": show}[args.command](history, args)
+    finally:
         history.close()
-    except InputError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
     return ExitCode.OK
 
 

@@ -8,8 +8,9 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
-from ..contracts.input_files import InputError
+from ..contracts.input_files import InputError, unreadable
 from ..contracts.schema import version
 
 SCHEMA_VERSION = version("history")
@@ -31,6 +32,7 @@ CREATE INDEX IF NOT EXISTS items_by_item ON items (key, metric);
 CREATE INDEX IF NOT EXISTS items_by_shape ON items (shape, metric);
 """
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # a run's time: ISO 8601 UTC, meta.json's; sorts as it reads
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 
 
 def parse_time(text):
@@ -85,20 +87,54 @@ class Point:
 
 
 class History:
-    def __init__(self, path: Path, timeout=60.0):
+    def __init__(self, path: Path, timeout=60.0, create=False):
+        """The history at `path`. Only a writer that adds runs (`wirebench history add`, `wirebench
+        report --history`) passes create=True and makes a missing file; a reader (list, show) opens
+        it read-only and never writes. Either refuses, naming the file, a path that is a directory or
+        cannot be read and an existing file that is not SQLite (an empty one too: a typo's file)."""
         self.path = Path(path)
-        if self.path.exists() and self.path.is_dir():
-            raise InputError(f"{self.path}: a directory, not a history file")
-        if not self.path.parent.is_dir():
-            raise InputError(f"{self.path}: its folder {self.path.parent} does not exist (the history file is made "
-                             "there, the folder is not)")
+        if create and not self.path.exists() and not self.path.is_symlink():
+            if not self.path.parent.is_dir():
+                raise InputError(f"{self.path}: its folder {self.path.parent} does not exist (the history file is "
+                                 "made there, the folder is not)")
+        else:
+            self._check_file(create)
         try:
-            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            if create:
+                self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            else:  # read-only: a reader never creates or changes the file
+                self.db = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro", timeout=timeout,
+                                          isolation_level=None, uri=True)
             self.db.row_factory = sqlite3.Row
-            self._prepare()
+            self._prepare() if create else self._check_version()
         except sqlite3.DatabaseError as error:
             raise InputError(f"{self.path}: not a wirebench history that can be read (SQLite: {error}); the run "
                              "directory is untouched") from None
+
+    def _check_file(self, create):
+        """An existing path that is a readable SQLite file, or an InputError in the system's words."""
+        try:
+            with open(self.path, "rb") as stream:
+                head = stream.read(len(SQLITE_HEADER))
+        except FileNotFoundError as error:
+            hint = "" if create else " (`wirebench history add` makes a history; list and show only read one)"
+            raise InputError(f"{unreadable(self.path, error)}{hint}") from None
+        except OSError as error:  # "is a directory", "permission denied"
+            raise unreadable(self.path, error) from None
+        if head != SQLITE_HEADER:
+            what = "an empty file" if not head else "a file that is not SQLite"
+            raise InputError(f"{self.path}: not a wirebench history that can be read ({what}): left as it is; name "
+                             "the history, or a new file for `add` to make")
+
+    def _check_version(self):
+        """A reader's check of the meta table, without writing."""
+        try:
+            found = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.OperationalError:
+            raise InputError(f"{self.path}: an SQLite file, but not a wirebench history (it has no meta table)") from None
+        if found is None or found["value"] != str(SCHEMA_VERSION):
+            raise InputError(f"{self.path}: history schema_version {found['value'] if found else 'missing'}; this "
+                             f"wirebench reads version {SCHEMA_VERSION} (schema/versions.csv)")
 
     def _prepare(self):
         self.db.execute("BEGIN IMMEDIATE")

@@ -48,7 +48,7 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
     # the history is opened first: a damaged one ends here (exit 3), before anything is written
     history = run = None
     if history_path:
-        history, run = History(history_path), run_of(run_dir)
+        history, run = History(history_path, create=True), run_of(run_dir)
     profile, results, ceilings, verdicts = judge_run(run_dir, profile_name)
     trends = judge_against_history(verdicts, history, run) if history else []
     code = exit_code(verdicts, results.problems, unmeasured(profile))
