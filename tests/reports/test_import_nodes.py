@@ -115,7 +115,7 @@ def test_a_two_node_ring_is_held_against_the_nodes_ports_together(tmp_path, caps
     assert [v["verdict"] for v in judged] == ["FAIL", "FAIL"]
     out = capsys.readouterr().out
     assert "175.8 GB/s (44.0% of the ceiling) vs expected >= 368 GB/s (92% of the 400 GB/s ceiling)" in out, out
-    assert "NCCL_ALGO=RING: busbw is what a node's ports carry together, 8 x a ib NDR 400 Gb/s port: 50 GB/s" in out
+    assert "NCCL_ALGO=RING: busbw is what a node's ports carry together, 8 x IB NDR 400 Gb/s: 50 GB/s a port" in out
     # the same sweep at 372 GB/s (46.5 GB/s a NIC, within the maintainers' 46-48) is no FAIL: 93%, a WARN
     # inside the 5% band above 92%; 390 GB/s passes
     for busbw, verdict in (("372.00", "WARN"), ("390.00", "PASS")):

@@ -62,10 +62,11 @@ def stated_nics(count, gbit, link_class="ib"):
         raise InputError(f"--nics {count}x{gbit:g}G: suites/ceilings.csv has no {link_class} port of {gbit:g} Gb/s "
                          f"(InfiniBand: {', '.join(f'{r} Gb/s' for r in IB_GENERATIONS)}; roce and eth: any rate)")
     per_port = float(entry["rate_GBps_per_unit"]) * (1 if entry["unit"] == "port" else gbit)
-    name = f"{link_class} {generation.upper()} {gbit:g} Gb/s" if generation != "any" else f"{link_class} {gbit:g} Gb/s"
+    spelled = {"ib": "IB", "roce": "RoCE", "eth": "Ethernet"}.get(link_class, link_class)
+    name = f"{spelled} {generation.upper()} {gbit:g} Gb/s" if generation != "any" else f"{spelled} {gbit:g} Gb/s"
     return {"link_class": link_class, "ceiling_GBps": per_port, "healthy_fraction": float(entry["healthy_fraction"]),
             "ports_per_node": count, "nics": f"{count}x{gbit:g}G",
-            "reason": f"a {name} port: {per_port:g} GB/s", "source": f"wirebench import --nics {count}x{gbit:g}G; "
+            "reason": f"{name}: {per_port:g} GB/s a port", "source": f"wirebench import --nics {count}x{gbit:g}G; "
             f"suites/ceilings.csv, {link_class} {generation}: {entry['source']}"}
 
 
