@@ -57,7 +57,7 @@ def test_launcher_prefixes_and_nccls_own_lines_change_nothing(tmp_path):
 
 def test_a_one_gpu_run_is_said_not_judged(tmp_path, capsys):
     code, rows, summary = imported(tmp_path, files=["all_reduce_perf-1gpu.txt"])
-    assert code == ExitCode.OK
+    assert code == ExitCode.UNJUDGED  # nothing judged is never healthy (issue 54)
     assert "Nothing judged: no item was measured" in capsys.readouterr().out  # not "Healthy: all 0 ... pass"
     assert {r["status"] for r in rows} == {"SKIP"} and "one GPU" in rows[0]["reason"]
     assert parse(rows[0]["extra"])["tool_version"] == "unknown" and rows[0]["errors"] == ""
@@ -76,15 +76,16 @@ def test_a_cut_file_keeps_its_whole_rows_and_judges_no_stand_in(tmp_path, capsys
 
 def test_the_collective_comes_from_the_files_name_or_op(tmp_path, capsys):
     # neither name nor command line: a reduction without a root, each rank's count the whole size, is all_reduce
+    # read, and held against nothing (no ceiling, no --rate): nothing judged, exit 4 (issue 54)
     code, rows, _ = imported(tmp_path / "a", files=["nccl-unnamed.txt"])
-    assert code == ExitCode.OK and {r["op"] for r in rows} == {"all_reduce"}
+    assert code == ExitCode.UNJUDGED and {r["op"] for r in rows} == {"all_reduce"}
     assert "the collective, all_reduce, from the table's columns" in capsys.readouterr().out
     unnamed = tmp_path / "paste.txt"  # redop none: all_gather and alltoall print alike; refused
     unnamed.write_text((DATA / "nccl-unnamed.txt").read_text().replace("     sum  ", "    none  "))
     code = main(["wirebench import", str(unnamed), "--out", str(tmp_path / "c")])
     assert code == ExitCode.USAGE and "paste.txt:1: nccl-tests does not print its collective" in capsys.readouterr().err
     code, rows, _ = imported(tmp_path / "b", "--op", "all_gather", files=["nccl-unnamed.txt"])
-    assert code == ExitCode.OK and {r["op"] for r in rows} == {"all_gather"}
+    assert code == ExitCode.UNJUDGED and {r["op"] for r in rows} == {"all_gather"}
 
 
 def test_osu_point_to_point_rows_are_wb_nets_rows(tmp_path):

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..report.run_report import report
 from ..report.ceilings import database_latencies, stated_nics
-from ..contracts.input_files import InputError, read_utf8
+from ..contracts.exit_policy import entry
+from ..contracts.input_files import InputError, read_utf8, readable_file
 from ..report.extra import facts, parse as parse_items
 from ..contracts.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
@@ -87,9 +88,7 @@ def parse_args(argv):
 def read_file(path, args):
     """(tool, (rows, notes)) of one file: the first importer that recognises it reads it
     (registry.importers(), in order)."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    text = read_utf8(path)
+    text = read_utf8(readable_file(path))  # "no such file or directory", "is a directory", "permission denied"
     named = [h for h in args.hosts.split(",")]
     options = Options(op=args.op, link_class=args.link_class, hosts=tuple(named + [""] * (2 - len(named))),
                       ranks=args.ranks, bytes=args.bytes)
@@ -128,16 +127,16 @@ def read_topology(args):
         command += ["--nccl-log", str(args.nccl_log)]
     doc = None
     if args.topology:
-        if not args.topology.is_file():
-            raise InputError(f"{args.topology}: no such file")
         try:
-            doc = json.loads(read_utf8(args.topology))
+            doc = json.loads(read_utf8(readable_file(args.topology)))
         except json.JSONDecodeError as error:
             raise InputError(f"{args.topology}:{error.lineno}: not valid JSON: {error.msg}") from None
     if args.nvidia_smi_topo or args.nccl_log:
         found = subprocess.run(command, capture_output=True, text=True, check=False)
-        if found.returncode != 0:
-            said = found.stderr.strip().removeprefix("error: ").removesuffix(" (exit code 3)")
+        # topo keeps its verdict in its exit code (1: a DEGRADED link, an NCCL-log FAIL), the details
+        # in its JSON, which is read; its stderr only where it wrote none (a file it could not read)
+        if found.returncode not in (ExitCode.OK, ExitCode.FAILED):
+            said = re.sub(r"^error: | \(exit code \d+\)$", "", found.stderr.strip())
             raise InputError(said or f"{' '.join(command)} ended with exit code {found.returncode}")
         read = json.loads(found.stdout)
         if doc is None:
@@ -230,31 +229,26 @@ def nodes_of(r):
     return [end.split("/", 1)[0] for end in ends if "/" in end]
 
 
+@entry
 def main(argv):
-    try:
-        args = parse_args(argv)
-    except SystemExit as exit_:
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    args = parse_args(argv)
     args.out = args.out or fresh_run_dir()
-    try:
-        if (args.out / "results.csv").exists():
-            raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
-        imported = [(path, *read_file(path, args)) for path in args.files]
-        if args.nccl_log:  # the NCCL settings its log says (NCCL_ALGO set by environment to Ring)
-            settings = nccl_tests.nccl_settings(log_lines=read_utf8(args.nccl_log).splitlines())
-            for _, tool, (rows, notes) in imported:
-                if tool == "nccl-tests" and settings:
-                    nccl_tests.apply_settings(rows, settings)
-                    notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
-                                 ": judged against that algorithm's expectation")
-        topology = read_topology(args)
-        if args.rate is not None and not args.link_class:
-            args.link_class = link_class_the_files_say(imported)
-        network = args.link_class if args.link_class in ("ib", "roce", "eth") else "ib"
-        nics = stated_nics(*args.nics, network) if args.nics else None
-    except InputError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+    # every input is read before anything is written: a bad one ends here (exit code 3)
+    if (args.out / "results.csv").exists():
+        raise InputError(f"{args.out / 'results.csv'}: exists; import into a new directory (--out)")
+    imported = [(path, *read_file(path, args)) for path in args.files]
+    if args.nccl_log:  # the NCCL settings its log says (NCCL_ALGO set by environment to Ring)
+        settings = nccl_tests.nccl_settings(log_lines=read_utf8(args.nccl_log).splitlines())
+        for _, tool, (rows, notes) in imported:
+            if tool == "nccl-tests" and settings:
+                nccl_tests.apply_settings(rows, settings)
+                notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
+                             ": judged against that algorithm's expectation")
+    topology = read_topology(args)
+    if args.rate is not None and not args.link_class:
+        args.link_class = link_class_the_files_say(imported)
+    network = args.link_class if args.link_class in ("ib", "roce", "eth") else "ib"
+    nics = stated_nics(*args.nics, network) if args.nics else None
     args.out.mkdir(parents=True, exist_ok=True)
     if topology is not None:
         (args.out / "topology.json").write_text(json.dumps(topology, indent=1) + "\n")
@@ -287,11 +281,7 @@ def main(argv):
         (args.out / "suite.json").write_text(json.dumps({"expectations": stated}))
     for path, tool, (rows, _) in imported:
         print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")  # its notes: the report's, below
-    try:
-        return report(args.out)
-    except InputError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+    return report(args.out)
 
 
 if __name__ == "__main__":
