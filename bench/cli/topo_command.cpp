@@ -77,6 +77,18 @@ constexpr const char* kTopoSynopsis =
     "With no file it discovers this machine: sysfs, hwloc, CUDA and nvidia-smi when present.\n"
     "usage: wirebench topo [options]";
 
+// The verdict in the exit code (docs/results.md, "Exit codes"): 1 where a link is DEGRADED or the
+// NCCL log shows a FAIL (docs/nccl-diagnosis.md), else 0. Callers read the JSON for the details.
+int topo_exit_code(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl) {
+  for (const NodeReport& node : nodes)
+    for (const DerivedLink& link : node.links)
+      if (!link.degraded.empty()) return kExitFailed;
+  if (nccl)
+    for (const NcclDiagnosis& diagnosis : nccl->diagnoses)
+      if (diagnosis.verdict == "FAIL") return kExitFailed;
+  return kExitOk;
+}
+
 }  // namespace
 
 std::string topo_help() {
@@ -145,7 +157,8 @@ int run_topo_command(CommandLine& args) {
   if (as_json) std::cout << doc.dump(2) << "\n";
   else std::cout << topology_table(nodes, nccl);
   std::cout.flush();
-  return png ? draw_png(doc, *png) : kExitOk;
+  const int verdict = topo_exit_code(nodes, nccl);
+  return png ? worse_exit(verdict, draw_png(doc, *png)) : verdict;
 }
 
 }  // namespace wb

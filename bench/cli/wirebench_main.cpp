@@ -34,8 +34,10 @@ constexpr const char* kUsage =
     "  --version  the version and the git revision this was built from\n";
 
 // The reporter, the runner and Slurm's side are Python (the package python/wirebench); this front
-// door hands over to them.
-int run_python_reporter(const char* module, int argc, char** argv) {
+// door hands over to them through `python3 -m wirebench COMMAND` (python/wirebench/__main__.py), which
+// imports the command inside the one error wrapper: a Python without PyYAML or matplotlib ends in one
+// line naming what to install (exit code 3), not a traceback.
+int run_python_command(const char* command, int argc, char** argv) {
   const std::string data = wb::data_dir();
   const char* old_path = std::getenv("PYTHONPATH");
   std::string path = data + "/python";
@@ -43,7 +45,8 @@ int run_python_reporter(const char* module, int argc, char** argv) {
   setenv("PYTHONPATH", path.c_str(), 1);
   // The runner starts the binaries that sit beside this one.
   if (std::getenv("WB_BIN_DIR") == nullptr) setenv("WB_BIN_DIR", wb::executable_dir().c_str(), 1);
-  std::vector<char*> args = {const_cast<char*>("python3"), const_cast<char*>("-m"), const_cast<char*>(module)};
+  std::vector<char*> args = {const_cast<char*>("python3"), const_cast<char*>("-m"), const_cast<char*>("wirebench"),
+                             const_cast<char*>(command)};
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execvp("python3", args.data());
@@ -62,13 +65,8 @@ int main(int argc, char** argv) {
   // The subcommand sees its own options as if it were the program.
   wb::CommandLine args(argc - 1, argv + 1);
   try {
-    if (command == "report") return run_python_reporter("wirebench.report", argc, argv);
-    if (command == "compare") return run_python_reporter("wirebench.report.compare", argc, argv);
-    if (command == "import") return run_python_reporter("wirebench.importer", argc, argv);
-    if (command == "history") return run_python_reporter("wirebench.history", argc, argv);
-    if (command == "run") return run_python_reporter("wirebench.run", argc, argv);
-    if (command == "check") return run_python_reporter("wirebench.slurm.check", argc, argv);
-    if (command == "slurm") return run_python_reporter("wirebench.slurm", argc, argv);
+    for (const char* python : {"report", "compare", "import", "history", "run", "check", "slurm"})
+      if (command == python) return run_python_command(python, argc, argv);
     if (command == "topo") {
       if (args.asks_for_help()) {
         std::fputs(wb::topo_help().c_str(), stdout);

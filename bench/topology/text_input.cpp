@@ -1,7 +1,10 @@
 #include "topology/text_input.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,8 +13,17 @@
 namespace wb {
 
 std::string read_text_file(const std::string& path) {
+  // The system's own words for a path that cannot be read ("no such file or directory", "permission
+  // denied"); a directory opens on Linux and reads as nothing, so it is named before.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "is a directory");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
+  if (!in) {
+    std::string words = errno != 0 ? std::strerror(errno) : "cannot open file";
+    if (!words.empty()) words[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
+    throw InputError(path, 0, words);
+  }
   std::ostringstream content;
   content << in.rdbuf();
   return content.str();

@@ -53,7 +53,7 @@ def test_saved_gb200_and_peer_access_as_a_user_reads_them():
     assert {(e["nodes"], e["algorithm"]) for e in node["nccl_expectations"]} == {("1", "ring"), ("1", "nvls")}
     assert "no network port" in node["nccl_expectations_note"]
     table = wirebench("topo", "--nvidia-smi-topo", str(H100), "--nvidia-smi-p2p", str(DATA / "topo/h100-p2p-read-dr.txt"))
-    assert table.returncode == 0, table.stderr
+    assert table.returncode == 1, table.stderr  # a DEGRADED link: topo's verdict is its exit code (issue 54)
     assert "DEGRADED: no peer access (DR, disabled by the driver's registry key" in table.stdout, table.stdout
     assert "NCCL all_reduce busbw expected (large sizes, at line rate): none: peer access is off" in table.stdout
     alone = wirebench("topo", "--nvidia-smi-p2p", str(DATA / "topo/h100-p2p-read-dr.txt"))
@@ -99,7 +99,11 @@ def test_a_log_alone_describes_its_own_machine_not_this_one():
 
 @pytest.mark.parametrize("args,message", [
     (["--nvidia-smi-topo", str(DATA / "topo-bad/unknown-cell.txt")], "unknown-cell.txt:2: unknown cell 'NVX'"),
-    (["--nvidia-smi-topo", "/no/such/file"], "/no/such/file: cannot open file"),
+    (["--nvidia-smi-topo", "/no/such/file"], "/no/such/file: no such file or directory"),
+    # issue 54: a directory read as "file is empty"
+    (["--nvidia-smi-topo", str(DATA / "topo")], f"{DATA / 'topo'}: is a directory"),
+    (["--nccl-log", str(DATA / "nccl")], f"{DATA / 'nccl'}: is a directory"),
+    (["--nccl-log", "/no/such/log"], "/no/such/log: no such file or directory"),
     (["--nvlink-generation", "7"], "'7' is not 2, 3, 4, 5 or ga102"),
     (["--frobnicate"], "unknown option --frobnicate"),
     (["--png"], "option --png needs a value"),
@@ -159,7 +163,7 @@ def test_a_saved_h100_box_with_one_gpu_s_nvlinks_down_reads_degraded_not_as_an_a
     tests/data/topo/h100-8gpu-8nic.txt (an HGX H100 as nvidia-smi prints it) with GPU3's bundles at
     NV12, as the issue saw it. Each NV12 pair is degraded against the box's NV18, GPU3 named."""
     result = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"), "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # 7 DEGRADED NVLinks: not 0 (issue 54); the JSON says which
     nvlinks = [l for l in json.loads(result.stdout)["nodes"][0]["links"] if l["class"] == "nvlink"]
     slow = [l for l in nvlinks if "gpu3" in (l["a"], l["b"])]
     assert len(slow) == 7 and all(l["ceiling_GBps"] == 300 for l in slow)
@@ -171,8 +175,8 @@ def test_a_saved_h100_box_with_one_gpu_s_nvlinks_down_reads_degraded_not_as_an_a
     table = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"))
     assert "links: 100, 7 DEGRADED (below)" in table.stdout
     # A healthy box: nothing degraded; a hybrid cube mesh (two widths on purpose) has no norm to miss.
-    healthy = json.loads(wirebench("topo", "--nvidia-smi-topo", str(H100), "--json").stdout)
-    assert not any(l["degraded"] for l in healthy["nodes"][0]["links"])
+    healthy = wirebench("topo", "--nvidia-smi-topo", str(H100), "--json")
+    assert healthy.returncode == 0 and not any(l["degraded"] for l in json.loads(healthy.stdout)["nodes"][0]["links"])
 
 
 def test_the_gpu_model_named_for_saved_text_sets_the_nvlink_generation_first():
@@ -231,7 +235,7 @@ def test_png_of_a_box_with_nvlinks_down_marks_the_gpu_and_its_links_at_their_rat
     assert "label:link:gpu0-gpu7" not in texts  # the caption carries the healthy pairs' rate
     out = tmp_path / "topo.png"
     drawn = wirebench("topo", "--nvidia-smi-topo", str(DATA / "topo/h100-gpu3-nv12.txt"), "--png", str(out))
-    assert drawn.returncode == 0, drawn.stderr
+    assert drawn.returncode == 1, drawn.stderr  # drawn; the DEGRADED links are its verdict
     assert png_size(out)[0] > 400
 
 
@@ -262,3 +266,13 @@ def test_png_marks_a_gpu_whose_nvlinks_nvidia_smi_counts_inactive_and_blames_no_
     lines, _, _ = _drawn(one)
     assert lines["link:gpu1-gpu2"].get_color() == png.DEGRADED
     assert lines["device:gpu1"].get_markeredgecolor() == "black"
+
+
+def test_topo_keeps_its_verdict_in_its_exit_code():
+    """Issue 54: topo exited 0 with 7 DEGRADED NVLinks and with an NCCL log's FAILs, and its callers
+    scraped its stderr. A FAIL finding is exit 1, a WARN-only log 0; the JSON is written either way."""
+    failing = wirebench("topo", "--nccl-log", str(DATA / "nccl/socket-on-ib-machine.log"), "--json")
+    assert failing.returncode == 1, failing.stderr
+    assert [d["verdict"] for d in json.loads(failing.stdout)["nccl"]["diagnoses"]] == ["FAIL"]
+    warning = wirebench("topo", "--nccl-log", str(DATA / "nccl/old-format-bus-ids.log"))
+    assert warning.returncode == 0, warning.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 from .paths import BIN
 from .placement import slurm_nodes, step_ranks
 from wirebench.report.extra import encode_items
-from wirebench.contracts.schema import RESULT_COLUMNS
+from wirebench.contracts.schema import RESULT_COLUMNS, ExitCode
 
 COLUMNS = list(RESULT_COLUMNS)  # schema/results-columns.csv, as the binaries write them
 
@@ -28,7 +28,8 @@ def write_topology(run_dir):
                    str(BIN / "wirebench"), "topo", "--json"]
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-            failure = result.stderr.strip() if result.returncode != 0 else ""
+            # topo's verdict is its exit code (1: a DEGRADED link, read from its JSON); others failed
+            failure = result.stderr.strip() if result.returncode not in (ExitCode.OK, ExitCode.FAILED) else ""
         except (OSError, subprocess.TimeoutExpired) as error:
             failure = str(error)
         docs = []
