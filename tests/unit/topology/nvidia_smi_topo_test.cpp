@@ -92,7 +92,10 @@ TEST(NvidiaSmiTopo, BadInputIsAClearErrorWithTheLine) {
       << error_of(kBad + "binary-garbage.bin");
   EXPECT_NE(error_of(kBad + "asymmetric.txt").find("row GPU0, column GPU1 is NV18 but row GPU1, column GPU0 is PHB"),
             std::string::npos) << error_of(kBad + "asymmetric.txt");
-  EXPECT_NE(error_of(kBad + "no-such-file.txt").find("cannot open file"), std::string::npos);
+  EXPECT_NE(error_of(kBad + "no-such-file.txt").find("no-such-file.txt: no such file or directory"), std::string::npos)
+      << error_of(kBad + "no-such-file.txt");
+  // Issue 54: a directory read as "file is empty"
+  EXPECT_NE(error_of(kBad).find(": is a directory"), std::string::npos) << error_of(kBad);
   EXPECT_THROW(parse_nvidia_smi_topo("hello world\n", "text"), InputError);  // no GPU0 header
 }
 
