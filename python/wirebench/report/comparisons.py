@@ -56,8 +56,7 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
                 # ceiling), or its own fastest samples reach the median: among siblings only a WARN.
                 level = "WARN"
             unit = judging.unit_of(m.metric)
-            expected = (f"{'>=' if higher_is_better else '<='} {median * (0.8 if higher_is_better else 1.2):.4g} {unit} "
-                        f"(within 20% of the median {median:.4g} {unit} of {len(members)} equivalent links)")
+            expected, bound = _sibling_bound(median, mad, len(members), higher_is_better, unit)
             if m.verdict == "NOT JUDGED":  # the siblings are all it is held against
                 note = (f"held against {len(members)} equivalent links: "
                         + (f"{100 * relative:.0f}% {'below' if higher_is_better else 'above'} their median {median:.4g} {unit}"
@@ -66,7 +65,7 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
                     note += ("; its own fastest samples reach that median: a noisy measurement, or a link that is "
                              "slow at times")
                 m.verdict, m.reason, m.not_judged_why = level, note, ""
-                m.hold_against(expected)
+                m.hold_against(expected, bound)
                 continue
             if level == "PASS":
                 continue
@@ -77,9 +76,22 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
             if ORDER[level] > ORDER[m.verdict]:
                 m.verdict = level
                 m.note_before(note)
-                m.hold_against(expected)
+                m.hold_against(expected, bound)
             else:
                 m.note_after(note)
+
+
+def _sibling_bound(median, sigma, links, higher_is_better, unit):
+    """(expected, bound): the figure below which (above, for a time) the siblings FAIL an item: more
+    than 20% and 3 MADs off their median. Where the links spread wide the MADs set it, and the bound
+    printed says so: a PASS never sits beyond the bound it shows."""
+    relative = median * (0.8 if higher_is_better else 1.2)
+    by_mad = median - 3 * sigma if higher_is_better else median + 3 * sigma
+    bound = max(0.0, min(relative, by_mad)) if higher_is_better else max(relative, by_mad)
+    wider = (f", widened to 3 MADs ({3 * sigma:.4g} {unit}) by their spread" if bound != relative else "")
+    expected = (f"{'>=' if higher_is_better else '<='} {bound:.4g} {unit} (within 20% of the median {median:.4g} {unit} "
+                f"of {links} equivalent links{wider})")
+    return expected, bound
 
 
 def _reaches(v, median):

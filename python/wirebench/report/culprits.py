@@ -27,7 +27,7 @@ import statistics
 from . import screen_rows
 from .findings import culprit
 from .endpoints import node_of, rails_of, rank_of, spoken_rail
-from .fleet_rule import below_ceiling, below_fleet, fleet_reference
+from .fleet_rule import SLOW_RELATIVE, below_ceiling, below_fleet, faster_group, fleet_reference
 from .row_verdicts import undecided
 
 NODE_SHARE = 0.5
@@ -70,17 +70,26 @@ def _score(members):
 
 
 def slow_members(members):
-    """(slow verdicts, fleet median, how the figure is read) by the fleet's robust statistics. Below
-    the fleet or the healthy fraction by less than its own spread is not slow (row_verdicts.undecided:
-    its noise, not its link, may be what is low)."""
+    """(slow verdicts, the median a healthy member reads, how the figure is read) by the fleet's robust
+    statistics. Below the fleet or the healthy fraction by less than its own spread is not slow
+    (row_verdicts.undecided: its noise, not its link, may be what is low). A fleet in two groups is
+    read against its faster group where the slower one is a node's or a path's (fleet_rule)."""
     score, unit = _score(members)
-    reference = fleet_reference(list(score.values()))
 
     def decided(m, below):
         return not undecided(m.row.number("spread_pct"), below)
-    slow = [m for m in members
-            if below_fleet(score[id(m)], reference) and decided(m, score[id(m)] / reference[0] - 1)
-            or below_ceiling(m.fraction, m.healthy_fraction) and decided(m, m.fraction / m.healthy_fraction - 1)]
+
+    def below(reference):
+        return [m for m in members
+                if below_fleet(score[id(m)], reference) and decided(m, score[id(m)] / reference[0] - 1)
+                or below_ceiling(m.fraction, m.healthy_fraction) and decided(m, m.fraction / m.healthy_fraction - 1)]
+    reference = fleet_reference(list(score.values()))
+    slow = below(reference)
+    faster = faster_group(list(score.values()))
+    if faster is not None:
+        by_groups = below(faster)
+        if len(by_groups) > len(slow) and not _the_fabric(localise(members, by_groups)):
+            return by_groups, faster[0], unit
     return slow, reference[0], unit
 
 
@@ -219,9 +228,9 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
     found = []
     second = _candidates(again) if again else {}
     for key, members in _candidates(verdicts).items():
-        slow, _, unit = slow_members(members)
+        slow, healthy, unit = slow_members(members)
         if key not in second:
-            found += [_culprit(key[5], members, unit, kind, name, rows, make_verdict)
+            found += [_culprit(key[5], members, unit, kind, name, rows, make_verdict, healthy)
                       for kind, name, rows in localise(members, slow) if rows]
             continue
         # Measured twice: a pair is slow when it is slow both times. A moment that slowed a pair once
@@ -239,12 +248,12 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
             passing += [m for rows in dipped for m in rows]
         for kind, name, rows in located:
             if rows:
-                found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict))
+                found.append(_culprit(key[5], members, unit, kind, name, rows, make_verdict, healthy))
                 _reproduced(found[-1], rows, second[key])
         rest = [m for m in members if not m.explained_by]
         for kind, name, rows in localise(rest, passing):
             if rows:
-                found.append(_culprit(key[5], rest, unit, kind, name, rows, make_verdict))
+                found.append(_culprit(key[5], rest, unit, kind, name, rows, make_verdict, healthy))
                 _gone_when_measured_again(found[-1], rows, second[key])
     for key, members in _listed_fleets(verdicts).items():
         try:
@@ -323,7 +332,9 @@ def _in_a_slow_round(pair, rows):
                       "again")
 
 
-def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
+def _culprit(schedule, members, unit, kind, name, rows, make_verdict, healthy=None):
+    """The culprit's verdict, holding its worst row: against the ceiling where the rows have one, else
+    against `healthy`, what a healthy member of the fleet reads (slow_members)."""
     worst = min(rows, key=lambda m: m.fraction if unit == "of the ceiling" else m.value)
     level = max((m.verdict for m in rows), key=lambda x: _ORDER[x])
     if all(m.fraction is None for m in rows):
@@ -336,6 +347,9 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict):
     reason = _describe(kind, name, rows, [m for m in members if id(m) not in explained], unit)
     found = make_verdict(culprit.shown_as(record, worst.row), level, reason, worst)
     found.record = record
+    if unit == "GB/s" and healthy:
+        found.hold_against(f">= {(1 - SLOW_RELATIVE) * healthy:.4g} GB/s (within {100 * SLOW_RELATIVE:.0f}% of "
+                           f"{healthy:.4g} GB/s, what the fleet's healthy pairs read)")
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"
         m.note_before(f"explained by the culprit {kind} {name}")

@@ -39,11 +39,12 @@ def apply_profile(verdicts, profile, largest):
             v.floor_GBps, v.floor_metric = floor.floor, floor.metric
             if v.verdict in ("DATA", "NOT JUDGED"):  # nothing else judged it: the floor's verdict is the only one
                 v.verdict, v.reason, v.metric, v.value = level, note, floor.metric, value
-                v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})")
+                v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})", floor.floor)
             elif ORDER[level] > ORDER[v.verdict]:
                 v.verdict = level
                 v.note_before(note)
-                v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})")
+                v.hold_against(f">= {floor.floor:.4g} GB/s (floor '{floor.name}' of profile {profile.name})",
+                               floor.floor if v.metric == floor.metric else None)
             else:
                 v.note_after(note)
 

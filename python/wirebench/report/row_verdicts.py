@@ -103,8 +103,8 @@ def _judge_latency(row, typical):
                            f"within its own spread of {spread:.0f}%: too noisy to tell", "time_us", value,
                            expected=expected)
         return Verdict(row, "WARN", reason + f"; more than {LATENCY_WARN_FACTOR:g}x", "time_us", value, expected=expected,
-                       latency_limit_us=limit)
-    return Verdict(row, "PASS", reason, "time_us", value, expected=expected, latency_limit_us=limit)
+                       bound=limit)
+    return Verdict(row, "PASS", reason, "time_us", value, expected=expected, bound=limit)
 
 
 def is_small_message_latency(row, smallest):
@@ -194,4 +194,5 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
                           "than that margin: no warning rests on it")
     else:
         verdict = "PASS"
-    return Verdict(row, verdict, described, metric, value, limit, fraction, healthy, expected=expected)
+    bound = None if fraction > ABOVE_CEILING else healthy * limit
+    return Verdict(row, verdict, described, metric, value, limit, fraction, healthy, expected=expected, bound=bound)

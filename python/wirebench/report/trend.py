@@ -96,7 +96,7 @@ def judge_against_history(verdicts, history, run):
             allowed = max(MIN_CHANGE, 3 * b.spread_pct / 100)
             limit = b.median * (1 - allowed) if higher else b.median * (1 + allowed)
             v.hold_against(f"{'>=' if higher else '<='} {limit:.4g} {unit} (its history: within {allowed * 100:.0f}% "
-                           f"of its {b.runs}-run median {b.median:.4g} {unit})")
+                           f"of its {b.runs}-run median {b.median:.4g} {unit})", limit)
         v.note_before(said)
         trends.append(Trend(v, regression=found))
     return trends

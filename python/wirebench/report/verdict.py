@@ -29,7 +29,10 @@ class Verdict:
     explained_by: str = ""   # a pair that a culprit explains (then DATA): "node node3"
     # Typed notes the later passes read, so that none reads the prose back:
     not_judged_why: str = ""  # NO_CEILING where nothing judged it yet (the reason is written at the end)
-    latency_limit_us: float = None  # the typical-latency bound a latency is held against, while it is
+    # The figure `expected` names, in the metric's unit (a floor for a bandwidth, a limit for a time):
+    # what the samples are read against (verdicts._note_confidence). None where no one number decides.
+    bound: float = None
+    uncertain: bool = False  # its samples' p05-p95 reach across `bound`: measured again where it can be
     measured_again: bool = False  # a culprit localised from both measurements (culprits.py): nothing left to rerun
 
     # The later passes' notes, each (text, separator): said before the first sentence (the latest
@@ -58,10 +61,10 @@ class Verdict:
     def note_after(self, note, separator="; "):
         self.notes_after.append((note, separator))
 
-    def hold_against(self, expected):
-        """The figure is now held against `expected` (prose for the reader); a typical-latency bound
-        no longer applies."""
-        self.expected, self.latency_limit_us = expected, None
+    def hold_against(self, expected, bound=None):
+        """The figure is now held against `expected` (prose for the reader) and its number `bound`;
+        an earlier bound no longer applies."""
+        self.expected, self.bound = expected, bound
 
     @property
     def item(self):

@@ -130,10 +130,12 @@ def _culprit_verdict(row, verdict, reason, worst):
 
 
 def remeasurable(v):
-    """A FAIL on its figure, which `wirebench run` measures once more (wrong data always stands; the
-    wiring's and NCCL log's findings are no measurement; a culprit's worst pair is)."""
-    return (v.verdict == "FAIL" and v.row.status == "OK" and not v.row.number("errors") and not v.measured_again
-            and (v.record is None or v.record.kind == culprit.KIND) and not judging.by_prediction(v.row) and v.value is not None)
+    """A FAIL on its figure, or a verdict whose samples reach across its bound (uncertain), which
+    `wirebench run` measures once more (wrong data always stands; the wiring's and NCCL log's findings
+    are no measurement; a culprit's worst pair is)."""
+    return ((v.verdict == "FAIL" or v.uncertain and v.verdict in ("PASS", "WARN")) and v.row.status == "OK"
+            and not v.row.number("errors") and not v.measured_again and (v.record is None or v.record.kind == culprit.KIND)
+            and not judging.by_prediction(v.row) and v.value is not None)
 
 
 def _figure(v):
@@ -154,6 +156,9 @@ def apply_remeasure(verdicts, again):
         if not remeasurable(v):
             continue
         second = by_key.get(v.row.key)
+        if v.verdict != "FAIL":
+            _second_look(v, second)
+            continue
         is_culprit = v.record is not None and v.record.kind == culprit.KIND
         if second is None and is_culprit and (v.record.evidence.case, str(v.record.evidence.bytes)) not in measured_again:
             continue  # its step was not measured again: nothing says it is gone
@@ -169,6 +174,26 @@ def apply_remeasure(verdicts, again):
             v.verdict = "WARN"
             v.note_before(f"intermittent: {_figure(v)} (FAIL) the first time, {_figure(second)} ({second.verdict}) when "
                           "measured again; look for what disturbed the first measurement; the first:", " ")
+
+
+def _second_look(v, second):
+    """An uncertain PASS or WARN (its samples across its bound) measured once more: a second look clear
+    of its bound decides, with its figure; one across it again leaves the first verdict, said uncertain."""
+    if second is None or second.verdict not in ("PASS", "WARN", "FAIL"):
+        v.note_after("not measured again: the verdict is not certain")
+        return
+    if second.uncertain:
+        v.note_after(f"measured again: {_figure(second)} ({second.verdict}), its samples across the threshold again: "
+                     "the first verdict stands, not certain")
+        return
+    first = f"{_figure(v)} ({v.verdict}) with samples across its threshold"
+    v.verdict, v.value, v.fraction, v.ceiling_GBps = second.verdict, second.value, second.fraction, second.ceiling_GBps
+    v.healthy_fraction, v.metric = second.healthy_fraction, second.metric
+    v.hold_against(second.expected, second.bound)
+    v.reason = second.reason
+    v.uncertain = False
+    v.note_before(f"decided by a second look, {_figure(second)} ({second.verdict}), clear of its threshold; the first "
+                  f"was {first}; the second:", " ")
 
 
 def _nothing_to_judge_by(v, profile, verdicts, without_topology=False):
@@ -190,26 +215,36 @@ def _nothing_to_judge_by(v, profile, verdicts, without_topology=False):
 
 
 def _note_confidence(v):
-    """Says how sure a verdict is: few samples, or a spread that reaches across its threshold."""
+    """Says how sure a verdict is: few samples, or samples whose p05-p95 reach across the bound the
+    verdict names (then it is `uncertain`: the runner measures it again, and the second look decides)."""
     row = v.row
     samples = row.samples
     if samples is not None and samples < MIN_SAMPLES:
         v.note_after(f"rests on {samples} sample{'s' if samples != 1 else ''} ({MIN_SAMPLES} wanted): not enough to be sure")
+    crossing = samples_across_bound(v)
+    if crossing:
+        v.uncertain = True
+        v.note_after(crossing)
+
+
+def samples_across_bound(v):
+    """Words saying that the item's samples (p05 to p95) reach across its bound, or "" where they do not
+    (or the row keeps no percentiles)."""
+    row = v.row
     median, p05, p95 = row.number("time_us"), row.number("time_us_p05"), row.number("time_us_p95")
-    if not (median and p05 and p95) or v.value is None:
-        return
-    threshold = None
-    if v.fraction is not None and v.ceiling_GBps and v.healthy_fraction:
-        threshold, unit = v.ceiling_GBps * v.healthy_fraction, "GB/s"
-        low, high = v.value * median / p95, v.value * median / p05  # bandwidth from the slow and fast ends
-    elif v.metric == "time_us" and v.latency_limit_us is not None:
-        threshold, unit = v.latency_limit_us, "us"
+    if not (median and p05 and p95) or v.value is None or v.bound is None:
+        return ""
+    unit = judging.unit_of(v.metric)
+    if v.metric == "time_us":
         low, high = p05, p95
-    if threshold is not None and low < threshold <= high:
-        spread = row.text("spread_pct")
-        v.note_after(f"its samples range over {low:.4g}-{high:.4g} {unit}"
-                     f"{' (spread ' + format(float(spread), '.3g') + '%)' if spread else ''}, across the threshold "
-                     f"{threshold:.4g} {unit}: the verdict is not certain")
+    else:  # a rate from the slow and the fast end of the times
+        low, high = v.value * median / p95, v.value * median / p05
+    if not low < v.bound <= high:
+        return ""
+    spread = row.text("spread_pct")
+    return (f"its samples range over {low:.4g}-{high:.4g} {unit}"
+            f"{' (spread ' + format(float(spread), '.3g') + '%)' if spread else ''}, across the threshold "
+            f"{v.bound:.4g} {unit}: the verdict is not certain")
 
 
 def topology_findings(ceilings):
