@@ -134,7 +134,7 @@ def test_check_and_slurm_from_the_moved_prefix(moved_prefix, tmp_path):
     assert str(moved_prefix) in (tmp_path / "check" / "suite.json").read_text()  # the installed suites/check.yaml
     slurm_log = (tmp_path / "slurm.log").read_text()
     assert codes["slurm"] in ("0", "2"), slurm_log  # 2: no Slurm here, said as wirebench says it
-    assert codes["slurm"] == "0" or "wirebench slurm: error: " in slurm_log, slurm_log
+    assert codes["slurm"] == "0" or "error: wirebench slurm: " in slurm_log, slurm_log
 
 
 def test_import_from_the_moved_prefix_on_path(moved_prefix, tmp_path):

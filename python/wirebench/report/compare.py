@@ -5,7 +5,8 @@ ratios), unless its own spread in either run is far above the drop (NOISY: the r
 A small message whose latency is judged is compared by its time, the rest by what they are judged by
 (a bandwidth printed as 0.00 by its time too). Measurements are matched by key, whatever their figure.
 Writes compare.md, compare.json and overlay plots into DIR (default ./wirebench-compare).
-Exit code: 0 no drop beyond the threshold, 1 a drop, 3 bad usage or input."""
+Exit code (docs/results.md, "Exit codes"): 1 a drop, 4 nothing compared (no measurement the runs
+share, or every one too noisy to tell), 0 no drop beyond the threshold, 3 bad usage or input."""
 import argparse
 import json
 import sys
@@ -18,8 +19,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .extra import facts
-from .results import InputError, read_results
+from .results import read_results
 from .row_verdicts import is_small_message_latency, undecided
+from ..contracts.exit_policy import CommandError, entry, judged_code
 from ..contracts.schema import version, ExitCode
 from .sweeps import sweep_bounds
 from .verdicts import metric_of
@@ -170,27 +172,19 @@ def _overlay_plots(names, entries, out: Path):
         plt.close(figure)
 
 
+@entry
 def main(argv):
     parser = argparse.ArgumentParser(prog="wirebench compare", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--threshold", type=float, default=0.10, help="a drop beyond this fraction is a FAIL")
     parser.add_argument("--out", type=Path, default=Path("wirebench-compare"))
-    try:
-        args = parser.parse_args(argv[1:])
-    except SystemExit as exit_:  # --help (0) or bad usage (argparse printed why)
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    args = parser.parse_args(argv[1:])
     if len(args.runs) < 2:
-        print("error: compare needs at least two run directories (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError("compare needs at least two run directories")
     if not 0 < args.threshold < 1:
-        print(f"error: --threshold {args.threshold} is not between 0 and 1 (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
-    try:
-        entries = compare(args.runs, args.threshold)
-    except InputError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError(f"--threshold {args.threshold} is not between 0 and 1")
+    entries = compare(args.runs, args.threshold)
     write_outputs(args.runs, entries, args.threshold, args.out)
     drops = [e for e in entries if e["verdict"] == "FAIL"]
     noisy = [e for e in entries if e["verdict"] == "NOISY"]
@@ -204,7 +198,11 @@ def main(argv):
         said = sorted({c for run in e["changed"] for c in run})
         print(f"  FAIL {e['key']}: ratios {', '.join(f'{r:.3f}' for r in e['ratios'] if r is not None)}"
               + (f" (ran with {', '.join(said)})" if said else ""))
-    return ExitCode.FAILED if drops else ExitCode.OK
+    # a measurement compared is judged (PASS, or FAIL a drop); NOISY and MISSING judged nothing
+    code = judged_code([e["verdict"] for e in entries])
+    if code == ExitCode.UNJUDGED:
+        print("  nothing compared: no measurement of the baseline was measured and decided in a later run (exit code 4)")
+    return code
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ Reads suites/SUITE.yaml (default: default), writes the node's topology.json, run
 its launcher (the template in WB_LAUNCHER, e.g. "srun -n {ranks}"; else srun inside a Slurm
 allocation, mpiexec outside one; the virtual cluster's for cluster steps) with a timeout per step and a progress line per step, then
 writes suite.json (the suite's expectations) and judges the run (wirebench report). A step that
-fails or times out leaves an ERROR row naming it. Exit code: the report's (0 PASS/WARN, 1 FAIL,
-2 ERROR), 3 for a bad suite or usage. --degrade, --degrade-path, --miswire and --inject-fault are fault
+fails, times out or ends without writing a row leaves an ERROR row naming it. Exit code: the
+report's (docs/results.md, "Exit codes": 2 ERROR, 1 FAIL, 4 nothing judged or a profile floor not
+measured, 0 PASS/WARN), 3 for a bad suite or usage. --degrade, --degrade-path, --miswire and --inject-fault are fault
 injection, for tests (--inject-fault slow applies to the first measurement only: a fault that does not
 reproduce).
 Before the report, every item that FAILed on its figure is measured once more, into RUN_DIR/remeasured
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 
 from wirebench.report.profiles import load_profile
-from wirebench.report.results import InputError
+from wirebench.contracts.exit_policy import CommandError, entry, fail
 from wirebench.contracts.schema import ExitCode
 
 from .paths import BIN, VCLUSTER
@@ -47,6 +48,7 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suf
         return ExitCode.OK
     command = step_command(step, cluster, run_dir, extra_args)
     timeout = float(step.get("timeout", 600))
+    before = row_count(run_dir)
     print(f"[{number}/{total}] {step['name']}: {step['binary']} ({time.time() - started:.0f} s elapsed)", flush=True)
     log = run_dir / "logs" / f"{number:02d}-{step['binary']}{'-' + log_suffix if log_suffix else ''}.log"
     env = step_env(step)
@@ -76,6 +78,12 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suf
         print(f"[{number}/{total}] {step['name']}: failed (exit code {code}): {why}", flush=True)
         error_row(run_dir, step, f"step '{step['name']}' exited with code {code}: {why} (see {log})",
                   command=rerun, nodes=step_nodes(step, cluster), log=log)
+    elif row_count(run_dir) == before:  # a required step that measured nothing: never a silent pass
+        why = failure_words(log)
+        print(f"[{number}/{total}] {step['name']}: wrote no row (exit code {code}): {why}", flush=True)
+        error_row(run_dir, step, f"step '{step['name']}' exited with code {code} and wrote no row: {why} (see {log})",
+                  command=rerun, nodes=step_nodes(step, cluster), log=log)
+        return ExitCode.INFRASTRUCTURE
     return code
 
 
@@ -84,6 +92,7 @@ def write_suite_json(run_dir, suite, path, rate):
                                                     "expectations": expectations(suite, rate)}, indent=2) + "\n")
 
 
+@entry
 def main(argv):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `wirebench run --list | head` ends quietly
     parser = argparse.ArgumentParser(prog="wirebench run")
@@ -102,24 +111,16 @@ def main(argv):
                         help="fault injection: a planted wrong byte, or wb-net batches at half speed")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     parser.add_argument("--list", action="store_true", help="the suites and platform profiles there are")
-    try:
-        args = parser.parse_args(argv[1:])
-    except SystemExit as exit_:
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    args = parser.parse_args(argv[1:])
     if args.list:
         return list_suites_and_profiles()
     try:
         path, suite = load_suite(args.suite)
-    except (SuiteError, InputError) as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+    except SuiteError as error:
+        raise CommandError(str(error)) from None
     profile = None
     if args.profile or suite.get("profile"):
-        try:
-            profile = load_profile(args.profile or str(suite["profile"]))
-        except InputError as error:
-            print(f"error: {error} (exit code 3)", file=sys.stderr)
-            return ExitCode.USAGE
+        profile = load_profile(args.profile or str(suite["profile"]))
     run_dir = args.run_dir or Path("runs") / time.strftime(f"{suite.get('name', 'run')}-%Y%m%dT%H%M%SZ", time.gmtime())
     cluster = chosen_cluster(suite)
     rates = cluster_rates(cluster) if cluster else [0]
@@ -129,8 +130,7 @@ def main(argv):
     for number, (_, step) in enumerate(plan, start=1):
         problem = is_adaptive(step) and adaptive_problem(step, cluster if step["where"] == "cluster" else None)
         if problem:
-            print(f"error: {path}: step '{step['name']}': {problem} (exit code 3)", file=sys.stderr)
-            return ExitCode.USAGE
+            raise CommandError(f"{path}: step '{step['name']}': {problem}")
     if args.dry_run:
         for rate, step in plan:
             if too_few_nodes(step):
@@ -170,8 +170,7 @@ def main(argv):
                 up += ["--degrade-path", path_spec]
             result = subprocess.run(up, capture_output=True, text=True)
             if result.returncode != 0:
-                print(f"error: the virtual cluster did not come up: {result.stderr.strip()} (exit code 2)",
-                      file=sys.stderr)
+                fail(f"the virtual cluster did not come up: {result.stderr.strip()}", ExitCode.INFRASTRUCTURE)
                 return False
             current = rate
             if len(rates) > 1:

@@ -19,6 +19,7 @@ import sys
 
 from .run_findings import RunDirError, read_run
 from .slurm_nodes import SlurmError, drain_command, read_nodes, resume_command, run_slurm
+from wirebench.contracts.exit_policy import CommandError, entry, fail
 from wirebench.contracts.schema import ExitCode
 
 
@@ -75,6 +76,7 @@ def plan_resume(findings, nodes):
     return commands, notes
 
 
+@entry
 def main(argv):
     parser = argparse.ArgumentParser(prog="wirebench slurm", description=__doc__.split("\n\n", 1)[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -87,18 +89,13 @@ def main(argv):
                         help="drain at most this share of the partition's nodes (default 0.1; at least one)")
     parser.add_argument("--force", action="store_true", help="drain beyond --max-share")
     parser.add_argument("--partition", help="the partition whose nodes count (default: every node)")
-    try:
-        args = parser.parse_args(argv[1:])
-    except SystemExit as exit_:
-        return ExitCode.OK if exit_.code == 0 else ExitCode.USAGE
+    args = parser.parse_args(argv[1:])
     if not 0 < args.max_share <= 1:
-        print("error: --max-share must be above 0 and at most 1 (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError("--max-share must be above 0 and at most 1")
     try:
         findings = [read_run(d) for d in args.run_dirs]
     except RunDirError as error:
-        print(f"error: {error} (exit code 3)", file=sys.stderr)
-        return ExitCode.USAGE
+        raise CommandError(str(error)) from None
     try:
         nodes = read_nodes(args.partition)
         if args.action == "drain":
@@ -123,8 +120,7 @@ def main(argv):
         if commands and not args.apply:
             print(f"wirebench slurm: a dry run; --apply to {args.action} {len(commands)} node(s)")
     except SlurmError as error:
-        print(f"wirebench slurm: error: {error} (exit code 2)", file=sys.stderr)
-        return ExitCode.INFRASTRUCTURE
+        return fail(f"wirebench slurm: {error}", ExitCode.INFRASTRUCTURE)
     return ExitCode.OK
 
 
