@@ -17,6 +17,7 @@ BELOW = {  # package: the packages (and top-level modules) its library modules m
     "importer": {"contracts", "robust", "collectives", "report"},
     "run": {"contracts", "robust", "collectives", "report"},
     "slurm": {"contracts", "robust", "report", "run"},  # wirebench check runs a suite
+    "__main__": {"contracts"},  # python3 -m wirebench COMMAND: a program, each command's imported by name
 }
 
 

@@ -30,7 +30,7 @@ def test_report_writes_its_files_and_exits_by_the_worst_verdict(tmp_path):
 def test_report_usage_errors_exit_3(tmp_path):
     assert wirebench("report").returncode == 3
     result = wirebench("report", str(tmp_path / "missing"))
-    assert result.returncode == 3 and "not a directory" in result.stderr
+    assert result.returncode == 3 and "missing: no such file or directory" in result.stderr  # issue 54
 
 
 def test_a_prometheus_file_in_a_folder_that_does_not_exist_is_exit_3_without_a_traceback(tmp_path):
@@ -48,7 +48,9 @@ def test_run_with_a_profile_keeps_it_and_says_what_it_could_not_measure(tmp_path
     # Without a GPU the acceptance suite's steps write SKIP rows: every floor is "not measured".
     run_dir = tmp_path / "acceptance"
     result = wirebench("run", "acceptance", "--profile", "h100-sxm-8gpu", "--run-dir", str(run_dir))
-    assert result.returncode == 0, result.stdout + result.stderr
+    # floors not measured: not healthy, named first (issue 54: this was exit 0)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "Not healthy: 5 required item(s) not judged: profile h100-sxm-8gpu: floor" in result.stdout
     stored = json.loads((run_dir / "profile.json").read_text())
     assert stored["name"] == "h100-sxm-8gpu" and len(stored["floors"]) == 5
     assert "profile h100-sxm-8gpu: GPU pair copy (copy engine, one way): not measured" in result.stdout
