@@ -104,25 +104,87 @@ def test_a_rerun_carries_the_runs_nccl_settings_and_launch(tmp_path):
     assert (items["NCCL_NET_GDR_LEVEL"], items["NCCL_SHM_DISABLE"]) == ("2", "1") and "NCCL_DEBUG" not in items
 
 
+def with_largest_busbw(tmp_path, busbw, name="healthy"):
+    """#290's two-node Ring sweep with its 8 GiB row's busbw (both placements) at `busbw`."""
+    healthy = tmp_path / f"{name}-{busbw}.md"
+    healthy.write_text(RING_2_NODES.read_text().replace("175.80", busbw))
+    return healthy
+
+
+def judged(summary):
+    return [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"]
+
+
 def test_a_two_node_ring_is_held_against_the_nodes_ports_together(tmp_path, capsys):
     """The issue's case: 175.8 GB/s on 2 nodes of 8 H100 with NCCL_ALGO=RING. Before: NOT JUDGED, or
-    351.5% of one port with --rate 50. Against 8 x 400G NDR, 400 GB/s, healthy from 92% (368 GB/s;
-    NCCL's maintainers expect 46-48 GB/s per NDR NIC, NVIDIA/nccl-tests#290): a FAIL at 44%."""
+    351.5% of one port with --rate 50. Against 8 x 400G NDR, 400 GB/s, healthy from the NIC
+    aggregate's 87% (suites/ceilings.csv nics_ring): a FAIL at 44%."""
     code, rows, summary = imported(tmp_path / "run", [RING_2_NODES], "--nics", "8x400G")
     assert code == ExitCode.FAILED
     assert {r["link_class"] for r in rows} == {"ib"} and rows[-1]["src"] == "gpu-node-1,gpu-node-2"
-    judged = [v for v in summary["verdicts"] if v["verdict"] != "DATA"]
-    assert [v["verdict"] for v in judged] == ["FAIL", "FAIL"]
+    assert judged(summary) == ["FAIL", "FAIL"]
     out = capsys.readouterr().out
-    assert "175.8 GB/s (44.0% of the ceiling) vs expected >= 368 GB/s (92% of the 400 GB/s ceiling)" in out, out
+    assert "175.8 GB/s (44.0% of the ceiling) vs expected >= 348 GB/s (87% of the 400 GB/s ceiling)" in out, out
     assert "NCCL_ALGO=RING: busbw is what a node's ports carry together, 8 x IB NDR 400 Gb/s: 50 GB/s a port" in out
-    # the same sweep at 372 GB/s (46.5 GB/s a NIC, within the maintainers' 46-48) is no FAIL: 93%, a WARN
-    # inside the 5% band above 92%; 390 GB/s passes
-    for busbw, verdict in (("372.00", "WARN"), ("390.00", "PASS")):
-        healthy = tmp_path / f"healthy-{busbw}.md"
-        healthy.write_text(RING_2_NODES.read_text().replace("175.80", busbw))
-        code, _, summary = imported(tmp_path / busbw, [healthy], "--nics", "8x400G")
-        assert [v["verdict"] for v in summary["verdicts"] if v["verdict"] != "DATA"] == [verdict, verdict]
+    assert "suites/ceilings.csv, nics_ring ib: " in out
+
+
+def test_published_healthy_ring_figures_pass_and_sick_ones_fail(tmp_path, capsys):
+    """Healthy figures of NCCL rings over a node's NICs, as their maintainers publish them, PASS;
+    the sick ones FAIL. Before: 372 GB/s (46.5 GB/s a NIC) was a WARN, PASS starting at 386 GB/s
+    (the NDR port's 92% and the 5% band above it). Each output is #290's two-node Ring paste
+    (NVIDIA/nccl-tests#290, 2 nodes of 8 H100, NCCL_ALGO=RING exported) at the figure named:
+    - 368 and 384 GB/s: #290, the maintainer's "For NDR @ 400Gbps you should see 46-48GB/s per NIC";
+    - 372 GB/s: 46.5 GB/s a NIC, inside that range;
+    - 396 GB/s: NVIDIA/nccl-tests#319, "up to ~396GB/s with the RING protocol" over 8 CX7 NICs;
+    - 192 GB/s over 8x 200G HDR: NVIDIA/nccl#812, "8x200Gbit/s IB cards and we measure 192GB/s";
+    - sick: #290's own 175.8 GB/s; 60 GB/s over 8x 100G (NVIDIA/nccl#812: "a little low for
+      8x100Gbit/s NICs"); 336 GB/s, one NIC of 8 down (7 x 48)."""
+    for busbw, nics, verdict in (("368.00", "8x400G", "PASS"), ("372.00", "8x400G", "PASS"), ("384.00", "8x400G", "PASS"),
+                                 ("396.00", "8x400G", "PASS"), ("192.00", "8x200G", "PASS"),
+                                 ("175.80", "8x400G", "FAIL"), ("60.00", "8x100G", "FAIL"), ("336.00", "8x400G", "FAIL")):
+        source = with_largest_busbw(tmp_path, busbw, nics)
+        _, _, summary = imported(tmp_path / f"{nics}-{busbw}", [source], "--nics", nics)
+        assert judged(summary) == [verdict, verdict], (busbw, nics, summary["verdicts"])
+    # a port's own figure keeps the port's 92%: the aggregate's fraction is no looser bound for one NIC
+    assert "healthy from 92%" in open(tmp_path / "8x400G-368.00" / "suite.json").read()
+
+
+def test_report_takes_the_nodes_nics_and_gpu_model_as_import_does(tmp_path, capsys):
+    """`wirebench report RUN --nics 8x400G --gpu-model H100-SXM`: an import made without --nics is
+    judged as with it. Before: report had no --nics, the rows NOT JUDGED."""
+    run = tmp_path / "run"
+    imported(run, [with_largest_busbw(tmp_path, "372.00")])
+    assert judged(json.loads((run / "summary.json").read_text())) == ["NOT JUDGED", "NOT JUDGED"]
+    capsys.readouterr()
+    assert report_main(["wirebench report", str(run), "--nics", "8x400G", "--gpu-model", "H100-SXM"]) == ExitCode.OK
+    summary = json.loads((run / "summary.json").read_text())
+    assert judged(summary) == ["PASS", "PASS"]
+    reason = next(v["reason"] for v in summary["verdicts"] if v["verdict"] == "PASS")
+    assert "8 x IB NDR 400 Gb/s: 50 GB/s a port (slower than a H100-SXM GPU's NVLink: 18 x 25 GB/s" in reason
+    assert "source: wirebench report --nics 8x400G" in reason
+    # a PCIe part's ring runs over PCIe inside its node: the ports do not bound it, it is not judged against them
+    report_main(["wirebench report", str(run), "--nics", "8x400G", "--gpu-model", "NVIDIA H100 PCIe"])
+    assert judged(json.loads((run / "summary.json").read_text())) == ["NOT JUDGED", "NOT JUDGED"]
+    capsys.readouterr()
+    assert report_main(["wirebench report", str(run), "--gpu-model", "H100-SXM"]) == ExitCode.USAGE
+    assert "--gpu-model goes with --nics" in capsys.readouterr().err
+    assert report_main(["wirebench report", str(run), "--nics", "8x300G"]) == ExitCode.USAGE
+    assert "wirebench report --nics 8x300G: suites/ceilings.csv has no ib port of 300 Gb/s" in capsys.readouterr().err
+
+
+def test_a_platform_profile_alone_judges_a_collective_across_nodes(tmp_path, capsys):
+    """suites/profiles/h100-sxm-8gpu.yaml's `nics:` (8x 400G ConnectX-7, its vendor's and Azure's
+    documents): `--profile h100-sxm-8gpu` alone holds a 2-node Ring against the ports together.
+    Before: NOT JUDGED ("no ceiling")."""
+    for busbw, verdict in (("372.00", "PASS"), ("175.80", "FAIL")):
+        run = tmp_path / busbw
+        imported(run, [with_largest_busbw(tmp_path, busbw)])
+        report_main(["wirebench report", str(run), "--profile", "h100-sxm-8gpu"])
+        summary = json.loads((run / "summary.json").read_text())
+        ring = [v for v in summary["verdicts"] if v["bench"] == "coll" and v["verdict"] != "DATA"]
+        assert [v["verdict"] for v in ring] == [verdict, verdict], busbw
+        assert "source: profile h100-sxm-8gpu: nics 8x400G (Microsoft Learn, ND H100 v5" in ring[0]["reason"]
 
 
 def test_two_nodes_without_ring_are_not_held_to_the_ports_and_say_why(tmp_path, capsys):

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..report.run_report import report
-from ..report.ceilings import database_latencies, stated_nics
+from ..report.ceilings import database_latencies, nics_option, stated_nics
 from ..contracts.exit_policy import entry
 from ..contracts.input_files import InputError, read_utf8, readable_file
 from ..report.extra import facts, parse as parse_items
@@ -24,14 +24,6 @@ from ..run.paths import BIN
 from .. import collectives
 from . import json_text, nccl_tests
 from .registry import Options, importers
-
-
-def nics_option(text):
-    """(count, Gb/s) of --nics COUNTxRATE: 8x400G, 8x400Gb/s, 4x200."""
-    found = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+(?:\.\d+)?)\s*(?:G|Gb|Gbps|Gb/s|GbE)?\s*", text)
-    if not found or int(found.group(1)) < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not COUNTxRATE, the node's ports and each one's Gb/s (8x400G)")
-    return int(found.group(1)), float(found.group(2))
 
 
 def fresh_run_dir(now=None):
@@ -68,18 +60,22 @@ def parse_args(argv):
                        "host and NICs get their link's ceiling, an NVSwitch node's collectives NCCL's expectation")
     where.add_argument("--nvidia-smi-p2p", type=Path, help="with --nvidia-smi-topo: saved `nvidia-smi topo -p2p r`")
     where.add_argument("--nvlink-generation", help="with --nvidia-smi-topo: where the GPU model does not say it (2, 3, 4, 5)")
-    where.add_argument("--gpu-model", help="with --nvidia-smi-topo: the GPUs' model as nvidia-smi -L names it (NVIDIA "
-                       "H100 80GB HBM3), as `wirebench topo --gpu-model` takes it")
+    where.add_argument("--gpu-model", help="the GPUs' model as nvidia-smi -L names it (NVIDIA H100 80GB HBM3), as "
+                       "`wirebench topo --gpu-model` takes it: with --nvidia-smi-topo their NVLink, with --nics what "
+                       "one GPU's NVLink carries beside the node's ports (a PCIe part's ring is not held to them)")
     where.add_argument("--nics", type=nics_option, help="a node's network ports, COUNTxRATE (8x400G): each port's "
-                       "ceiling (IB, or --link-class roce/eth), and a collective across nodes held against them together")
+                       "ceiling (IB, or --link-class roce/eth, or 8x400G/roce), and a collective across nodes held "
+                       "against them together")
     where.add_argument("--topology", type=Path, help="a topology.json `wirebench topo --json` wrote")
     where.add_argument("--nccl-log", type=Path, help="the NCCL_DEBUG=INFO log of the run: each misconfiguration "
                        "it shows is a FAIL or WARN (docs/nccl-diagnosis.md)")
     args = parser.parse_args(argv[1:])
     if args.topology and args.nvidia_smi_topo:
         parser.error("--topology and --nvidia-smi-topo both describe the wiring: give one")
-    if (args.nvidia_smi_p2p or args.nvlink_generation or args.gpu_model) and not args.nvidia_smi_topo:
-        parser.error("--nvidia-smi-p2p, --nvlink-generation and --gpu-model go with --nvidia-smi-topo")
+    if (args.nvidia_smi_p2p or args.nvlink_generation) and not args.nvidia_smi_topo:
+        parser.error("--nvidia-smi-p2p and --nvlink-generation go with --nvidia-smi-topo")
+    if args.gpu_model and not (args.nvidia_smi_topo or args.nics):
+        parser.error("--gpu-model goes with --nvidia-smi-topo or --nics")
     if args.nics and args.rate is not None:
         parser.error("--nics and --rate both state the network's ceiling: give one")
     return args
@@ -248,7 +244,12 @@ def main(argv):
     if args.rate is not None and not args.link_class:
         args.link_class = link_class_the_files_say(imported)
     network = args.link_class if args.link_class in ("ib", "roce", "eth") else "ib"
-    nics = stated_nics(*args.nics, network) if args.nics else None
+    if args.nics:
+        count, gbit, named = args.nics
+        nics = stated_nics(count, gbit, named or network, f"--nics {count}x{gbit:g}G",
+                           args.gpu_model if not args.nvidia_smi_topo else None)
+    else:
+        nics = None
     args.out.mkdir(parents=True, exist_ok=True)
     if topology is not None:
         (args.out / "topology.json").write_text(json.dumps(topology, indent=1) + "\n")

@@ -6,12 +6,14 @@ they reproduced; the others are intermittent WARNs. A platform profile (suites/p
 0 PASS/WARN, 1 any FAIL, 2 any ERROR (an incomplete or damaged run included), 3 bad usage or input,
 4 nothing judged or a profile floor not measured (named first).
 --history FILE (or WIREBENCH_HISTORY): each item also held against its history (a regression is a
-FAIL), then the run added to it. --prometheus FILE, --pushgateway URL: the judged items as metrics."""
+FAIL), then the run added to it. --prometheus FILE, --pushgateway URL: the judged items as metrics.
+--nics 8x400G [--gpu-model M]: the node's ports, as `wirebench import` takes them."""
 import argparse
 import os
 import sys
 from pathlib import Path
 
+from .ceilings import nics_option, stated_nics
 from .run_report import report
 from ..contracts.exit_policy import CommandError, entry
 from ..contracts.input_files import readable_dir
@@ -30,7 +32,14 @@ def parse_args(argv):
     parser.add_argument("--prometheus", metavar="FILE", type=Path,
                         help="write the judged items in Prometheus' text format (node_exporter's textfile collector)")
     parser.add_argument("--pushgateway", metavar="URL", help="push the judged items to a Prometheus Pushgateway")
-    return parser.parse_args(argv[1:])
+    parser.add_argument("--nics", metavar="COUNTxRATE", type=nics_option, help="a node's network ports (8x400G, "
+                        "8x400G/roce), as `wirebench import --nics`: a collective across nodes held against them together")
+    parser.add_argument("--gpu-model", metavar="MODEL", help="with --nics: the GPUs' model (H100-SXM, NVIDIA H100 80GB "
+                        "HBM3), as `wirebench import --gpu-model`: a ring goes at the slower of the ports and a GPU's NVLink")
+    args = parser.parse_args(argv[1:])
+    if args.gpu_model and not args.nics:
+        parser.error("--gpu-model goes with --nics")
+    return args
 
 
 @entry
@@ -39,7 +48,11 @@ def main(argv):
     readable_dir(args.run_dir)  # "no such file or directory", "not a directory", "permission denied"
     if args.prometheus and not args.prometheus.resolve().parent.is_dir():  # said before anything is written
         raise CommandError(f"--prometheus {args.prometheus}: its folder {args.prometheus.parent} does not exist")
-    return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway)
+    nics = None
+    if args.nics:  # an unknown rate is exit 3 here, before anything is judged
+        count, gbit, network = args.nics
+        nics = stated_nics(count, gbit, network or "ib", f"wirebench report --nics {count}x{gbit:g}G", args.gpu_model)
+    return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway, nics)
 
 
 if __name__ == "__main__":

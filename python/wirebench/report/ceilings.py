@@ -4,8 +4,10 @@ that no topology sees (a virtual cluster's), from the suite's expectations in su
 whose link has no known ceiling (shared memory, device-local copies) are judged against their
 siblings only. Small-message latencies are compared with their link class's typical latency
 (topology.json's `typical_latency_us`, from ceilings.csv)."""
+import argparse
 import csv
 import json
+import re
 from functools import cache
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,30 +46,88 @@ def database_latencies():
                      for r in csv.DictReader(f) if (r.get("latency_us") or "").strip())
 
 
-# A node's network ports as stated (`wirebench import --nics 8x400G`): an InfiniBand port's
-# generation by its rate, as ibstat prints it (4X EDR 100, HDR 200, NDR 400, XDR 800 Gb/s).
+# A node's network ports as stated (`--nics 8x400G` of import and report, a profile's `nics:`): an
+# InfiniBand port's generation by its rate, as ibstat prints it (4X EDR 100, HDR 200, NDR 400, XDR 800 Gb/s).
 IB_GENERATIONS = {100: "edr", 200: "hdr", 400: "ndr", 800: "xdr"}
 
 
-def stated_nics(count, gbit, link_class="ib"):
-    """suite.json's expectation for a node of `count` ports of `gbit` Gb/s of `link_class` (ib,
-    roce, eth): each port's ceiling and healthy fraction from suites/ceilings.csv, and the ports a
-    node has (`ports_per_node`), which a collective across nodes is held against together. An
-    InputError for a rate or class the database has no row for."""
+def nics_option(text):
+    """(count, Gb/s, link class) of --nics COUNTxRATE[/CLASS]: 8x400G, 8x400Gb/s, 4x200, 8x400G/roce
+    (InfiniBand unless it says roce or eth); argparse's type for import and report alike."""
+    found = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+(?:\.\d+)?)\s*(?:G|Gb|Gbps|Gb/s|GbE)?\s*(?:/\s*(ib|roce|eth))?\s*", text)
+    if not found or int(found.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not COUNTxRATE, the node's ports and each one's Gb/s (8x400G; "
+                                         "8x400G/roce for RoCE, /eth for Ethernet)")
+    return int(found.group(1)), float(found.group(2)), found.group(3)
+
+
+def _database():
     with DATABASE.open(encoding="utf-8", newline="") as f:
-        known = {(r["link_class"], r["generation"]): r for r in csv.DictReader(f)}
+        return {(r["link_class"], r["generation"]): r for r in csv.DictReader(f)}
+
+
+def stated_nics(count, gbit, link_class="ib", given_by=None, gpu_model=None):
+    """suite.json's expectation for a node of `count` ports of `gbit` Gb/s of `link_class` (ib,
+    roce, eth): each port's ceiling and healthy fraction from suites/ceilings.csv, the ports a node
+    has (`ports_per_node`), which a collective across nodes is held against together at the
+    database's `nics_ring` fraction (healthy figures of NCCL rings over a node's NICs, not one
+    port's), and, with `gpu_model`, what one GPU's NVLink carries (a ring goes at the slower of the
+    two). An InputError for a rate or class the database has no row for."""
+    known = _database()
+    given_by = given_by or f"wirebench import --nics {count}x{gbit:g}G"
     generation = IB_GENERATIONS.get(int(gbit)) if link_class == "ib" and gbit == int(gbit) else "any"
     entry = known.get((link_class, generation or ""))
     if entry is None:
-        raise InputError(f"--nics {count}x{gbit:g}G: suites/ceilings.csv has no {link_class} port of {gbit:g} Gb/s "
+        raise InputError(f"{given_by}: suites/ceilings.csv has no {link_class} port of {gbit:g} Gb/s "
                          f"(InfiniBand: {', '.join(f'{r} Gb/s' for r in IB_GENERATIONS)}; roce and eth: any rate)")
     per_port = float(entry["rate_GBps_per_unit"]) * (1 if entry["unit"] == "port" else gbit)
     spelled = {"ib": "IB", "roce": "RoCE", "eth": "Ethernet"}.get(link_class, link_class)
     name = f"{spelled} {generation.upper()} {gbit:g} Gb/s" if generation != "any" else f"{spelled} {gbit:g} Gb/s"
-    return {"link_class": link_class, "ceiling_GBps": per_port, "healthy_fraction": float(entry["healthy_fraction"]),
-            "ports_per_node": count, "nics": f"{count}x{gbit:g}G",
-            "reason": f"{name}: {per_port:g} GB/s a port", "source": f"wirebench import --nics {count}x{gbit:g}G; "
-            f"suites/ceilings.csv, {link_class} {generation}: {entry['source']}"}
+    together = known.get(("nics_ring", link_class))  # none for eth: NCCL's sockets, a port's fraction
+    stated = {"link_class": link_class, "ceiling_GBps": per_port, "healthy_fraction": float(entry["healthy_fraction"]),
+              "ports_per_node": count, "nics": f"{count}x{gbit:g}G",
+              "reason": f"{name}: {per_port:g} GB/s a port", "source": f"{given_by}; "
+              f"suites/ceilings.csv, {link_class} {generation}: {entry['source']}"}
+    if together:
+        stated |= {"nics_healthy_fraction": float(together["healthy_fraction"]),
+                   "nics_source": f"suites/ceilings.csv, nics_ring {link_class}: {together['source']}"}
+    if gpu_model:
+        stated |= gpu_nvlink(gpu_model, known)
+    return stated
+
+
+def profile_nics(profile):
+    """The expectation of a platform profile's `nics:` (suites/profiles: DGX H100's 8x 400G), or None."""
+    if profile is None or not profile.nics:
+        return None
+    n = profile.nics
+    return stated_nics(n["count"], float(n["rate_Gbps"]), n["link_class"],
+                       f"profile {profile.name}: nics {n['count']}x{n['rate_Gbps']:g}G ({n['source']})")
+
+
+# NVLink generation by the GPU's model (as bench/topology/link_derivation.cpp nvlink_generation_of
+# reads it), and each generation's NVLinks a GPU (the datasheets of suites/ceilings.csv's rows).
+NVLINK_MODELS = (("5", ("b200", "b100", "gb200", "b300", "gb300")), ("4", ("h100", "h200", "h800", "gh200", "h20")),
+                 ("3", ("a100", "a800")), ("2", ("v100",)))
+NVLINKS_PER_GPU = {"2": 6, "3": 12, "4": 18, "5": 18}
+
+
+def gpu_nvlink(model, known=None):
+    """What one GPU of `model` carries inside its node for a ring (`gpu_GBps`: its NVLinks through
+    the NVSwitch), or `gpu_GBps: None` with why for a PCIe part (H100 PCIe, H100 NVL, A100-PCIE,
+    L40S): its ring inside the node runs over PCIe or bridges, which the node's ports do not bound."""
+    known = known or _database()
+    name = model.lower().replace("_", " ")
+    generation = next((g for g, names in NVLINK_MODELS if any(n in name for n in names)), None)
+    pcie = "pcie" in name or name.rstrip().endswith(" nvl") or "-nvl" in name
+    if generation is None or pcie:
+        return {"gpu_model": model, "gpu_GBps": None,
+                "gpu_reason": f"the GPU model {model} has no NVLink through an NVSwitch: a ring inside its node runs "
+                              "over PCIe or bridges, which the node's ports do not bound"}
+    links, rate = NVLINKS_PER_GPU[generation], float(known[("nvlink", generation)]["rate_GBps_per_unit"])
+    return {"gpu_model": model, "gpu_GBps": links * rate,
+            "gpu_healthy_fraction": float(known[("nvlink", generation)]["healthy_fraction"]),
+            "gpu_reason": f"a {model} GPU's NVLink: {links} x {rate:g} GB/s (NVLink {generation})"}
 
 
 # NCCL_ALGO's values (NCCL's names, any case) that the expectations spell otherwise; the rest
@@ -212,18 +272,44 @@ class Ceilings:
                        entry.get("healthy_fraction") or 0.8, entry.get("source", "topology.json"))
 
     def _across_nodes(self, row, items, nodes):
-        """A collective across nodes against the node's ports together (`wirebench import --nics`),
-        where the topology gives no expectation for it: a ring's busbw is what each node's ports carry
-        (NVIDIA/nccl-tests#160: on rings busbw "reflects exactly what's going through the NICs"). NCCL
-        rings at large sizes on 3 nodes or more; on 2 nodes only with NCCL_ALGO=Ring: there its tree
-        goes beyond the ports' rate (NVIDIA/nccl-tests#196), so they are no ceiling of it."""
-        stated = self.expectations.get(row.text("link_class"), {})
+        """A collective across nodes against the node's ports together (`--nics` of import and report,
+        a profile's `nics:`), where the topology gives no expectation for it: a ring's busbw is what
+        each node's ports carry (NVIDIA/nccl-tests#160: on rings busbw "reflects exactly what's going
+        through the NICs"), healthy from suites/ceilings.csv's nics_ring fraction. NCCL rings at large
+        sizes on 3 nodes or more; on 2 nodes only with NCCL_ALGO=Ring: there its tree goes beyond the
+        ports' rate (NVIDIA/nccl-tests#196), so they are no ceiling of it. With the GPU model, the
+        slower of the ports and a GPU's NVLink; a PCIe part's ring is not bounded by the ports."""
+        stated = self.nics_for(row.text("link_class"))
         ports, forced = stated.get("ports_per_node"), (items.get("NCCL_ALGO") or "").lower()
         if nodes < 2 or not stated.get("nics") or not ports or forced not in ("", "ring") or (nodes == 2 and not forced):
             return None
+        if "gpu_GBps" in stated and not stated["gpu_GBps"]:
+            return None
         how = f"NCCL_ALGO={items['NCCL_ALGO']}" if forced else "a ring, NCCL's pick at large sizes on 3 nodes or more"
-        return Ceiling(ports * stated["ceiling_GBps"], f"{how}: busbw is what a node's ports carry together, "
-                       f"{ports} x {stated['reason']}", stated.get("healthy_fraction", 0.8), stated.get("source", "suite"))
+        together = ports * stated["ceiling_GBps"]
+        fraction = stated.get("nics_healthy_fraction", stated.get("healthy_fraction", 0.8))
+        source = "; ".join(s for s in (stated.get("source", "suite"), stated.get("nics_source")) if s)
+        if stated.get("gpu_GBps") and stated["gpu_GBps"] < together:  # the GPU's NVLink is the slower
+            return Ceiling(stated["gpu_GBps"], f"{how}: busbw is what a GPU's NVLink carries, {stated['gpu_reason']}, "
+                           f"below the node's ports together ({ports} x {stated['reason']})",
+                           stated.get("gpu_healthy_fraction", 0.8), source)
+        return Ceiling(together, f"{how}: busbw is what a node's ports carry together, {ports} x {stated['reason']}"
+                       + (f" (slower than {stated['gpu_reason']})" if stated.get("gpu_GBps") else ""), fraction, source)
+
+    def nics_for(self, link_class):
+        """The stated ports of a row's network: its link class's, or, for a row that names no link
+        class (a collective imported without one), the one network stated."""
+        stated = self.expectations.get(link_class, {})
+        if not stated and not link_class:
+            ports = [e for e in self.expectations.values() if e.get("nics")]
+            stated = ports[0] if len(ports) == 1 else {}
+        return stated
+
+    def add_nics(self, nics):
+        """The node's ports stated after the run (`wirebench report --nics`, a profile's `nics:`):
+        they replace what suite.json stated for the same link class."""
+        known = self.expectations.get(nics["link_class"], {})
+        self.expectations[nics["link_class"]] = {k: v for k, v in known.items() if k in ("latency_us", "latency_source")} | nics
 
     def network_ports(self, host):
         """How many network ports the topology saw on `host`, or the suite states (`ports_per_node`: a

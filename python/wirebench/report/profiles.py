@@ -51,9 +51,11 @@ class Profile:
     warn_band: float
     floors: list
     origin: str = ""
+    nics: dict = None  # the node's network ports: {count, rate_Gbps, link_class, source} (ceilings.stated_nics)
 
     def as_json(self):
         return {"name": self.name, "description": self.description, "warn_band": self.warn_band, "origin": self.origin,
+                **({"nics": self.nics} if self.nics else {}),
                 "floors": [{"name": f.name, "match": {**f.match, **({"extra": f.extra} if f.extra else {})},
                             "metric": f.metric, "floor": f.floor, "source": f.source,
                             **({"min_bytes": f.min_bytes} if f.min_bytes is not None else {}),
@@ -113,6 +115,22 @@ def _floor_lines(text):
     return []
 
 
+def _nics(item, where):
+    """A profile's `nics:` (the platform's network ports for its collectives across nodes: count,
+    rate_Gbps, link_class ib|roce|eth, source), checked."""
+    if not isinstance(item, dict) or set(item) - {"count", "rate_Gbps", "link_class", "ports", "source"}:
+        raise InputError(f"{where}: nics: a mapping of count, rate_Gbps, link_class, ports and source")
+    count, rate = item.get("count"), item.get("rate_Gbps")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise InputError(f"{where}: nics: count: '{count}' is not a number of ports >= 1")
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or rate <= 0:
+        raise InputError(f"{where}: nics: rate_Gbps: '{rate}' is not a rate in Gb/s > 0")
+    if item.get("link_class", "ib") not in ("ib", "roce", "eth") or not item.get("source"):
+        raise InputError(f"{where}: nics: link_class is ib, roce or eth, and the ports need their source")
+    return {"count": count, "rate_Gbps": rate, "link_class": item.get("link_class", "ib"),
+            "ports": str(item.get("ports", "")), "source": str(item["source"])}
+
+
 def parse_profile(doc, origin, text=""):
     if not isinstance(doc, dict) or not isinstance(doc.get("floors"), list) or not doc["floors"]:
         raise InputError(f"{origin}: a profile needs a name and a list of floors")
@@ -124,7 +142,8 @@ def parse_profile(doc, origin, text=""):
     lines = _floor_lines(text) if text else []
     floors = [_floor(item, f"{origin}:{lines[i]}" if i < len(lines) else f"{origin}: floor {i + 1}")
               for i, item in enumerate(doc["floors"])]
-    return Profile(str(doc["name"]), str(doc.get("description", "")), float(band), floors, str(origin))
+    nics = _nics(doc["nics"], origin) if "nics" in doc else None
+    return Profile(str(doc["name"]), str(doc.get("description", "")), float(band), floors, str(origin), nics)
 
 
 def load_profile(name_or_path):
