@@ -26,10 +26,10 @@ def write_topology(run_dir):
         pattern = run_dir / "logs" / "topology-%N.json"
         command = ["srun", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1", f"--output={pattern}",
                    str(BIN / "wirebench"), "topo", "--json"]
+        code, failure = None, ""
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-            # topo's verdict is its exit code (1: a DEGRADED link, read from its JSON); others failed
-            failure = result.stderr.strip() if result.returncode not in (ExitCode.OK, ExitCode.FAILED) else ""
+            code = result.returncode
         except (OSError, subprocess.TimeoutExpired) as error:
             failure = str(error)
         docs = []
@@ -38,6 +38,10 @@ def write_topology(run_dir):
                 docs.append(json.loads(path.read_text()))
             except json.JSONDecodeError as error:
                 failure = f"{path}:{error.lineno}: {error.msg}"
+        # topo's verdict is its exit code (1: a DEGRADED link, which its JSON says): 1 with every node's
+        # JSON read is no failure; any other, or 1 without them (srun's own), is
+        if code and not (code == ExitCode.FAILED and len(docs) == nodes):
+            failure = failure or result.stderr.strip()
         if docs and not failure:
             merged = {"schema_version": docs[0].get("schema_version", 1),
                       "nodes": [node for doc in docs for node in doc.get("nodes", [])],
