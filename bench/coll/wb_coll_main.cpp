@@ -104,12 +104,19 @@ class CollRun {
     const int world_rank = program_.rank();
     WB_MPI_CHECK(MPI_Allgather(&world_rank, 1, MPI_INT, members.data(), 1, MPI_INT, comm_handle_));
     std::set<std::string> comm_hosts;
-    for (int m : members) comm_hosts.insert(hosts[static_cast<std::size_t>(m)]);
+    std::string comm_nodes;  // the communicator's nodes in rank order, as the hosts name themselves
+    for (int m : members) {
+      const std::string& host = hosts[static_cast<std::size_t>(m)];
+      if (comm_hosts.insert(host).second) comm_nodes += (comm_nodes.empty() ? "" : ",") + host;
+    }
     ResultRow base;
     base.bench = "coll";
     base.backend = options_.backend;
     base.link_class = comm_hosts.size() == 1 ? "shm" : options_.link_class.value_or(detect_network_link_class());
-    base.src = split_name(options_.split);
+    // The whole world's communicator is named by its nodes (schema/endpoints.csv: `dgx01`,
+    // `dgx01,dgx02`), so one node's nightly run is its own item and the history holds it against
+    // the fleet; intra-node and rails are several communicators at once (per_comm_us), named by kind.
+    base.src = options_.split == Split::kNone ? comm_nodes : split_name(options_.split);
     base.ranks = comm_size;
     base.nodes = static_cast<int>(comm_hosts.size());
 
