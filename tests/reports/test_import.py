@@ -169,7 +169,7 @@ def test_perftest_bandwidth_and_latency_rows_say_their_device_and_link(tmp_path)
     assert set(bw) == {"2", "65536", "1048576"}  # the CPU-frequency warning between rows passed by
     big = bw["1048576"]
     assert float(big["algbw_GBps"]) == pytest.approx(1048576 * 0.023e6 / 1e9, rel=1e-6)  # bytes x MsgRate
-    assert (big["link_class"], big["op"], big["src"], big["dst"]) == ("ib", "rdma_write", "n1", "n2")
+    assert (big["link_class"], big["op"], big["src"], big["dst"]) == ("ib", "rdma_write", "n1/rank0", "n2/rank1")
     assert parse(big["extra"])["device"] == "mlx5_0" and big["rerun"] == "ib_write_bw -s 1048576 -d mlx5_0 n2"
     lat = {r["bytes"]: r for r in rows if r["case"] == "pingpong"}
     assert lat["2"]["time_us"] == "1.02" and lat["2"]["judged"] == "time_us@smallest:typical_latency"

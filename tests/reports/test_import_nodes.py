@@ -233,3 +233,71 @@ def test_a_second_import_without_out_gets_a_folder_of_its_own(tmp_path, monkeypa
     folders = sorted(p.name for p in (tmp_path / "runs").iterdir())
     assert len(folders) == 2 and all(re.fullmatch(r"import-\d{8}T\d{6}Z(-\d+)?", f) for f in folders), folders
     assert all((tmp_path / "runs" / f / "results.csv").exists() for f in folders)
+
+
+def _rows_and_notes(out):
+    rows = list(csv.DictReader((out / "results.csv").open()))
+    return rows, json.loads((out / "meta.json").read_text())
+
+
+def test_osu_takes_each_ranks_node_from_the_launchers_tags(tmp_path):
+    """osu_latency under `mpirun -prepend-pattern '[%h:%r] '` names each rank's host: the pair's
+    endpoints are dgx01/rank0 -> dgx02/rank1 without --hosts. Before: rank0 -> rank1, hosts []."""
+    tagged = tmp_path / "osu_latency.txt"
+    tagged.write_text("".join(f"[dgx0{1 + (n % 2)}:{n % 2}] {line}\n"
+                              for n, line in enumerate((DATA / "osu_latency.txt").read_text().splitlines())))
+    imported(tmp_path / "run", [tagged], "--link-class", "ib", "--rate", "50")
+    rows, meta = _rows_and_notes(tmp_path / "run")
+    assert {(r["src"], r["dst"], r["nodes"]) for r in rows} == {("dgx01/rank0", "dgx02/rank1", "2")}
+    assert meta["hosts"] == ["dgx01", "dgx02"]
+
+
+def test_an_osu_collectives_src_is_its_communicators_nodes_from_srun_labels(tmp_path):
+    """srun -l hostname beside osu_allreduce (4 ranks, 2 a node): src n1,n2 in rank order, its ranks
+    from the labels. Before: src `world`, no ranks, no busbw."""
+    labelled = tmp_path / "osu_allreduce.txt"
+    labelled.write_text("$ srun -l hostname\n0: n1\n1: n1\n2: n2\n3: n2\n$ srun -l osu_allreduce\n" +
+                        "".join(f"0: {line}\n" for line in (DATA / "osu_allreduce.txt").read_text().splitlines()))
+    imported(tmp_path / "run", [labelled])
+    rows, meta = _rows_and_notes(tmp_path / "run")
+    assert {(r["src"], r["ranks"], r["nodes"]) for r in rows} == {("n1,n2", "4", "2")}
+    assert all(r["busbw_GBps"] for r in rows) and meta["hosts"] == ["n1", "n2"]
+
+
+def test_imb_collectives_name_their_nodes_and_hosts_that_disagree_are_exit_3(tmp_path, capsys):
+    """IMB-MPI1 with --hosts: Allreduce's src is the nodes, not `world`; tags naming other nodes
+    than --hosts: exit 3 quoting both."""
+    imported(tmp_path / "run", [DATA / "IMB-MPI1-collectives.txt"], "--hosts", "node1,node2")
+    rows, _ = _rows_and_notes(tmp_path / "run")
+    allreduce = [r for r in rows if r["op"] == "all_reduce"]
+    assert allreduce and {(r["src"], r["nodes"]) for r in allreduce} == {("node1,node2", "2")}
+    assert {(r["src"], r["dst"]) for r in rows if r["case"] == "pingpong"} == {("node1/rank0", "node2/rank1")}
+    tagged = tmp_path / "imb.txt"
+    tagged.write_text("".join(f"[cn{n % 2}:{n % 2}] {line}\n"
+                              for n, line in enumerate((DATA / "IMB-MPI1-collectives.txt").read_text().splitlines())))
+    code, _, _ = imported(tmp_path / "bad", [tagged], "--hosts", "node1,node2")
+    assert code == ExitCode.USAGE
+    assert "the launcher's tags say it ran on cn0, cn1, --hosts says node1,node2" in capsys.readouterr().err
+
+
+def test_perftest_endpoints_are_node_ranks_from_the_pasted_prompt_and_server(tmp_path):
+    """ib_write_bw pasted with the prompt it was typed at and its server: node1/rank0 -> node2/rank1
+    (schema/endpoints.csv). Before: bare `client` and `server`, or `node1` with --hosts."""
+    pasted = tmp_path / "ib_write_bw.txt"
+    pasted.write_text("root@node1:~# ib_write_bw -d mlx5_0 -s 1048576 node2\n" + (DATA / "ib_write_bw.txt").read_text())
+    imported(tmp_path / "run", [pasted], "--link-class", "ib", "--rate", "25")
+    rows, meta = _rows_and_notes(tmp_path / "run")
+    assert {(r["src"], r["dst"], r["nodes"]) for r in rows} == {("node1/rank0", "node2/rank1", "2")}
+    assert meta["hosts"] == ["node1", "node2"]
+
+
+def test_where_nothing_names_a_node_a_note_says_so_and_none_is_invented(tmp_path):
+    """Open MPI's --tag-output (`[1,0]<stdout>:`) names no host: the rows keep ranks and meta.json's
+    notes (which reach the report) say how to name them."""
+    tagged = tmp_path / "osu_latency.txt"
+    tagged.write_text("".join(f"[1,0]<stdout>:{line}\n" for line in (DATA / "osu_latency.txt").read_text().splitlines()))
+    imported(tmp_path / "run", [tagged], "--link-class", "ib", "--rate", "50")
+    rows, meta = _rows_and_notes(tmp_path / "run")
+    assert {(r["src"], r["dst"]) for r in rows} == {("rank0", "rank1")} and meta["hosts"] == []
+    assert any("OSU prints no host and neither the launcher's tags nor --hosts name one" in n for n in meta["notes"])
+    assert "OSU prints no host" in (tmp_path / "run" / "report.md").read_text()

@@ -6,7 +6,8 @@ and time here (IMB's Mbytes/sec column changed units between versions)."""
 import re
 
 from ..contracts.input_files import InputError
-from .lines import Aside, cut_note, cut_row, lines_of
+from .lines import Aside, cut_note, cut_row, read
+from . import nodes
 from ..report.judging import declare, small_message_latency
 from .rows import BUSBW, number, row
 from .registry import Importer
@@ -39,7 +40,11 @@ def _number(text):
 def parse(path, text, hosts=("", ""), link_class=""):
     version, name, processes, columns, rows, notes = None, None, None, None, [], []
     aside = Aside(path, "IMB-MPI1")
-    for line in lines_of(text):
+    paste = read(text)
+    tagged = paste.rank_hosts()
+    hosts = nodes.by_rank(path, tagged, hosts, notes)  # IMB prints no host: the tags' or --hosts
+    a, b = (list(hosts) + ["", ""])[:2]
+    for line in paste.lines:
         where = f"{path}:{line.number}"
         found = VERSION.search(line.text)
         if found and version is None:
@@ -80,7 +85,6 @@ def parse(path, text, hosts=("", ""), link_class=""):
         common = dict(iters=repetitions, time_us=number(time_us), algbw_GBps=number(algbw), link_class=link_class,
                       bytes=size, backend="mpi", direction="uni")
         if name == "PingPong":
-            a, b = hosts
             rows.append(row(where, "imb", version, bench="net", case="pingpong", src=f"{a}/rank0" if a else "rank0",
                             dst=f"{b}/rank1" if b else "rank1", op="send_recv", dtype="uint8", ranks=2,
                             nodes=len({a, b} - {""}) or "", busbw_GBps=number(algbw),
@@ -90,7 +94,6 @@ def parse(path, text, hosts=("", ""), link_class=""):
         elif name in PARALLEL_TRANSFERS:
             # IMB's bandwidth: scale x bytes / t_max, each rank's sends and receives at once, as a
             # bidirectional row (held against both directions' ceiling)
-            a, b = hosts
             scale = PARALLEL_TRANSFERS[name]
             algbw = scale * size / (time_us * 1e3) if size and time_us > 0 else None
             two = processes == 2
@@ -105,8 +108,11 @@ def parse(path, text, hosts=("", ""), link_class=""):
         else:
             op = COLLECTIVES[name]
             busbw = algbw * BUSBW[op](processes) if algbw and processes else None
-            rows.append(row(where, "imb", version, bench="coll", case="out_of_place", src="world", op=op,
-                            dtype="float32", ranks=processes or "", busbw_GBps=number(busbw),
+            # IMB runs a block of N processes on MPI_COMM_WORLD's first N: their nodes, where the tags name each rank's
+            members = hosts[:processes] if tagged and processes and len(hosts) >= processes else hosts
+            rows.append(row(where, "imb", version, bench="coll", case="out_of_place", src=nodes.communicator(members),
+                            op=op, dtype="float32", ranks=processes or "", nodes=len(set(members) - {""}) or "",
+                            busbw_GBps=number(busbw),
                             judged=declare("busbw_GBps" if busbw else None),
                             rerun=f"mpiexec -n {processes or 'N'} IMB-MPI1 {name} -npmin {processes or 2}"
                                   + (f" -msglog {size.bit_length() - 1}:{size.bit_length() - 1}" if size else ""),
@@ -115,6 +121,8 @@ def parse(path, text, hosts=("", ""), link_class=""):
     notes += aside.notes(rows)
     if not rows:
         notes.append(f"{path}: no table of PingPong or a collective IMB wirebench imports: nothing was measured")
+    elif not hosts:
+        notes.append(nodes.unnamed_note(path, "IMB-MPI1", rows))
     return rows, notes
 
 

@@ -14,13 +14,18 @@ from ..contracts.input_files import InputError
 TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")  # mpirun --tag-output, anywhere in the line
 # a tag starting a line goes with the indentation before it (a test log indenting a launcher's output)
 LEADING_TAG = re.compile(r"^\s*\[\d+,\d+\]<std(?:out|err)>:")
-PREFIX = re.compile(r"^(\d+: |\[\d+\]:? ?)")  # srun -l, [N] / [N]: of pdsh-like launchers
+PREFIX = re.compile(r"^(\d+: |\[\d+\]:? ?)")  # srun -l, [N] / [N]: of pdsh-like launchers, mpirun -prepend-rank
+# A tag naming the rank's host: MPICH/Intel MPI's `-prepend-pattern "[%h:%r] "` (or `%r@%h`), [HOST:RANK]
+HOST_TAG = re.compile(r"^\[(?P<host>[A-Za-z][\w.-]*):(?P<rank>\d+)\]:? ?")
+# srun -l hostname (or `mpirun ... hostname`) in the job's script: a rank's label and its host alone
+HOST_LINE = re.compile(r"^\s*(?:(?P<rank>\d+): |\[(?P<tagged>\d+)\]:? ?)(?P<host>[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)\s*$")
 QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # Markdown's quote, nested or not
 NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^NCCL version \d")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
 COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
                      r"torchrun|kubectl|docker|\S*_perf\S*|\S*p2pBandwidthLatencyTest|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
+PROMPT = re.compile(r"^[\w.-]+@([A-Za-z][\w.-]*):\S*[$#]")  # user@HOST:dir$ before a command: where it ran
 # its banner alone (`NCCL version 2.21.5+cuda12.4`) or as an INFO line (`host:pid:tid [0] NCCL INFO NCCL version ...`)
 NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
 
@@ -43,6 +48,15 @@ class Paste:
     lines: list                                       # the tool's lines and the rest of the paste
     nccl: list = field(default_factory=list)          # NCCL's INFO/WARN lines and its version banner
     commands: list = field(default_factory=list)      # (number, command) of each command line
+    hosts: dict = field(default_factory=dict)         # {rank: host} the launcher's tags name
+    prompts: list = field(default_factory=list)       # (number, host) of each shell prompt before a command
+
+    def rank_hosts(self):
+        """The ranks' hosts in rank order as the launcher's tags name them ([] where none do, or
+        where a rank is named twice with other names, or ranks are missing)."""
+        if not self.hosts or any(len(h) != 1 for h in self.hosts.values()) or sorted(self.hosts) != list(range(len(self.hosts))):
+            return []
+        return [next(iter(self.hosts[rank])) for rank in sorted(self.hosts)]
 
     def nccl_version(self):
         """NCCL's version from its banner or its INFO line, or None."""
@@ -59,7 +73,14 @@ def read(text):
     inside = False
     for index, line in enumerate(raw if cut else raw[:-1]):
         line = QUOTE.sub("", line.rstrip("\r"), count=1)
-        line = PREFIX.sub("", TAG.sub("", LEADING_TAG.sub("", line, count=1)), count=1)
+        line = TAG.sub("", LEADING_TAG.sub("", line, count=1))
+        named = HOST_LINE.match(line) or HOST_TAG.match(line)
+        if named:
+            paste.hosts.setdefault(int(named["rank"] or named.groupdict().get("tagged") or 0), set()).add(named["host"])
+            if HOST_LINE.match(line):  # the launcher saying where a rank runs: not the tool's
+                continue
+            line = line[named.end():]
+        line = PREFIX.sub("", line, count=1)
         if FENCE.match(line):
             inside = not inside
             continue
@@ -74,6 +95,9 @@ def read(text):
         found = COMMAND.match(line.strip())
         if found:
             paste.commands.append((index + 1, found.group(1)))
+            prompt = PROMPT.match(line.strip())
+            if prompt:
+                paste.prompts.append((index + 1, prompt.group(1)))
         paste.lines.append(Line(index + 1, line.expandtabs(8) if line.startswith("\t") else line,
                                 cut and index == len(raw) - 1))
     # indented as a Markdown code block (or a quote in a ticket): every line's common indentation goes

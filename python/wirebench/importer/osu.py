@@ -10,6 +10,7 @@ from .lines import Aside, cut_note, cut_row, lines_of, read
 from ..report.judging import declare, small_message_latency
 from .rows import BUSBW, number, row
 from .registry import Importer
+from . import nodes
 
 TITLE = re.compile(r"^#\s*OSU (MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
 DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
@@ -34,7 +35,8 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
     """(rows, notes). The table is found among whatever else the paste holds (lines.py): a script's
     banners between runs, UCX's or MPI's settings, the command line. Several tables of the same test
     in one file (a script looping over pairs) are kept apart: each row says its table (block=N)."""
-    lines = read(text).lines
+    paste = read(text)
+    lines = paste.lines
     title = next(((TITLE.match(l.text), l) for l in lines if TITLE.match(l.text)), None)
     if title is None:
         raise InputError(f"{path}:1: no OSU title line ('# OSU MPI ... Test vX')")
@@ -48,6 +50,10 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
         raise InputError(f"{path}:{other.number}: a second OSU test ('{TITLE.match(other.text).group(2).strip()}') "
                          f"after '{name}': import each test's output on its own")
     rows, notes, aside, block = [], [], Aside(path, "OSU"), 0
+    # OSU prints no host: the launcher's tags name each rank's, or --hosts does
+    tagged = paste.rank_hosts()
+    hosts = nodes.by_rank(path, tagged, hosts, notes)
+    ranks = ranks or (len(tagged) if tagged and kind[0] == "coll" else None)
     last_sized = _last_data_like(lines)
     for line in lines:
         if TITLE.match(line.text):
@@ -72,7 +78,7 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
         if kind[0] == "net":
             r = _point_to_point(where, version, kind, size, figure, hosts, link_class, backend)
         else:
-            r = _collective(where, version, kind[1], size, figure, ranks, link_class, backend)
+            r = _collective(where, version, kind[1], size, figure, ranks, link_class, backend, hosts)
         if len(titles) > 1:
             r["extra"] = f"{r['extra']};block={block}"
         rows.append(r)
@@ -83,6 +89,8 @@ def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
                      "(block=1..N); their endpoints are those --hosts names, the same for each")
     if not rows:
         notes.append(f"{path}: no line of OSU's table: nothing was measured")
+    elif not hosts:
+        notes.append(nodes.unnamed_note(path, "OSU", rows))
     return rows, notes
 
 
@@ -99,7 +107,7 @@ def _point_to_point(where, version, kind, size, figure, hosts, link_class, backe
     else:  # MB/s, 10^6 bytes/s; bibw counts both directions, as wb-net's bidir rows
         algbw = figure / 1e3
         time_us = size * (2 if direction == "bidir" else 1) / (algbw * 1e3) if algbw > 0 else None
-    a, b = hosts
+    a, b = (list(hosts) + ["", ""])[:2]
     binary = "osu_xccl_" if backend == "nccl" else "osu_"
     return row(where, "osu", version, bench="net", case=case, backend=backend, link_class=link_class,
                src=f"{a}/rank0" if a else "rank0", dst=f"{b}/rank1" if b else "rank1", direction=direction,
@@ -110,14 +118,15 @@ def _point_to_point(where, version, kind, size, figure, hosts, link_class, backe
                rerun=f"mpiexec -n 2 {binary}{'latency' if case == 'pingpong' else test} -m {size}:{size}")
 
 
-def _collective(where, version, op, size, figure, ranks, link_class, backend="mpi"):
+def _collective(where, version, op, size, figure, ranks, link_class, backend="mpi", hosts=()):
     algbw = size / (figure * 1e3) if size and figure > 0 else None
     busbw = algbw * BUSBW[op](ranks) if algbw and ranks else None
     judged = declare("busbw_GBps" if busbw else None)
     osu_name = {"all_reduce": "allreduce", "all_gather": "allgather", "broadcast": "bcast",
                 "all_to_all": "alltoall"}.get(op, op)
     return row(where, "osu", version, bench="coll", case="out_of_place", backend=backend, link_class=link_class,
-               src="world", direction="uni", op=op, dtype="float32", bytes=size, ranks=ranks or "",
+               src=nodes.communicator(hosts), direction="uni", op=op, dtype="float32", bytes=size, ranks=ranks or "",
+               nodes=len(set(hosts) - {""}) or "",
                time_us=number(figure), algbw_GBps=number(algbw), busbw_GBps=number(busbw), judged=judged,
                rerun=f"mpiexec -n {ranks or 'N'} {'osu_xccl_' if backend == 'nccl' else 'osu_'}{osu_name} -m {size}:{size}")
 

@@ -7,7 +7,8 @@ ping-pong), a whole one for read."""
 import re
 
 from ..contracts.input_files import InputError
-from .lines import cut_note, cut_row, lines_of
+from .lines import cut_note, cut_row, lines_of, read
+from . import nodes
 from ..report.judging import declare, small_message_latency
 from .rows import number, row
 from .registry import Importer
@@ -33,11 +34,38 @@ def _columns(header):
     return re.findall(r"[^\s\[]+(?: [^\s\[]+)*\[[^\]]+\]|\S+", header)
 
 
+# perftest's options that take a value (perftest's README): the server's name is the positional after them
+VALUED = {"-d", "-i", "-s", "-n", "-D", "-p", "-m", "-x", "-q", "-u", "-t", "-I", "-g", "-M", "-c", "-l", "-L", "-S",
+          "-T", "-w", "-W", "-r", "-E", "-j", "-k", "-K", "-y", "-P", "-v", "-Q"}
+PERFTEST = re.compile(r"(?:^|[\s/])ib_\w+_(?:bw|lat)\b")
+
+
+def client_and_server(paste):
+    """(client, server) the pasted command names: the host of the shell prompt it was typed at
+    (`root@node1:~# ...`) and the server it connects to (its positional argument, `ib_write_bw -d
+    mlx5_0 node2`); '' for what it does not name. A server's own run has no server argument."""
+    for number, command in paste.commands:
+        if not PERFTEST.search(command):
+            continue
+        words = command.split()
+        tail = words[words.index(next(w for w in words if PERFTEST.search(" " + w))) + 1:]
+        server = tail[-1] if tail and not tail[-1].startswith("-") and (len(tail) < 2 or tail[-2] not in VALUED) else ""
+        client = next((host for at, host in paste.prompts if at == number), "")
+        return (client, server) if server else ("", "")
+    return "", ""
+
+
 def parse(path, text, hosts=("", ""), link_class=""):
     title = tool = link = device = version = columns = None
     bidirectional = False
     rows, notes = [], []
-    for line in lines_of(text):
+    paste = read(text)
+    named = client_and_server(paste)
+    hosts = nodes.by_rank(path, [h for h in named if h] if all(named) else [], hosts, notes,
+                          "its prompt and command line")
+    if not all(named) and named[1] and not [h for h in hosts if h]:
+        hosts = ["", named[1]]  # the server alone: the client's node is not named
+    for line in paste.lines:
         where = f"{path}:{line.number}"
         if any(w in line.text for w in WARNINGS):
             continue
@@ -80,13 +108,19 @@ def parse(path, text, hosts=("", ""), link_class=""):
                          link_class or {"IB": "ib", "Ethernet": "roce"}.get(link or "", ""), device, bidirectional))
     if not rows:
         notes.append(f"{path}: no perftest table: nothing was measured")
+    elif not all((list(hosts) + ["", ""])[:2]):
+        notes.append(f"{path}: perftest prints no host and neither a pasted prompt and command line (user@CLIENT:~$ "
+                     "ib_write_bw ... SERVER) nor --hosts CLIENT,SERVER name both ends: the unnamed end is 'client' or "
+                     "'server', no node")
     return rows, notes
 
 
 def _row(where, version, title, tool, size, iterations, values, hosts, link_class, device, bidirectional=False):
     op, kind = title
-    a, b = hosts
-    common = dict(bench="net", backend="rdma", link_class=link_class, src=a or "client", dst=b or "server",
+    a, b = (list(hosts) + ["", ""])[:2]
+    # each end a rank of its node (schema/endpoints.csv): the client rank 0, the server rank 1
+    common = dict(bench="net", backend="rdma", link_class=link_class, src=f"{a}/rank0" if a else "client",
+                  dst=f"{b}/rank1" if b else "server",
                   op=op.lower(), dtype="uint8", bytes=size, ranks=2, nodes=len({a, b} - {""}) or "", iters=iterations,
                   items={"device": device} if device else {}, rerun=f"{tool} -s {size}" + (f" -d {device}" if device else "")
                   + (" -b" if bidirectional else "") + (f" {b}" if b else " SERVER"))
