@@ -277,7 +277,7 @@ def test_imb_collectives_name_their_nodes_and_hosts_that_disagree_are_exit_3(tmp
                               for n, line in enumerate((DATA / "IMB-MPI1-collectives.txt").read_text().splitlines())))
     code, _, _ = imported(tmp_path / "bad", [tagged], "--hosts", "node1,node2")
     assert code == ExitCode.USAGE
-    assert "the launcher's tags say it ran on cn0, cn1, --hosts says node1,node2" in capsys.readouterr().err
+    assert "according to the launcher's tags it ran on cn0, cn1, --hosts says node1,node2" in capsys.readouterr().err
 
 
 def test_perftest_endpoints_are_node_ranks_from_the_pasted_prompt_and_server(tmp_path):
@@ -301,3 +301,18 @@ def test_where_nothing_names_a_node_a_note_says_so_and_none_is_invented(tmp_path
     assert {(r["src"], r["dst"]) for r in rows} == {("rank0", "rank1")} and meta["hosts"] == []
     assert any("OSU prints no host and neither the launcher's tags nor --hosts name one" in n for n in meta["notes"])
     assert "OSU prints no host" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_nvbandwidth_keys_its_rows_to_its_host_line_and_checks_hosts_against_it(tmp_path, capsys):
+    """nvbandwidth 0.8 prints its host alone before `Device 0:` (output.cpp printGPUs; the lent H200's
+    `vm` here), --json in each device's entry. Before: --hosts named another node silently and won."""
+    h200 = REAL / "nvbandwidth-h200-host_to_device.txt"
+    _, rows, _ = imported(tmp_path / "run", [h200])
+    assert rows and {r["dst"].split("/")[0] for r in rows} == {"vm"}
+    code, rows, _ = imported(tmp_path / "other", [h200], "--hosts", "dgx07")
+    assert code == ExitCode.USAGE and not rows
+    assert "according to its host line it ran on vm, --hosts says dgx07" in capsys.readouterr().err
+    _, rows, _ = imported(tmp_path / "same", [h200], "--hosts", "vm.cluster")
+    assert {r["dst"].split("/")[0] for r in rows} == {"vm"}
+    code, _, _ = imported(tmp_path / "json", [DATA / "nvbandwidth.json"], "--hosts", "dgx01")
+    assert code == ExitCode.USAGE and "according to its GPU Device list it ran on dgx02, --hosts says dgx01" in capsys.readouterr().err

@@ -19,11 +19,11 @@ def by_rank(path, tagged, given, notes, said_by="the launcher's tags"):
         return list(tagged) or given
     printed, named = list(dict.fromkeys(tagged)), list(dict.fromkeys(given))
     if sorted(map(_short, printed)) != sorted(map(_short, named)):
-        raise InputError(f"{path}: {said_by} say it ran on {', '.join(printed)}, --hosts says {','.join(given)}: give "
-                         "the nodes it ran on, or leave --hosts out")
+        raise InputError(f"{path}: according to {said_by} it ran on {', '.join(printed)}, --hosts says {','.join(given)}: "
+                         "give the nodes it ran on, or leave --hosts out")
     if sorted(printed) != sorted(named):
-        notes.append(f"{path}: {said_by} name {', '.join(printed)}; --hosts {','.join(given)} names the same node(s): "
-                     f"{said_by}' names are kept")
+        notes.append(f"{path}: according to {said_by} it ran on {', '.join(printed)}; --hosts {','.join(given)} names "
+                     "the same node(s) otherwise: the output's names are kept")
     return list(tagged)
 
 

@@ -10,6 +10,7 @@ from ..report.judging import declare
 from .lines import cut_note, lines_of
 from .rows import number, row
 from .registry import Importer
+from . import nodes
 
 VERSION = re.compile(r"^nvbandwidth Version:\s*v?(\S+)")
 RUNNING = re.compile(r"^Running (\w+)\.")
@@ -70,17 +71,27 @@ def looks_like(text):
     return "nvbandwidth Version" in text or bool(re.search(r"^Running \w+_(ce|sm)\.$", text, re.M))
 
 
-HOSTNAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")  # 0.8 on print the node's name alone before "Device 0: ..."
+# 0.8 on print the node's name alone before "Device 0: NAME (PCI)" (output.cpp printGPUs: localHostname,
+# gethostname's), and in --json each device's entry "0: NAME (PCI): (HOST)" (json_output.cpp)
+HOSTNAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
+
+
+def the_node(path, printed, given, notes, said_by="its host line"):
+    """The node the rows are keyed to: the one nvbandwidth names, checked against --hosts (the same
+    node by another name: a note, the printed name kept; another node: exit 3 quoting both), else
+    --hosts'; '' where neither names it."""
+    found = nodes.by_rank(path, [printed] if printed else [], [given], notes, said_by)
+    return found[0] if found else ""
 
 
 def parse(path, text, host="", bytes_=None, link_class=""):
     bytes_ = bytes_ or DEFAULT_BYTES
     version, test, title, columns, rows, notes = None, None, None, None, [], []
-    previous, named_host = "", ""
+    previous, node = "", host
     for line in lines_of(text):
         where = f"{path}:{line.number}"
         if line.text.startswith("Device 0: ") and HOSTNAME.match(previous):
-            named_host = previous
+            node = the_node(path, previous, host, notes)
         previous = line.text.strip() or previous
         if VERSION.match(line.text):
             version = VERSION.match(line.text).group(1)
@@ -109,9 +120,12 @@ def parse(path, text, host="", bytes_=None, link_class=""):
             notes.append(cut_note(where, kept=False))
             continue
         index, values = int(cells.group(1)), cells.group(2).split()
-        rows += _cells(where, version, test, title, index, zip(columns, values), host or named_host, bytes_, link_class)
+        rows += _cells(where, version, test, title, index, zip(columns, values), node, bytes_, link_class)
     if not rows:
         notes.append(f"{path}: no nvbandwidth matrix: nothing was measured")
+    elif not node:
+        notes.append(f"{path}: names no node (nvbandwidth before 0.8 prints no host line) and --hosts names none: its "
+                     "rows name GPUs, not a node's GPUs (give --hosts NODE)")
     return rows, notes
 
 
@@ -155,11 +169,11 @@ def parse_json(path, doc, host="", bytes_=None, link_class=""):
     bytes_ = bytes_ or DEFAULT_BYTES
     body = doc["nvbandwidth"]
     version = str(body.get("version") or "").lstrip("v") or None
-    if not host:  # 0.8 on name the node in each device's entry: "0: NVIDIA H100 ...: (dgx01)"
-        named = {DEVICE_HOST.search(d).group(1) for d in body.get("GPU Device list") or []
-                 if isinstance(d, str) and DEVICE_HOST.search(d)}
-        host = named.pop() if len(named) == 1 else ""
     rows, notes = [], []
+    # 0.8 on name the node in each device's entry: "0: NVIDIA H100 ...: (dgx01)"
+    named = {DEVICE_HOST.search(d).group(1) for d in body.get("GPU Device list") or []
+             if isinstance(d, str) and DEVICE_HOST.search(d)}
+    host = the_node(path, named.pop() if len(named) == 1 else "", host, notes, "its GPU Device list")
     if body.get("error"):
         notes.append(f"{path}: nvbandwidth said: {body['error']}")
     for index, case in enumerate(body.get("testcases") or []):
