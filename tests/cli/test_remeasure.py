@@ -5,6 +5,7 @@ rewriting --sizes made wb-coll refuse the mix (ctest label: unit; the real `wire
 wb-coll on 2 local MPI ranks)."""
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,7 +79,9 @@ def test_a_fail_of_a_step_in_nccl_tests_spelling_is_measured_again_as_its_rerun_
     result = wirebench("run", str(suite), "--run-dir", str(run_dir), cwd=tmp_path)
     console = result.stdout + result.stderr
     assert result.returncode == 1, console
-    assert "failing item(s): measuring them once more in 1 run(s), as their reruns say" in console, console
+    # 1 run for the FAILs; an item whose samples happen to cross its bound may add its own
+    assert re.search(r"failing or uncertain item\(s\): measuring them once more in \d+ run\(s\), as their reruns say",
+                     console), console
     log = next((run_dir / "remeasured" / "logs").iterdir()).read_text()
     assert "-b 32768 -e 32768" in log and "--sizes" not in log and " -f " not in log, log[:2000]  # 8 x 8^k up to 64K
     assert "--in-place both" in log, log[:2000]  # both placements failed: one run measures both

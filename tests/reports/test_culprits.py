@@ -5,6 +5,8 @@ import json
 import random
 import re
 
+import pytest
+
 from wirebench.report.__main__ import main
 from wirebench.report.findings import culprit as culprit_finding
 from wirebench.report.ceilings import Ceilings
@@ -372,3 +374,57 @@ def test_a_pair_below_the_floor_by_less_than_its_spread_is_no_path(tmp_path):
     assert sum("undecided" in v.reason for v in noisy if v.verdict == "WARN") == 2
     _, tight = judged(tmp_path / "tight", rows(1))
     assert culprits(tight) == ["path:node3-node5"]
+
+
+def judged_by_hand(tmp_path, rows):
+    """As `wirebench report` reads a bare run directory of wb-net by hand: no suite, no ceiling."""
+    run = tmp_path / "bare"
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "results.csv").write_text(HEADER + "".join(rows))
+    (run / "meta.json").write_text(json.dumps({"results_schema_version": 2}))
+    return judge(read_results(run / "results.csv"), Ceilings.load(run))
+
+
+@pytest.mark.parametrize("nodes", [3, 4, 8])
+def test_without_a_ceiling_one_slow_node_is_named_whatever_share_of_the_pairs_it_is_in(tmp_path, nodes):
+    """One slow node is in two thirds of three nodes' pairs and half of four's: the fleet's median
+    falls between the groups and its MAD is as wide as the fault (issue 54: four nodes, node2 at 150 of
+    400 Mbit/s, read 12 PASS). The faster group says what a healthy pair reads."""
+    slow = nodes - 1
+    verdicts = judged_by_hand(tmp_path, fleet(nodes, rate=lambda a, b, ra, rb: 0.45 if slow in (a, b) else 0.96))
+    assert culprits(verdicts) == [f"node:node{slow}"]
+    culprit = next(v for v in verdicts if v.record)
+    assert culprit.verdict == "FAIL" and culprit.fraction is None
+    assert "what the fleet's healthy pairs read" in culprit.expected and culprit.value < culprit.bound
+    assert culprit.bound == pytest.approx(0.8 * 0.96 * CEILING, rel=0.03)
+
+
+def test_without_a_ceiling_a_healthy_noisy_fleet_and_one_of_two_groups_by_design_blame_nobody(tmp_path):
+    """Two groups alone do not say which is sick: on two rails the pairs across rails cross the spine
+    at half rate by design (the fabric, were it a fault), and a noisy fleet has no gap at all."""
+    rails = fleet(3, ranks_per_node=2, rate=lambda a, b, ra, rb: 0.96 if ra == rb else 0.48)
+    noisy = fleet(4, rate=lambda a, b, ra, rb: 0.93, noise=0.12, seed=11)
+    for name, rows in (("rails", rails), ("noisy", noisy)):
+        verdicts = judged_by_hand(tmp_path / name, rows)
+        assert culprits(verdicts) == [], name
+        assert not [v for v in verdicts if v.verdict in ("FAIL", "WARN")], name
+
+
+def test_no_pass_sits_beyond_the_bound_it_prints_and_no_fail_inside_it(tmp_path):
+    """The issue's sick node printed `PASS ... 0.01861 GB/s | >= 0.02727 GB/s`. Every verdict of a
+    matrix with one slow node, with and without a ceiling, and of the recorded runs, against its bound."""
+    from test_golden_runs import RUNS
+    sets = [judged_by_hand(tmp_path / "bare", fleet(4, rate=lambda a, b, ra, rb: 0.45 if 2 in (a, b) else 0.96)),
+            judged(tmp_path / "suite", fleet(4, rate=lambda a, b, ra, rb: 0.45 if 2 in (a, b) else 0.96))[1]]
+    for run in sorted(p for p in RUNS.iterdir() if (p / "results.csv").exists()):
+        sets.append(judge(read_results(run / "results.csv"), Ceilings.load(run)))
+    checked = 0
+    for verdicts in sets:
+        for v in verdicts:
+            if v.bound is None or v.value is None or v.verdict not in ("PASS", "FAIL"):
+                continue
+            higher = v.metric != "time_us"
+            inside = v.value >= v.bound if higher else v.value <= v.bound
+            assert inside == (v.verdict == "PASS"), (v.verdict, v.value, v.expected, v.reason)
+            checked += 1
+    assert checked > 50  # 79 when written

@@ -96,6 +96,46 @@ def test_a_fail_that_does_not_reproduce_is_an_intermittent_warn_with_both_figure
     assert "intermittent" in capsys.readouterr().out
 
 
+def pingpong(pair, us, p05, p95, samples=98):
+    """A ping-pong's 8 B latency with its percentiles, as wb-net writes it."""
+    a, b = pair.split(",")
+    return (f"net,pingpong,mpi,shm,node0/rank{a},node0/rank{b},uni,send_recv,uint8,8,3,1,32400,{us},{p05},{p95},"
+            f"{8 / (us * 1e3):.7g},{8 / (us * 1e3):.7g},0,pairs=all,OK,,{samples},{100 * (p95 - p05) / us:.3g}\n")
+
+
+def test_a_pass_whose_samples_cross_the_bound_the_siblings_set_says_so_and_is_measured_again(tmp_path):
+    """The issue's default run: `PASS ... 12.22 us <= 15.64 us | 98 samples | spread 638%`, p05/p95
+    9.8/87.8 us, with no word that the samples cross the bound (the siblings', which replaced the
+    typical latency's). The runner measures such an item again (remeasurable)."""
+    from wirebench.report.verdicts import remeasurable
+    run = make_run(tmp_path / "run", [pingpong("0,1", 12.22, 9.8, 87.8), pingpong("0,2", 13.03, 12.5, 13.6),
+                                      pingpong("1,2", 13.5, 13.0, 14.1)])
+    v = judged(run)[0]
+    assert v.verdict == "PASS" and v.bound is not None and v.value <= v.bound, (v.expected, v.reason)
+    assert f"across the threshold {v.bound:.4g} us: the verdict is not certain" in v.reason, v.reason
+    assert v.uncertain and remeasurable(v)
+    steady = judged(run)[1]
+    assert not steady.uncertain and not remeasurable(steady)
+
+
+def test_the_second_look_decides_an_uncertain_verdict_clear_of_its_bound_and_not_across_it(tmp_path):
+    first = [stream("0,1", bw=0.105, p05=1048576 / 0.1e3 * 0.9, p95=1048576 / 0.1e3 * 1.1),  # across 0.1 GB/s
+             stream("0,2", bw=0.105, p05=1048576 / 0.1e3 * 0.9, p95=1048576 / 0.1e3 * 1.1), stream("1,2", bw=0.12)]
+    clear = make_run(tmp_path / "clear", first)
+    remeasured(clear, [stream("0,1", bw=0.12), stream("0,2", bw=0.09)])  # clear above; clear below: a FAIL
+    assert main(["wirebench report", str(clear)]) == 1
+    by_pair = {v["item"].split(": ")[1].split(",")[0]: v for v in json.loads((clear / "summary.json").read_text())["verdicts"]}
+    up, down = by_pair["node0/rank0 -> node1/rank1"], by_pair["node0/rank0 -> node2/rank2"]
+    assert up["verdict"] == "PASS" and up["reason"].startswith("decided by a second look, 0.12 GB/s (96.0% of the "
+                                                               "ceiling) (PASS), clear of its threshold"), up["reason"]
+    assert down["verdict"] == "FAIL" and down["measured"].startswith("0.09 GB/s"), down  # the figure that decided
+    across = make_run(tmp_path / "across", first)
+    remeasured(across, first[:2])  # as uncertain again
+    assert main(["wirebench report", str(across)]) == 0
+    again = json.loads((across / "summary.json").read_text())["verdicts"][0]
+    assert again["reason"].endswith("its samples across the threshold again: the first verdict stands, not certain")
+
+
 def test_wrong_data_stands_however_often_it_is_measured(tmp_path):
     run = make_run(tmp_path / "run", [stream("0,1", errors=4)])
     remeasured(run, [stream("0,1")])

@@ -349,7 +349,7 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict, healthy=No
     found.record = record
     if unit == "GB/s" and healthy:
         found.hold_against(f">= {(1 - SLOW_RELATIVE) * healthy:.4g} GB/s (within {100 * SLOW_RELATIVE:.0f}% of "
-                           f"{healthy:.4g} GB/s, what the fleet's healthy pairs read)")
+                           f"{healthy:.4g} GB/s, what the fleet's healthy pairs read)", (1 - SLOW_RELATIVE) * healthy)
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"
         m.note_before(f"explained by the culprit {kind} {name}")

@@ -126,7 +126,7 @@ def _name_culprits(verdicts, context):
 def _culprit_verdict(row, verdict, reason, worst):
     """A fabric culprit's verdict: the figure of its worst pair, held against the fleet."""
     return Verdict(row, verdict, reason, worst.metric, worst.value, worst.ceiling_GBps, worst.fraction,
-                   worst.healthy_fraction, expected=worst.expected)
+                   worst.healthy_fraction, expected=worst.expected, bound=worst.bound)
 
 
 def remeasurable(v):

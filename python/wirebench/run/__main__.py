@@ -205,14 +205,14 @@ def main(argv):
         if again and ExitCode.INFRASTRUCTURE in codes:
             # What ended that step (a node or rank gone) would meet the second pass too: under Slurm
             # a launch onto a dead node waits for it. The report says each FAIL was not measured again.
-            print(f"wirebench run: {items} failing item(s) not measured again: a step could not finish (its ERROR "
+            print(f"wirebench run: {items} failing or uncertain item(s) not measured again: a step could not finish (its ERROR "
                   "above), and a second pass would meet what ended it", flush=True)
             again = []
         for number, run in enumerate(again, start=1):
             if not bring_up(run.rate):
                 return ExitCode.INFRASTRUCTURE
             if number == 1:
-                print(f"wirebench run: {items} failing item(s): measuring them once more in {len(again)} run(s), as "
+                print(f"wirebench run: {items} failing or uncertain item(s): measuring them once more in {len(again)} run(s), as "
                       "their reruns say", flush=True)
             (run_dir / "remeasured" / "logs").mkdir(parents=True, exist_ok=True)
             run_step(number, len(again), run.step, run_dir / "remeasured", cluster, [], started)

@@ -1,8 +1,10 @@
-"""A FAIL is measured once more before it stands: after the suite, each step whose items FAILed on
-their figure (not on wrong data, not the topology's findings) runs again as its failing rows' `rerun`
+"""A FAIL is measured once more before it stands, and so is a verdict whose samples' p05-p95 reach
+across its bound (uncertain): after the suite, each step whose items FAILed on their figure (not on
+wrong data, not the topology's findings) or were uncertain runs again as its failing rows' `rerun`
 says (results.csv: the command that measures the row again, written by the binary that measured it),
 into RUN_DIR/remeasured; the report (wirebench.report.verdicts.apply_remeasure) then calls a FAIL
-that does not reproduce an intermittent WARN, with both figures.
+that does not reproduce an intermittent WARN, with both figures, and lets a second look clear of its
+bound decide an uncertain verdict.
 
 A rerun is run inside its step: its launcher (mpiexec -n 2) is the runner's and the step's ranks
 stay, so a pair's rerun measures its fleet again (the culprits are localised from both passes); the
