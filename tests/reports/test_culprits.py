@@ -428,3 +428,32 @@ def test_no_pass_sits_beyond_the_bound_it_prints_and_no_fail_inside_it(tmp_path)
             assert inside == (v.verdict == "PASS"), (v.verdict, v.value, v.expected, v.reason)
             checked += 1
     assert checked > 50  # 79 when written
+
+
+@pytest.mark.parametrize("by_hand", [True, False])
+def test_a_node_lagging_by_less_than_a_fail_is_one_warn_naming_it_not_a_warn_per_pair(tmp_path, by_hand):
+    """Eight nodes, node5 15% slow (measured: 20% by hand read 14 WARN pairs and no node): above the
+    ceiling's healthy fraction and short of the fleet's 20%, in the siblings' WARN band on every pair."""
+    rows = fleet(8, rate=lambda a, b, ra, rb: 0.96 * 0.85 if 5 in (a, b) else 0.96, noise=0.005)
+    verdicts = judged_by_hand(tmp_path, rows) if by_hand else judged(tmp_path, rows)[1]
+    assert culprits(verdicts) == ["node:node5"]
+    culprit = next(v for v in verdicts if v.record)
+    assert culprit.verdict == "WARN" and "every slow pair has node5 in it" in culprit.reason
+    assert [v.verdict for v in verdicts if v.item and not v.record and v.verdict != "PASS"] == []
+    if by_hand:
+        assert "within 10% of" in culprit.expected and culprit.value < culprit.bound
+
+
+def test_a_noisy_healthy_fleet_names_no_lagging_node(tmp_path):
+    for seed in range(1, 21):
+        rows = fleet(8, rate=lambda a, b, ra, rb: 0.94, noise=0.06, seed=seed)
+        assert culprits(judged_by_hand(tmp_path / f"s{seed}", rows)) == [], seed
+
+
+def test_a_failed_nodes_pairs_that_only_lag_join_its_culprit_not_a_second_one(tmp_path):
+    """The runner's eight nodes, one 20% slow: the culprit FAILed on its slowest pairs and 4-6 of its
+    pairs stayed WARN, each on its own (bench/MEASUREMENTS.md, session 27)."""
+    rows = fleet(8, rate=lambda a, b, ra, rb: (0.74 if b % 2 else 0.86) if 5 in (a, b) else 0.96, noise=0.005)
+    verdicts = judged(tmp_path, rows)[1]
+    assert culprits(verdicts) == ["node:node5"]
+    assert [v for v in verdicts if v.item and v.verdict == "WARN"] == []

@@ -140,7 +140,7 @@ def test_nccl_tests_built_without_mpi_is_said_not_judged(tmp_path, capsys):
     assert rows and {r["status"] for r in rows} == {"SKIP"}
     assert "rank 0 started 2 times (ip-172-31-20-228, ip-172-31-22-230)" in rows[0]["reason"]
     assert "make MPI=1" in rows[0]["reason"]
-    assert code == ExitCode.OK
+    assert code == ExitCode.UNJUDGED  # nothing judged: never healthy (issue 54)
 
 
 def test_nccl_tests_after_ssh_warnings_and_markdown_bold_on_one_gpu(tmp_path, capsys):
@@ -273,7 +273,8 @@ def test_the_same_sweep_under_two_nccl_versions_is_one_item_and_its_drop_names_t
         source.parent.mkdir()
         source.write_text(_night(text, factor, nccl, 1 + 0.004 * ((n * 7) % 5 - 2)))
         os.utime(source, (night + n * 86400, night + n * 86400))
-        assert main(["wirebench import", str(source), "--out", str(source.parent / "run")]) == ExitCode.OK
+        # two nodes, no saved topology or --nics: measured, nothing to judge it by (issue 54: never healthy)
+        assert main(["wirebench import", str(source), "--out", str(source.parent / "run")]) == ExitCode.UNJUDGED
         runs.append(source.parent / "run")
     capsys.readouterr()
     code = compare_main(["wirebench compare", str(runs[5]), str(runs[6]), "--out", str(tmp_path / "cmp")])
@@ -412,4 +413,4 @@ def test_p2p_sample_after_shell_prompts_with_the_next_prompt_after_it(tmp_path, 
     by = {(r["case"], r["src"], r["dst"]): r for r in rows}
     assert len(rows) == 12 and by[("p2p/write", "gpu0", "gpu1")]["algbw_GBps"] == "6.6"
     assert by[("p2p/bidir", "gpu1", "gpu0")]["algbw_GBps"] == "12.88"
-    assert code == ExitCode.OK and "error" not in capsys.readouterr().err
+    assert code == ExitCode.UNJUDGED and "error" not in capsys.readouterr().err  # no ceiling for a bare gpu pair

@@ -27,7 +27,7 @@ import statistics
 from . import screen_rows
 from .findings import culprit
 from .endpoints import node_of, rails_of, rank_of, spoken_rail
-from .fleet_rule import SLOW_RELATIVE, below_ceiling, below_fleet, faster_group, fleet_reference
+from .fleet_rule import LAG_MAD, LAG_RELATIVE, SLOW_RELATIVE, below_ceiling, below_fleet, faster_group, fleet_reference
 from .row_verdicts import undecided
 
 NODE_SHARE = 0.5
@@ -229,9 +229,11 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
     second = _candidates(again) if again else {}
     for key, members in _candidates(verdicts).items():
         slow, healthy, unit = slow_members(members)
+        before = len(found)
         if key not in second:
             found += [_culprit(key[5], members, unit, kind, name, rows, make_verdict, healthy)
                       for kind, name, rows in localise(members, slow) if rows]
+            found += _lagging(key[5], members, make_verdict, found[before:])
             continue
         # Measured twice: a pair is slow when it is slow both times. A moment that slowed a pair once
         # (two cores carrying eight ranks on the virtual cluster; a burst on a shared fabric) then
@@ -255,6 +257,7 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
             if rows:
                 found.append(_culprit(key[5], rest, unit, kind, name, rows, make_verdict, healthy))
                 _gone_when_measured_again(found[-1], rows, second[key])
+        found += _lagging(key[5], members, make_verdict, found[before:])
     for key, members in _listed_fleets(verdicts).items():
         try:
             named = screen_rows.replay(members, leaf_of or {})
@@ -271,6 +274,32 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
     _explain_aggregates(verdicts, found)
     verdicts.extend(found)
     return found
+
+
+def _lagging(schedule, members, make_verdict, named=()):
+    """WARN culprits for a node or a rail whose pairs lag the fleet by the siblings' WARN band (2 MAD
+    and 10%; fleet_rule.LAG_*) but not by a FAIL's: one node 20% slow among eight reads "WARN node
+    node5", not fourteen WARN pairs. Paths and the fabric are not named from so small a lag: a pair
+    10% down is within what noise does to one pair, a pattern over a node's every pair is not. Rows
+    of a culprit `named` already for this fleet (a node FAILed on its slowest pairs) join it."""
+    rest = [m for m in members if not m.explained_by]
+    score, unit = _score(members)
+    reference = faster_group(list(score.values())) or fleet_reference(list(score.values()))
+    lagging = [m for m in rest if below_fleet(score[id(m)], reference, LAG_MAD, LAG_RELATIVE)
+               and not undecided(m.row.number("spread_pct"), score[id(m)] / reference[0] - 1)]
+    if not lagging:
+        return []
+    out = []
+    for kind, name, rows in localise(rest, lagging):
+        if not rows or kind not in ("node", "rail"):
+            continue
+        if any((c.record.subject, c.record.place) == (kind, name) for c in named):
+            for m in rows:
+                m.verdict, m.explained_by = "DATA", f"{kind} {name}"
+                m.note_before(f"explained by the culprit {kind} {name} (lagging, not slow enough to FAIL alone)")
+            continue
+        out.append(_culprit(schedule, rest, unit, kind, name, rows, make_verdict, reference[0], "WARN", LAG_RELATIVE))
+    return out
 
 
 def _listed_fleets(verdicts):
@@ -332,14 +361,15 @@ def _in_a_slow_round(pair, rows):
                       "again")
 
 
-def _culprit(schedule, members, unit, kind, name, rows, make_verdict, healthy=None):
+def _culprit(schedule, members, unit, kind, name, rows, make_verdict, healthy=None, level=None, within=SLOW_RELATIVE):
     """The culprit's verdict, holding its worst row: against the ceiling where the rows have one, else
-    against `healthy`, what a healthy member of the fleet reads (slow_members)."""
+    against `healthy`, what a healthy member of the fleet reads (slow_members), less `within`."""
     worst = min(rows, key=lambda m: m.fraction if unit == "of the ceiling" else m.value)
-    level = max((m.verdict for m in rows), key=lambda x: _ORDER[x])
-    if all(m.fraction is None for m in rows):
-        level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
-    level = "WARN" if _ORDER[level] < 1 else level
+    if level is None:
+        level = max((m.verdict for m in rows), key=lambda x: _ORDER[x])
+        if all(m.fraction is None for m in rows):
+            level = "FAIL"  # no ceiling (an all-to-all's pairs): the fleet's FAIL rule made them slow
+        level = "WARN" if _ORDER[level] < 1 else level
     f = worst.row.fields
     record = culprit.make(kind, name, culprit.Measured(f["case"], f["backend"], f["link_class"], int(f["bytes"] or 0),
                                                        schedule, len(rows), worst.row.line))
@@ -348,8 +378,8 @@ def _culprit(schedule, members, unit, kind, name, rows, make_verdict, healthy=No
     found = make_verdict(culprit.shown_as(record, worst.row), level, reason, worst)
     found.record = record
     if unit == "GB/s" and healthy:
-        found.hold_against(f">= {(1 - SLOW_RELATIVE) * healthy:.4g} GB/s (within {100 * SLOW_RELATIVE:.0f}% of "
-                           f"{healthy:.4g} GB/s, what the fleet's healthy pairs read)", (1 - SLOW_RELATIVE) * healthy)
+        found.hold_against(f">= {(1 - within) * healthy:.4g} GB/s (within {100 * within:.0f}% of "
+                           f"{healthy:.4g} GB/s, what the fleet's healthy pairs read)", (1 - within) * healthy)
     for m in rows:
         m.verdict, m.explained_by = "DATA", f"{kind} {name}"
         m.note_before(f"explained by the culprit {kind} {name}")

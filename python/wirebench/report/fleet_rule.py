@@ -13,6 +13,10 @@ from ..robust import median_and_sigma
 
 SLOW_MAD = 3.0
 SLOW_RELATIVE = 0.20
+# Lagging: the siblings' WARN band (comparisons.py), which the matrix names only as a node's or a
+# rail's pattern (culprits.py): one node's every pair 10-20% down is a WARN naming it, not one per pair.
+LAG_MAD = 2.0
+LAG_RELATIVE = 0.10
 
 
 def fleet_reference(values):
@@ -20,9 +24,9 @@ def fleet_reference(values):
     return median_and_sigma(values)
 
 
-def below_fleet(value, reference):
+def below_fleet(value, reference, mads=SLOW_MAD, relative=SLOW_RELATIVE):
     median, mad = reference
-    return median > 0 and median - value > SLOW_MAD * mad and (median - value) / median > SLOW_RELATIVE
+    return median > 0 and median - value > mads * mad and (median - value) / median > relative
 
 
 def below_ceiling(fraction, healthy_fraction):
