@@ -134,7 +134,7 @@ int run_topo_command(CommandLine& args) {
       report.node.sources.push_back("nvidia-smi topo -p2p (" + *topo.p2p_file + ")");
     }
     report.links = derive_links(report.node, ceilings, options);
-    add_collective_expectations(report);
+    add_collective_expectations(report, ceilings);
     nodes.push_back(std::move(report));
   } else if (!nccl_file) {
     NodeReport report;
@@ -142,7 +142,7 @@ int run_topo_command(CommandLine& args) {
     if (hostname) report.node.hostname = *hostname;
     if (report.node.matrix) matrix = report.node.matrix;
     report.links = derive_links(report.node, ceilings, options);
-    add_collective_expectations(report);
+    add_collective_expectations(report, ceilings);
     nodes.push_back(std::move(report));
   }
 

@@ -42,12 +42,13 @@ constexpr const char* kNvlsHealthySource =
 
 }  // namespace
 
-void add_collective_expectations(NodeReport& report) {
+void add_collective_expectations(NodeReport& report, const CeilingsDb& ceilings) {
   report.collectives.clear();
   const int gpus = static_cast<int>(report.node.gpus.size());
   std::vector<const DerivedLink*> pairs;
   const DerivedLink* widest = nullptr;  // the designed link (a degraded pair is judged on its own)
   double nics_GBps = 0, nic_healthy = 1;
+  std::string nic_class;
   for (const DerivedLink& l : report.links) {
     if (starts_with_gpu(l.a) && starts_with_gpu(l.b)) {
       pairs.push_back(&l);
@@ -56,6 +57,7 @@ void add_collective_expectations(NodeReport& report) {
     if (l.b == "network" && l.inactive.empty() && l.ceiling_GBps) {
       nics_GBps += *l.ceiling_GBps;
       nic_healthy = std::min(nic_healthy, l.healthy_fraction.value_or(0.9));
+      nic_class = l.link_class;
     }
   }
   if (gpus < 2) return;  // nothing to expect, nothing to say
@@ -83,6 +85,11 @@ void add_collective_expectations(NodeReport& report) {
   }
   const double Bi = *widest->ceiling_GBps, nvlink_healthy = widest->healthy_fraction.value_or(0.8);
   const step::NvSwitch nvs = switch_of(widest->generation);
+  // A ring bound by the node's ports together: NCCL drives them below one port's own healthy figure
+  // (suites/ceilings.csv nics_ring, from published healthy nccl-tests runs); one port's fraction else.
+  const CeilingEntry* ring_over_ports = ceilings.find("nics_ring", nic_class);
+  const bool ring_fraction_known = ring_over_ports && ring_over_ports->healthy_fraction;
+  const double ports_ring_healthy = ring_fraction_known ? *ring_over_ports->healthy_fraction : nic_healthy;
   if (nics_GBps <= 0) report.collectives_note = "one node only: no network port with a known rate";
   struct Shape {
     const char* name;
@@ -109,7 +116,8 @@ void add_collective_expectations(NodeReport& report) {
       switch (a) {
         case step::Algorithm::kRing:
           e.reason = "ring: busbw is the slower of a GPU's NVLink and its share of the node's ports (" + links + ")";
-          e.healthy_fraction = nic_bound ? nic_healthy : nvlink_healthy;
+          e.healthy_fraction = nic_bound ? ports_ring_healthy : nvlink_healthy;
+          if (nic_bound && ring_fraction_known) e.source += "; " + ring_over_ports->source;
           break;
         case step::Algorithm::kNvls:
           e.reason = "NVLS: the NVSwitch reduces and multicasts; busbw 2(p-1)/p x NCCL's NVLS efficiency x 15/16 of "

@@ -5,13 +5,15 @@
 // the topology meets the cost model.
 #pragma once
 
+#include "topology/ceilings.h"
 #include "topology/topology_report.h"
 
 namespace wb {
 
 // Fills report.collectives from report.links, or says in report.collectives_note why it cannot
 // (nothing with fewer than two GPUs): GPUs not all on one NVSwitch (NCCL's rings there follow the links each pair
-// has), no NIC with a known rate (then one node only).
-void add_collective_expectations(NodeReport& report);
+// has), no NIC with a known rate (then one node only). `ceilings` gives the healthy share of a ring
+// over the node's ports together (nics_ring).
+void add_collective_expectations(NodeReport& report, const CeilingsDb& ceilings);
 
 }  // namespace wb

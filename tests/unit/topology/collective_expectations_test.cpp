@@ -24,7 +24,7 @@ NodeReport report_of(const std::string& fixture, bool ndr_ports) {
       nic.rate_text = "400 Gb/sec (4X NDR)";
     }
   report.links = derive_links(report.node, project_ceilings());
-  add_collective_expectations(report);
+  add_collective_expectations(report, project_ceilings());
   return report;
 }
 
@@ -53,7 +53,10 @@ TEST(CollectiveExpectations, AnH100NodeExpectsNvlsOnOneNodeAndNvlsTreeOnTwo) {
   const auto* ring2 = find(r, "2", "ring");
   ASSERT_NE(ring2, nullptr);
   EXPECT_DOUBLE_EQ(ring2->busbw_GBps, 400);
-  EXPECT_DOUBLE_EQ(ring2->healthy_fraction, 0.92);  // NDR's
+  // the ports together under NCCL's ring (nics_ring): NCCL's maintainers' healthy 46-48 GB/s an NDR
+  // NIC (NVIDIA/nccl-tests#290) is 92-96%, PASS from 91.4%; one NDR port's own figure is held to 92%
+  EXPECT_DOUBLE_EQ(ring2->healthy_fraction, 0.87);
+  EXPECT_NE(ring2->source.find("nccl-tests#290"), std::string::npos) << ring2->source;
   const auto* tree2 = find(r, "2", "nvls_tree");
   ASSERT_NE(tree2, nullptr);
   EXPECT_NEAR(tree2->busbw_GBps, 1.875 * 0.85 * 15 / 16 * 450, 1e-9);
