@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "python"))
 from wirebench.run.fleet_simulator import Fault, Fleet, score, screen  # noqa: E402
 from wirebench.slurm.run_findings import read_run  # noqa: E402
 
-COLUMNS = ("mode", "nodes", "slow_pct", "run", "slowed", "exit", "named", "others", "verdicts", "seconds")
+COLUMNS = ("mode", "nodes", "slow_pct", "run", "slowed", "exit", "named", "named_as", "drained", "others", "verdicts",
+           "seconds")
 # What the fabric suite's every-pair step measures (suites/fabric.yaml), by hand as by the runner.
 WB_NET = ["--pairs", "all", "--tests", "bw", "--sizes", "256K", "--link-class", "eth", "--benchmark_min_time=0.2",
           "--min-samples", "3", "--warmup", "1", "--timeout", "30"]
@@ -48,13 +49,21 @@ def mbit(rate):
 
 
 def outcome(run_dir, slowed):
-    """(named, others, verdict counts) of a reported run directory: whether the slowed node is blamed,
-    what else is (nodes, and what is no one node's: paths, the fabric)."""
-    found = read_run(run_dir)
-    others = sorted(set(found.blamed) - {slowed}) + [text.split()[0] for text in found.not_node]
-    counts = json.loads((run_dir / "summary.json").read_text())["counts"]
+    """{named_as, drained, others, verdicts} of a reported run directory: the verdict of the culprit
+    naming the slowed node (FAIL, or WARN where it only lags), whether `wirebench slurm drain` would
+    drain it (summary.json read as slurm's side reads it), and every other culprit (node:node3,
+    path:node2-node5, fabric:all)."""
+    summary = json.loads((run_dir / "summary.json").read_text())
+    culprits = {}
+    for v in summary["verdicts"]:
+        found = v.get("finding") or {}
+        if found.get("kind") == "culprit":
+            culprits[f"{found['subject']}:{found['place']}"] = v["verdict"]
+    named_as = culprits.pop(f"node:{slowed}", "") if slowed else ""
+    counts = summary["counts"]
     said = " ".join(f"{counts[k]} {k}" for k in ("FAIL", "WARN", "PASS", "NOT JUDGED") if counts.get(k))
-    return slowed in found.blamed, " ".join(others), said
+    return dict(named=int(bool(named_as)), named_as=named_as, drained=int(slowed in read_run(run_dir).blamed),
+                others=" ".join(f"{c}={level}" for c, level in sorted(culprits.items())), verdicts=said)
 
 
 def by_hand(bin_dir, nodes, rate, degrade, run_dir, wb_net):
@@ -102,14 +111,14 @@ def virtual(args):
                             code = by_hand(args.bin, nodes, args.rate, degrade, run_dir, wb_net)
                         else:
                             code = by_runner(args.bin, nodes, args.rate, degrade, run_dir, work, wb_net)
-                        named, others, said = outcome(run_dir, slowed)
+                        found = outcome(run_dir, slowed)
                         writer.writerow(dict(mode=mode, nodes=nodes, slow_pct=slow, run=run, slowed=slowed, exit=code,
-                                             named=int(named), others=others, verdicts=said,
-                                             seconds=round(time.time() - started)))
+                                             seconds=round(time.time() - started), **found))
                         out.flush()
                         print(f"{mode} {nodes} nodes, {slow}% slow, run {run}: exit {code}, "
-                              f"{'named ' + slowed if named else 'not named'}; others: {others or 'none'}; {said}",
-                              flush=True)
+                              f"{'named ' + slowed + ' (' + found['named_as'] + ')' if found['named'] else 'not named'}"
+                              f"{', drained' if found['drained'] else ''}; others: {found['others'] or 'none'}; "
+                              f"{found['verdicts']}", flush=True)
 
 
 def simulated(args):
@@ -144,19 +153,24 @@ def table(path):
     groups = {}
     for r in rows:
         groups.setdefault((r["mode"], int(r["nodes"]), int(r["slow_pct"])), []).append(r)
-    print("| measured | nodes | node slowed by | slow node named | another node or path named | not healthy |")
-    print("|---|---|---|---|---|---|")
+    print("| measured | nodes | node slowed by | slow node named | drained | another node or path named | "
+          "not healthy |")
+    print("|---|---|---|---|---|---|---|")
     for (mode, nodes, slow), runs in sorted(groups.items()):
+        drained = "-"
         if mode == "simulated":
-            total, named, others = int(runs[0]["runs"]), int(runs[0]["named"]), int(runs[0]["others"])
+            total, named, others = int(runs[0]["runs"]), str(runs[0]["named"]), int(runs[0]["others"])
             unhealthy = int(runs[0]["unhealthy"])
         else:
-            total, named = len(runs), sum(int(r["named"]) for r in runs)
+            total = len(runs)
+            warned = sum(r.get("named_as") == "WARN" for r in runs)
+            named = str(sum(int(r["named"]) for r in runs)) + (f" ({warned} as WARN)" if warned else "")
+            drained = f"{sum(int(r.get('drained') or 0) for r in runs)}/{total}"
             others = sum(bool(r["others"]) for r in runs)
             unhealthy = sum(r["exit"] != "0" or "WARN" in r["verdicts"] for r in runs)
         healthy = slow == 0
         print(f"| {mode} | {nodes} | {'- (healthy)' if healthy else f'{slow}%'} | "
-              f"{'-' if healthy else f'{named}/{total}'} | {others}/{total} | "
+              f"{'-' if healthy else f'{named}/{total}'} | {'-' if healthy else drained} | {others}/{total} | "
               f"{f'{unhealthy}/{total}' if healthy else '-'} |")
 
 
