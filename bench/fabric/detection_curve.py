@@ -159,18 +159,19 @@ def table(path):
     for (mode, nodes, slow), runs in sorted(groups.items()):
         drained = "-"
         if mode == "simulated":
-            total, named, others = int(runs[0]["runs"]), str(runs[0]["named"]), int(runs[0]["others"])
+            total, others = int(runs[0]["runs"]), int(runs[0]["others"])
+            named = f"{runs[0]['named']}/{total}"
             unhealthy = int(runs[0]["unhealthy"])
         else:
             total = len(runs)
             warned = sum(r.get("named_as") == "WARN" for r in runs)
-            named = str(sum(int(r["named"]) for r in runs)) + (f" ({warned} as WARN)" if warned else "")
+            named = f"{sum(int(r['named']) for r in runs)}/{total}" + (f" ({warned} as WARN)" if warned else "")
             drained = f"{sum(int(r.get('drained') or 0) for r in runs)}/{total}"
             others = sum(bool(r["others"]) for r in runs)
             unhealthy = sum(r["exit"] != "0" or "WARN" in r["verdicts"] for r in runs)
         healthy = slow == 0
         print(f"| {mode} | {nodes} | {'- (healthy)' if healthy else f'{slow}%'} | "
-              f"{'-' if healthy else f'{named}/{total}'} | {'-' if healthy else drained} | {others}/{total} | "
+              f"{'-' if healthy else named} | {'-' if healthy else drained} | {others}/{total} | "
               f"{f'{unhealthy}/{total}' if healthy else '-'} |")
 
 
