@@ -39,7 +39,9 @@ def test_ring_fits_and_the_faster_algorithm_at_each_end_is_the_predicted_one(tmp
     suite.write_text(yaml.safe_dump(doc))
     run = subprocess.run([str(BIN / "wirebench"), "run", str(suite), "--run-dir", str(run_dir)],
                          capture_output=True, text=True, timeout=840)
-    assert run.returncode == 0, run.stdout + run.stderr
+    # The suite measures what the model predicts; nothing holds a collective over the virtual eth links
+    # to a ceiling, so its items are NOT JUDGED and the run ends 4, never healthy (issue 54).
+    assert run.returncode == 4 and "Nothing judged" in run.stdout, run.stdout + run.stderr
     model = subprocess.run([str(BIN / "wirebench"), "model", "--results", str(run_dir), "--fitted", "ring",
                             "--csv", str(tmp_path / "model.csv")], capture_output=True, text=True, timeout=60)
     assert model.returncode == 0, model.stdout + model.stderr

@@ -76,7 +76,10 @@ def test_the_nodes_are_up_with_their_own_names(slurm):
 
 def test_the_acceptance_template_runs_across_the_nodes(slurm, tmp_path):
     result, output = sbatch(slurm, tmp_path, "-N", "3")  # the one test through WB_WIREBENCH and the build tree
-    assert result.returncode == 0, output
+    # No GPU on the virtual nodes: every item SKIPs. Nothing judged is never healthy (issue 54): the
+    # job ends 4, which a CI step keyed on the exit code does not read as green.
+    assert result.returncode == 4, output
+    assert "Nothing judged: no item was measured" in output, output
     run_dir = tmp_path / "run"
     topology = json.loads((run_dir / "topology.json").read_text())
     assert sorted(n["hostname"] for n in topology["nodes"]) == ["node0", "node1", "node2"]  # gathered through srun
