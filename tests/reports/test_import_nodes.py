@@ -13,6 +13,7 @@ from wirebench.importer.__main__ import main
 from wirebench.report.__main__ import main as report_main
 from wirebench.report.extra import parse
 from wirebench.contracts.schema import ExitCode
+from conftest import nccl_tests_scaled
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
 REAL = DATA / "real"
@@ -29,17 +30,7 @@ def imported(out, files, *args):
 def on_node(text, node, factor=1.0):
     """nccl-583's sweep as another node printed it: its Rank lines on `node`, every bandwidth times
     `factor`, every time divided by it."""
-    out = []
-    for line in text.replace("AI-A100-Beethoven01", node).split("\n"):
-        cells = line.split()
-        if len(cells) == 12 and cells[0].isdigit():
-            for i in (4, 8):
-                cells[i] = f"{float(cells[i]) / factor:.1f}"
-            for i in (5, 6, 9, 10):
-                cells[i] = f"{float(cells[i]) * factor:.2f}"
-            line = "  ".join(cells)
-        out.append(line)
-    return "\n".join(out)
+    return nccl_tests_scaled(text.replace("AI-A100-Beethoven01", node), factor, ".1f")
 
 
 def test_the_rank_lines_name_the_node_and_two_nodes_get_two_items(tmp_path, capsys):

@@ -13,6 +13,7 @@ from wirebench.importer.__main__ import main
 from wirebench.report.__main__ import main as report_main
 from wirebench.report.extra import parse, row_identity
 from wirebench.contracts.schema import ExitCode
+from conftest import nccl_tests_scaled
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "imports" / "real"
 
@@ -245,18 +246,8 @@ def test_a_run_that_died_before_its_table_is_refused_naming_the_first_line_that_
 def _night(text, factor, nccl, jitter):
     """The #293 sweep as another night printed it: NCCL's banner set to `nccl`, every bandwidth
     times `factor` (and `jitter`, a night's noise), every time divided by it."""
-    out = []
-    for line in text.replace("NCCL version 2.21.5+cuda12.4", f"NCCL version {nccl}+cuda12.4").split("\n"):
-        cells = line.split()
-        if len(cells) == 13 and cells[0].isdigit():
-            f = factor * jitter
-            for i in (5, 9):
-                cells[i] = f"{float(cells[i]) / f:.2f}"
-            for i in (6, 7, 10, 11):
-                cells[i] = f"{float(cells[i]) * f:.2f}"
-            line = "  ".join(cells)
-        out.append(line)
-    return "\n".join(out)
+    return nccl_tests_scaled(text.replace("NCCL version 2.21.5+cuda12.4", f"NCCL version {nccl}+cuda12.4"),
+                             factor * jitter)
 
 
 def test_the_same_sweep_under_two_nccl_versions_is_one_item_and_its_drop_names_the_change(tmp_path, capsys):
