@@ -11,18 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import VCLUSTER, bin_dir
 from test_fabric import FAULT_MEASUREMENT, run_fabric, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 from wirebench.slurm.run_findings import read_run  # noqa: E402
 
-VCLUSTER = ROOT / "ci" / "vcluster"
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
-
-
-def bin_dir():
-    return Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "ci" / "bin"))
 
 
 def by_hand(run_dir, nodes, *degrade):
