@@ -1,0 +1,96 @@
+"""The NCCL error corpus of issue 55 (tests/data/nccl-corpus/): its index, the map from catalogue
+entry to cause, and the text a catalogue signature is searched in. Read with the csv module."""
+import csv
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
+CATALOGUE = ROOT / "suites" / "nccl-warnings.csv"
+SPLITS = ("train", "held-out")
+COLUMNS = ["file", "origin", "url", "cause_class", "established", "split"]
+ORIGIN = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
+LABEL = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LINES = (3, 40)  # an excerpt's lines, as posted
+
+# NCCL's line: [anything] [file.cc:N ]NCCL WARN|INFO text. A signature is searched in "LOCATION TEXT"
+# (suites/nccl-warnings.csv's header); any other line (nccl-tests', PyTorch's, a launcher's) whole.
+NCCL_LINE = re.compile(r"(?:(\S+:\d+) )?NCCL (?:WARN|INFO) (.*)$")
+
+
+def index(corpus=CORPUS):
+    """The cases, in index.csv's order: dicts of file, origin, url, cause_class, established, split."""
+    with open(Path(corpus) / "index.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def problems(corpus=CORPUS):
+    """What is wrong with the corpus's index.csv and entry-causes.csv, each as "FILE:LINE: problem"
+    (none for a well-formed corpus)."""
+    corpus, found = Path(corpus), []
+    for name, columns in (("index.csv", COLUMNS), ("entry-causes.csv", ["entry", "cause_class"])):
+        if not (corpus / name).is_file():
+            return [f"{corpus / name}: no such file"]
+        with open(corpus / name, newline="", encoding="utf-8") as f:
+            header = next(csv.reader(f), [])
+        if header != columns:
+            found.append(f"{corpus / name}:1: the header is {','.join(header)}, not {','.join(columns)}")
+    if found:
+        return found
+    seen = set()
+    for number, case in enumerate(index(corpus), 2):
+        where = f"{corpus / 'index.csv'}:{number}"
+        origin = ORIGIN.match(case["origin"] or "")
+        if not origin:
+            found.append(f"{where}: origin {case['origin']!r} is not owner/repo#number")
+        elif case["url"] not in (f"https://github.com/{origin.group(1)}/issues/{origin.group(2)}",
+                                 f"https://github.com/{origin.group(1)}/pull/{origin.group(2)}"):
+            found.append(f"{where}: url {case['url']!r} is not the thread {case['origin']} names")
+        if not LABEL.match(case["cause_class"] or ""):
+            found.append(f"{where}: cause_class {case['cause_class']!r} is not a short lower-case label")
+        if not (case["established"] or "").strip():
+            found.append(f"{where}: what the thread established is empty")
+        if case["split"] not in SPLITS:
+            found.append(f"{where}: split {case['split']!r} is neither train nor held-out")
+        if case["file"] in seen:
+            found.append(f"{where}: {case['file']} is listed twice")
+        seen.add(case["file"])
+        excerpt = corpus / (case["file"] or "")
+        if not case["file"] or not excerpt.is_file():
+            found.append(f"{where}: excerpt {case['file']!r} is not in {corpus}")
+        elif not LINES[0] <= len(excerpt.read_text(encoding="utf-8").splitlines()) <= LINES[1]:
+            found.append(f"{where}: {case['file']} is not {LINES[0]}-{LINES[1]} lines")
+    for number, row in enumerate(csv.DictReader(open(corpus / "entry-causes.csv", newline="", encoding="utf-8")), 2):
+        if not LABEL.match(row["entry"] or "") or not LABEL.match(row["cause_class"] or ""):
+            found.append(f"{corpus / 'entry-causes.csv'}:{number}: {row['entry']!r},{row['cause_class']!r} "
+                         f"is not an entry id and a cause_class")
+    return found
+
+
+def entry_causes(corpus=CORPUS):
+    """{catalogue entry id: the cause_class it names}."""
+    with open(Path(corpus) / "entry-causes.csv", newline="", encoding="utf-8") as f:
+        return {row["entry"]: row["cause_class"] for row in csv.DictReader(f)}
+
+
+def catalogue(file=CATALOGUE):
+    """The catalogue's rows as dicts ({id, verdict, signature, ...}), `#` comment lines skipped."""
+    with open(file, newline="", encoding="utf-8") as f:
+        kept = [line for line in f if line.strip() and not line.startswith("#")]
+    return list(csv.DictReader(kept, skipinitialspace=True))
+
+
+def searched_texts(text):
+    """Each line of an excerpt as a signature sees it: "LOCATION TEXT" for NCCL's lines, else whole."""
+    for line in text.splitlines():
+        found = NCCL_LINE.search(line)
+        if found:
+            yield (found.group(1) + " " if found.group(1) else "") + found.group(2)
+        else:
+            yield line
+
+
+def matching_entries(text, rows):
+    """The ids of the catalogue rows whose signature matches a line of `text`, in catalogue order."""
+    lines = list(searched_texts(text))
+    return [row["id"] for row in rows if any(re.search(row["signature"], line) for line in lines)]

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Recall of the project's NCCL diagnosis on the NCCL corpus (issue 55): runs the diagnosis on each
+case of tests/data/nccl-corpus/ and counts a case right when one of its findings names the case's
+cause (tests/data/nccl-corpus/entry-causes.csv maps a finding's id to a cause_class). Per split
+(train: the cases the catalogue was written from; held-out: the others) it prints the cases right,
+those whose findings only quote the error (generic: no finding names a cause), those with no finding
+at all, those where a finding names another cause, and each miss by name.
+
+The diagnosis, by --via:
+  python    wirebench.diagnosis (python/wirebench/diagnosis/) in this process;
+  binary    `wirebench topo --nccl-log FILE --json` (its diagnoses' ids); the C++ diagnosis compiles the
+            catalogue in, so it measures the catalogue of its last build;
+  catalogue the catalogue's signatures alone (suites/nccl-warnings.csv) over each line: what the rows
+            say by themselves, not the diagnosis (no coded rule, no error finder);
+  auto      (default) python where wirebench.diagnosis imports, else binary.
+
+    python3 bench/nccl/corpus_recall.py [--via auto|python|binary|catalogue] [--bin build/ci/bin/wirebench]
+                                        [--json FILE]
+
+Exit 0 with the figures; 3 when the corpus is malformed (the file and line are named); 4 when the
+chosen diagnosis cannot be run (nothing measured).
+"""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import corpus
+
+EXIT_BAD_INPUT, EXIT_NOT_MEASURED = 3, 4
+
+
+class NotMeasured(Exception):
+    pass
+
+
+def python_diagnosis():
+    """The ids of wirebench.diagnosis's findings for a file, or NotMeasured where it does not import."""
+    sys.path.insert(0, str(corpus.ROOT / "python"))
+    try:
+        from wirebench.contracts.input_files import InputError
+        from wirebench.diagnosis import diagnose, read_log
+    except Exception as e:  # the package is being written; anything short of importing is "not there"
+        raise NotMeasured(f"wirebench.diagnosis does not import: {e}") from e
+
+    def run(file):
+        try:
+            return [finding.id for finding in diagnose(read_log(file))]
+        except InputError:
+            return None  # refused: it found no line it reads
+    return run
+
+
+def binary_diagnosis(binary):
+    """The ids of `wirebench topo --nccl-log FILE --json`'s diagnoses (exit 1 is a FAIL found, not an
+    error; exit 3 is the log refused: None)."""
+    if not Path(binary).is_file():
+        raise NotMeasured(f"{binary}: no such program (build the ci preset)")
+
+    def run(file):
+        done = subprocess.run([str(binary), "topo", "--nccl-log", str(file), "--json"], capture_output=True,
+                              text=True, timeout=120)
+        if done.returncode == 3:
+            return None
+        if done.returncode not in (0, 1):
+            raise NotMeasured(f"{binary} topo --nccl-log {file}: exit {done.returncode}: {done.stderr.strip()}")
+        return [d["id"] for d in json.loads(done.stdout).get("nccl", {}).get("diagnoses", [])]
+    return run
+
+
+def catalogue_alone():
+    rows = corpus.catalogue()
+
+    def run(file):
+        return corpus.matching_entries(Path(file).read_text(encoding="utf-8", errors="replace"), rows)
+    return run
+
+
+def diagnosis(via, binary):
+    if via == "python":
+        return "python wirebench.diagnosis", python_diagnosis()
+    if via == "binary":
+        return f"{binary} topo --nccl-log FILE --json", binary_diagnosis(binary)
+    if via == "catalogue":
+        return "the catalogue's signatures alone (suites/nccl-warnings.csv)", catalogue_alone()
+    try:
+        return diagnosis("python", binary)
+    except NotMeasured:
+        return diagnosis("binary", binary)
+
+
+def score(case, ids, causes):
+    """One case's outcome: right, and what its findings said. `ids` None: the diagnosis refused the
+    file (it read no line of it), counted as no finding."""
+    refused, ids = ids is None, ids or []
+    named = {causes[i] for i in ids if i in causes}
+    return {"file": case["file"], "split": case["split"], "cause": case["cause_class"], "findings": ids,
+            "right": case["cause_class"] in named, "other_causes": sorted(named - {case["cause_class"]}),
+            "generic_only": bool(ids) and not named, "silent": not ids, "refused": refused}
+
+
+def summary(results, split):
+    cases = [r for r in results if r["split"] == split]
+    right = [r for r in cases if r["right"]]
+    lines = [f"{split}: {len(right)} of {len(cases)} right"
+             + (f" ({100 * len(right) / len(cases):.0f}%)" if cases else "")
+             + f"; generic only {sum(r['generic_only'] for r in cases)}, no finding {sum(r['silent'] for r in cases)}"
+             f" (refused {sum(r['refused'] for r in cases)}), another cause named"
+             f" {sum(bool(r['other_causes']) for r in cases)}"]
+    for r in cases:
+        if not r["right"]:
+            said = ", ".join(r["findings"]) or ("refused" if r["refused"] else "nothing")
+            lines.append(f"  miss {r['file']} ({r['cause']}): {said}")
+    return lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--via", choices=("auto", "python", "binary", "catalogue"), default="auto")
+    parser.add_argument("--bin", default=str(corpus.ROOT / "build" / "ci" / "bin" / "wirebench"))
+    parser.add_argument("--corpus", default=str(corpus.CORPUS))
+    parser.add_argument("--json", help="write each case's findings and outcome to this file")
+    args = parser.parse_args(argv)
+    problems = corpus.problems(args.corpus)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    cases, causes = corpus.index(args.corpus), corpus.entry_causes(args.corpus)
+    try:
+        name, run = diagnosis(args.via, args.bin)
+        results = [score(case, run(Path(args.corpus) / case["file"]), causes) for case in cases]
+    except NotMeasured as e:
+        print(f"corpus_recall: not measured: {e}", file=sys.stderr)
+        return EXIT_NOT_MEASURED
+    print(f"NCCL corpus recall, {len(cases)} cases, diagnosis: {name}")
+    for split in corpus.SPLITS:
+        print("\n".join(summary(results, split)))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"diagnosis": name, "cases": results}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
