@@ -13,7 +13,7 @@ sys.path.insert(0, str(TOOL.parent))
 import gpu_check_table  # noqa: E402
 
 HEADER = (DATA / "h200-one-gpu" / "round-1" / "wb-p2p" / "results.csv").read_text().splitlines()[0]
-STAGES_HEADER = "stage\tkind\tstarted_s\twall_s\tcpu_s\tstatus\tdetail\n"
+STAGES_HEADER = "stage\tkind\tneeds_s\tstarted_s\twall_s\tcpu_s\tstatus\tdetail\n"
 
 
 def row_of(text, path):
@@ -64,7 +64,7 @@ def write_no_gpu_run(run_dir):
               ("nccl-tests, round 1", "no GPU", "dev-vm: Test CUDA failure common.cu:1180 'no CUDA-capable device is detected'"),
               ("wb-coll --backend nccl, round 1", "no GPU", "SKIP"),
               ("wb-step --backend nccl", "no GPU", "SKIP")]
-    (run_dir / "stages.tsv").write_text(STAGES_HEADER + "".join(f"{s}\tgpu\t10\t1\t0.5\t{st}\t{d}\n" for s, st, d in stages))
+    (run_dir / "stages.tsv").write_text(STAGES_HEADER + "".join(f"{s}\tgpu\t15\t10\t1\t0.5\t{st}\t{d}\n" for s, st, d in stages))
 
 
 def test_without_a_gpu_every_row_is_listed_not_measured(tmp_path):
@@ -93,8 +93,8 @@ def test_two_gpus_pairs_in_one_row_each_with_the_lowest_ratio(tmp_path):
     lines.append("p2p,latency,cuda,nvlink,dgx01/gpu0,dgx01/gpu1,uni,pointer_chase,uint8,2097152,1,1,5,1.0,1,1,,,,,OK,,5,1,t,w")
     (tmp_path / "round-1" / "wb-p2p" / "results.csv").write_text("\n".join(lines) + "\n")
     (tmp_path / "gpus.txt").write_text("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-a)\nGPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-b)\n")
-    (tmp_path / "stages.tsv").write_text(STAGES_HEADER + "nvbandwidth, round 1\tgpu\t1\t9\t8\tdone\t\n"
-                                         "wb-p2p, round 1\tgpu\t10\t9\t8\tdone\t\n")
+    (tmp_path / "stages.tsv").write_text(STAGES_HEADER + "nvbandwidth, round 1\tgpu\t15\t1\t9\t8\tdone\t\n"
+                                         "wb-p2p, round 1\tgpu\t15\t10\t9\t8\tdone\t\n")
     text = gpu_check_table.table(tmp_path)
     write = row_of(text, "GPU to GPU, CE write, 512 MiB")
     # nvbandwidth's write matrix: row pushes to column; gpu0->gpu1 389.10, gpu1->gpu0 388.72
