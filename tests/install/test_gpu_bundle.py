@@ -1,9 +1,10 @@
-"""The GPU check's bundle and its offline build (issue 46), proven here without a GPU: ci/gpu-bundle
-makes the bundle from Debian's and PyPI's registries, then ci/gpu-offline-proof builds from it in a
-namespace with no network, every bundled package's files hidden and apt and pip refusing to run, up
-to wb-p2p's first CUDA call (SKIP rows here). Root only (namespaces and mounts). A clean clone has
-no peers' sources to bundle, so their offline build (nvbandwidth, nccl-tests) is recorded in
-bench/MEASUREMENTS.md rather than run here."""
+"""The GPU check's bundle and its offline call (issues 46, 57), proven here without a GPU: ci/gpu-bundle
+makes the bundle from Debian's and PyPI's registries, then ci/gpu-offline-proof runs the whole
+ci/gpu-check from it in a namespace with no network, every bundled package's files hidden and apt and
+pip refusing to run: the build, each GPU stage up to its first CUDA call (SKIP rows here), the table
+with its rows not measured, and the sum for a 16-core machine held to the 480 s budget. Root only
+(namespaces and mounts). A clean clone has no peers' sources to bundle, so their offline build
+(nvbandwidth, nccl-tests) is recorded in bench/MEASUREMENTS.md rather than run here."""
 import os
 import subprocess
 from pathlib import Path
@@ -33,6 +34,9 @@ def test_the_bundle_fits_a_device_call_and_builds_offline_up_to_the_first_cuda_c
     assert "must not install anything" not in said
     assert "ci/gpu-offline-proof: hiding " in proof.stdout
     assert "ci/gpu-offline-proof: passed: built offline from" in proof.stdout, said
+    assert "the table stage reached" in proof.stdout and "s budget; a second round needs" in proof.stdout, said
+    table = (tmp_path / "work" / "run" / "gpu-check.txt").read_text()
+    assert "| host to device, pinned, CE, 512 MiB | - |" in table and "not measured (no GPU)" in table
     # it built from the bundle: the configure step found the libraries under the unpacked folder
     cache = (tmp_path / "work" / "checkout" / "build" / "default" / "CMakeCache.txt").read_text()
     offline = tmp_path / "work" / "offline-root"
