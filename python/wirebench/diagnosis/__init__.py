@@ -1,0 +1,13 @@
+"""NCCL diagnosis: what an NCCL_DEBUG=INFO log (or any job output holding NCCL's lines) says is
+wrong, as docs/nccl-diagnosis.md describes. A file per concept:
+  - log_reader.py: the log's NCCL lines and the rest, repeated lines folded;
+  - errors.py: the error-line finder (the first error of each rank, never silent);
+  - catalogue.py: suites/nccl-warnings.csv, the entries of one line's signature;
+  - registry.py: the rule registry (id, verdict, scope, needs, words);
+  - structural.py, agreement.py: the rules that need no signature;
+  - wiring.py: the node's wiring from topology.json;
+  - diagnose.py: all of them over one log;
+  - output.py: topology.json's `nccl` section and the readable lines.
+`wirebench topo --nccl-log` hands over to `python3 -m wirebench.diagnosis` (__main__.py)."""
+from .diagnose import diagnose, network_carries_data  # noqa: F401
+from .log_reader import parse, read_log  # noqa: F401

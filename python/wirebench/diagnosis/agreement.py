@@ -1,0 +1,136 @@
+"""Rules over several ranks: what every host of one job must agree on (NCCL's and the driver's
+versions, NCCL_* settings, the network chosen, the NICs and their rate and MTU, the GPUs per node)
+and ranks mapped onto one GPU. Each host's first saying counts; a host that says nothing of a
+thing is not compared on it, except settings: a host whose start the log shows and that sets no
+NCCL_X where another sets it differs."""
+import re
+
+from .registry import rule
+from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING
+
+DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
+STARTED = re.compile(r"^(?:NCCL version |cudaDriverVersion |Bootstrap : Using )")
+NETWORK = re.compile(r"^Using network (.+?)\s*$")
+IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")
+SPEED = re.compile(r"^NET/IB\w* ?: \[\d+\] ([\w.-]+):.*\bspeed=(\d+)")
+MTU = re.compile(r"^NET/IB\w*: .*\bmtu (\d+)")
+LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
+RANK_GPU = re.compile(r"\brank (\d+) nranks \d+ cudaDev (\d+) (?:nvmlDev \d+ )?busId ([0-9a-fA-F]+)", re.I)
+
+
+def _first_by_host(log, pattern, value=lambda found: found.group(1)):
+    """{host: (value, line)} of each host's first line the pattern finds."""
+    out = {}
+    for m in log.messages:
+        if m.host in out:
+            continue
+        found = pattern.search(m.text)
+        if found:
+            out[m.host] = (value(found), m.line)
+    return out
+
+
+def _differ(r, said, thing, why):
+    """One finding where the hosts say more than one value: each value with its hosts."""
+    values = {}
+    for host, (value, _) in sorted(said.items()):
+        values.setdefault(value, []).append(host)
+    if len(values) < 2:
+        return None
+    line = min(line for _, line in said.values())
+    listed = "; ".join(f"{value} on {', '.join(hosts)}" for value, hosts in sorted(values.items()))
+    return r.finding(line, f"the hosts differ in {thing}: {listed}", why)
+
+
+@rule("driver-mismatch", "WARN", "any", "`cudaDriverVersion N` differing between hosts",
+      "nodes on different GPU drivers: one job's ranks behave differently (CUDA features, NVLS, bugs fixed on some)",
+      "install one driver version on every node of a partition", TROUBLESHOOTING, needs=("ranks",))
+def driver_mismatch(r, c):
+    return _differ(r, _first_by_host(c.log, DRIVER), "the CUDA driver (cudaDriverVersion)",
+                   "nodes on different drivers run one job's ranks differently")
+
+
+@rule("settings-differ", "WARN", "any",
+      "an `NCCL_X set by environment to V` that differs between hosts, or is set on some and not others",
+      "the ranks run NCCL with different settings: a transport, an interface or a device list one rank uses and "
+      "another does not, so rings do not connect or run at the slowest rank's pace",
+      "set NCCL_* once for the whole job (mpirun -x, srun --export, the container's environment), not per node",
+      f"{ENV_DOCS}", needs=("ranks",))
+def settings_differ(r, c):
+    started = {m.host for m in c.log.messages if STARTED.search(m.text)}
+    by_host = {}
+    for m in c.log.messages:
+        found = SETTING.match(m.text)
+        if found:
+            by_host.setdefault(found.group(1), {}).setdefault(m.host, (found.group(2), m.line))
+    out = []
+    for name, said in sorted(by_host.items()):
+        said = dict(said)
+        for host in started - set(said):
+            said[host] = ("(not set)", min(l for _, l in said.values()))
+        found = _differ(r, said, name, f"{name} is not the same on every host: the ranks run NCCL differently")
+        if found:
+            out.append(found)
+    return out
+
+
+@rule("network-differs", "FAIL", "network", "`Using network X` differing between hosts",
+      "the ranks chose different networks (one IB, one Socket or a plugin): they cannot connect, or the job runs at "
+      "the slower network's pace",
+      "give every node the same RDMA stack and plugin (the same image), and the same NCCL_NET / NCCL_IB_DISABLE",
+      f"{ENV_DOCS}: NCCL_NET, NCCL_IB_DISABLE", needs=("ranks",))
+def network_differs(r, c):
+    return _differ(r, _first_by_host(c.log, NETWORK), "the network NCCL chose",
+                   "ranks on different transports cannot connect to each other, or run at the slower one's pace")
+
+
+def _nics(found):
+    devices = re.findall(r"\[\d+\]\s*(\S+)", found.group(1))
+    return f"{len(devices)} ({', '.join(sorted({d.split('/')[-1] for d in devices}))})"
+
+
+@rule("nics-differ", "WARN", "network",
+      "`NET/IB : Using ...` lists of another count or link layer on another host; NICs' `speed=` or `mtu` differing",
+      "the nodes offer NCCL different NICs (a port down, another link layer, a slower rate or MTU): rings run at the "
+      "slowest node's rate",
+      "bring the missing or slower ports up (ibstat: State Active, the rate; the MTU on the switch and the host) or "
+      "take the node out", f"{ENV_DOCS}: NCCL_IB_HCA; {TROUBLESHOOTING}", needs=("ranks",))
+def nics_differ(r, c):
+    out = [_differ(r, _first_by_host(c.log, IB_LIST, _nics), "the RDMA devices NCCL uses (count, link layer)",
+                   "a node with fewer or other ports gives each ring less bandwidth, or a port its peers cannot reach")]
+    out.append(_differ(r, _first_by_host(c.log, SPEED, lambda f: f"{int(f.group(2)) // 1000} Gb/s"),
+                       "the NICs' rate", "rings run at the slowest port's rate"))
+    out.append(_differ(r, _first_by_host(c.log, MTU), "the IB MTU (NCCL's mtu index)",
+                       "a smaller MTU on one node cuts its messages' efficiency, or connections fail"))
+    return [f for f in out if f is not None]
+
+
+@rule("gpus-per-node-differ", "WARN", "any", "NCCL's `localRanks N` (2.19 on) differing between hosts",
+      "the nodes run different numbers of ranks: the rings and trees are unbalanced, the busiest node sets the pace",
+      "give every node the same number of ranks and GPUs (srun --ntasks-per-node, --gpus-per-node)",
+      f"{TROUBLESHOOTING}", needs=("ranks",))
+def gpus_per_node_differ(r, c):
+    return _differ(r, _first_by_host(c.log, LOCAL_RANKS), "the ranks per node (localRanks)",
+                   "an unbalanced job: the node with more ranks carries more of each ring")
+
+
+@rule("ranks-share-gpu", "FAIL", "node", "two ranks' init lines (`rank R nranks N cudaDev D busId B`) naming one "
+      "host and one bus id",
+      "two ranks mapped onto one GPU: NCCL refuses it (Duplicate GPU detected) or they share its memory and links",
+      "one rank per GPU: set the device from the local rank (torch.cuda.set_device(local_rank), srun "
+      "--gpus-per-task=1 --gpu-bind=closest), and check CUDA_VISIBLE_DEVICES per rank",
+      "NCCL src/init.cc (Duplicate GPU detected); horovod/horovod#3929; NVIDIA/nccl#1241")
+def ranks_share_gpu(r, c):
+    seen = {}
+    for m in c.log.messages:
+        found = RANK_GPU.search(m.text)
+        if not found:
+            continue
+        # one process is a rank of several communicators (PyTorch's groups): two processes are the problem
+        rank, bus = found.group(1), found.group(3).lower()
+        first = seen.setdefault((m.host, bus), (m.pid, rank, m.line))
+        if first[0] != m.pid:
+            return r.finding(m.line, f"two processes on {m.host} use one GPU (busId {bus}): {m.host}:{first[0]} "
+                                     f"(rank {first[1]}, line {first[2]}) and {m.host}:{m.pid} (rank {rank})",
+                             "the launcher or the program maps two ranks to one device")
+    return None

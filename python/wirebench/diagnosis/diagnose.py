@@ -1,0 +1,83 @@
+"""What an NCCL log says is wrong: the registered rules' findings (structural.py, agreement.py),
+the catalogue's (catalogue.py: the first line each entry's signature matches) and the first error
+of each rank (errors.py), known to the catalogue or not. A network finding is kept only where the
+network carried data. The causes first: a FAIL before a WARN, each in its order."""
+import re
+
+from . import agreement, catalogue, errors, registry, settings, structural  # noqa: F401  (the rules register)
+from .registry import Context, Finding
+
+NODES = re.compile(r"\bnNodes (\d+)")
+
+
+def network_carries_data(log):
+    """Whether the job's data crossed the network: NCCL says more than one node (`nNodes N`, 2.19
+    on), the log holds more than one host's lines, or a channel goes via NET. A single host's log
+    (NVLink, `NET/IB : No device found`, NET/Socket chosen) moved nothing over it."""
+    for m in log.messages:
+        found = NODES.search(m.text)
+        if found:
+            return int(found.group(1)) > 1
+    return len(log.hosts()) > 1 or any(c.transport.startswith("NET") for c in log.channels)
+
+
+def diagnose(log, wiring=None, entries=None):
+    """The findings of a log (log_reader.NcclLog), with the node's wiring (wiring.Wiring) or None."""
+    entries = catalogue.read(coded_ids=registry.RULES) if entries is None else entries
+    found = registry.run(Context(log, wiring))
+    taken = {f.id for f in found}
+    for entry in entries:
+        if entry.id in taken:
+            continue
+        for m in log.messages:
+            match = entry.signature.search(m.said)
+            if match:
+                found.append(Finding(entry.id, entry.verdict, m.line, entry.what_of(match) + (f" ({m.host})" if m.host else ""),
+                                     entry.why, entry.fix, entry.source, entry.scope))
+                taken.add(entry.id)
+                break
+    at_line = {f.line: f for f in found if f.line}
+    for error in errors.find(log):
+        known = at_line.get(error.line)
+        if known is None:
+            entry, match = _entry_of(entries, error.said)
+            if entry is not None and entry.id in taken:
+                continue  # another rank's same error: the entry's finding stands for it
+            known = _finding(error, entry, match, log.source)
+            found.append(known)
+            at_line[error.line] = known
+            taken.add(known.id)
+        _quote(known, error)
+    if not network_carries_data(log):
+        found = [f for f in found if f.scope != "network"]
+    return sorted(found, key=lambda f: (f.verdict != "FAIL", f.line))
+
+
+def _entry_of(entries, said):
+    for entry in entries:
+        match = entry.signature.search(said)
+        if match:
+            return entry, match
+    return None, None
+
+
+def _finding(error, entry, match, source):
+    who = f" on {error.rank}" if error.rank else ""
+    if error.ranks > 1:
+        who += f" (and {error.ranks - 1} other rank(s) the same)"
+    cls = error.error_class
+    if entry is not None:
+        return Finding(entry.id, entry.verdict, error.line, entry.what_of(match) + who,
+                       entry.why, entry.fix, entry.source, entry.scope)
+    verdict = "FAIL" if error.classed else "WARN"
+    return Finding("error-not-in-catalogue" if error.classed else "warn-not-in-catalogue", verdict, error.line,
+                   f"an error the catalogue does not know{who}", f"{cls.name}: {cls.means}", cls.next_step,
+                   errors.SOURCE)
+
+
+def _quote(finding, error):
+    """Every error is quoted verbatim with its place, and its class said."""
+    if error.quote not in finding.what:
+        finding.what += f": \"{error.quote}\""
+    if error.classed and error.error_class.name not in finding.why:
+        finding.why += f" ({error.error_class.name}: {error.error_class.means})"

@@ -1,0 +1,173 @@
+"""The error-line finder: never silent on an error. The first error of each rank becomes a
+finding, whether the catalogue knows it or not: an NCCL `WARN` line, an error chain of NCCL's
+(`transport/net.cc:592 -> 2`), NCCL's own `NCCL error ...: <class>` text, nccl-tests' `Test NCCL
+failure` / `Test CUDA failure common.cu:941 '...'`, PyTorch's `DistBackendError`, its
+ProcessGroupNCCL watchdog's timeout and its `Last error:` text, a CUDA error string. Each is quoted
+verbatim with its line, with what NCCL's error class means and the generic next step; the rank is
+NCCL's `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the program's output as one."""
+import re
+from dataclasses import dataclass
+
+SOURCE = ("NCCL documentation, API: ncclResult_t and ncclGetErrorString "
+          "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/types.html); NCCL documentation, Troubleshooting "
+          "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)")
+FIRST_FAILED = ("find the first rank that failed (its error comes first in time; a peer's `remote process exited` "
+                "or `Connection closed` follows it) and rerun with NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET")
+
+
+@dataclass(frozen=True)
+class ErrorClass:
+    name: str
+    means: str
+    next_step: str
+
+
+# ncclResult_t by number (nccl.h), what ncclGetErrorString prints for each, and timeouts.
+CLASSES = {
+    1: ErrorClass("ncclUnhandledCudaError", "a CUDA call inside NCCL failed: the GPU, the driver, or a CUDA "
+                  "runtime the driver does not support", "read NCCL's `Cuda failure` WARN before it; check nvidia-smi, "
+                  "dmesg for Xid errors, and the driver against the CUDA NCCL was built for"),
+    2: ErrorClass("ncclSystemError", "a system call or an external library failed (a socket, /dev/shm, libibverbs, "
+                  "memory registration, a device)", "read NCCL's WARN before it: the interface NCCL_SOCKET_IFNAME "
+                  "names, /dev/shm's size, ulimit -l, the RDMA devices (ibv_devinfo); " + FIRST_FAILED),
+    3: ErrorClass("ncclInternalError", "NCCL met a state it does not expect: often a peer on another NCCL version or "
+                  "plugin, or memory corrupted", "check that every rank runs one NCCL and one plugin; with the full "
+                  "NCCL_DEBUG=INFO log, report it to NCCL's developers"),
+    4: ErrorClass("ncclInvalidArgument", "the program gave NCCL a bad argument (a null or wrong-device buffer, a "
+                  "count or datatype NCCL refuses)", "check the call NCCL's WARN names and its buffers' devices"),
+    5: ErrorClass("ncclInvalidUsage", "the program used NCCL wrongly: two ranks on one GPU, collectives that differ "
+                  "between ranks, a communicator used after an error", "check the rank-to-GPU mapping "
+                  "(CUDA_VISIBLE_DEVICES, the local rank) and that every rank calls the same collectives in order"),
+    6: ErrorClass("ncclRemoteError", "a peer process exited or the network between the ranks failed",
+                  "this rank reports another's failure: " + FIRST_FAILED + "; check the links between the nodes "
+                  "(ibstat, the fabric's counters)"),
+    "timeout": ErrorClass("timeout", "a collective did not complete in its time: a rank stopped, hung or never "
+                          "entered it, or the network stalled", "find the rank that did not reach the collective "
+                          "(PyTorch's flight recorder, TORCH_NCCL_DUMP_ON_TIMEOUT=1, py-spy), then its own error; "
+                          "check the links"),
+    "cuda": ErrorClass("CUDA error", "a CUDA call failed: the GPU, the driver, or the program's kernel",
+                       "check nvidia-smi, dmesg for Xid errors, the driver against the CUDA runtime; "
+                       "CUDA_LAUNCH_BLOCKING=1 names the failing kernel"),
+    "warn": ErrorClass("NCCL WARN", "NCCL printed a WARN here: a call failed or a setting is wrong",
+                       "read the lines after it (NCCL's `file.cc:N -> code` chain names the failing call and its "
+                       "class); " + FIRST_FAILED),
+}
+NAMES = {"unhandled cuda error": 1, "ncclUnhandledCudaError": 1, "unhandled system error": 2, "ncclSystemError": 2,
+         "internal error": 3, "ncclInternalError": 3, "invalid argument": 4, "ncclInvalidArgument": 4,
+         "invalid usage": 5, "ncclInvalidUsage": 5, "remote process exited": 6, "ncclRemoteError": 6}
+CLASS_NAMED = re.compile("|".join(re.escape(name) for name in NAMES))
+
+# NCCL's error chain: an INFO line of a source location and the code it returns
+CHAIN = re.compile(r"^(\S+\.(?:cc|cu|cpp|h)):(\d+) -> (\d+)\b")
+# A line of the program's output that says an error (no NCCL prefix), with the rank it names
+OTHER_ERRORS = (
+    re.compile(r"^(?:(?P<host>[\w.-]+): )?Test (?:NCCL|CUDA) failure \S+:\d+ '.*'"),           # nccl-tests
+    re.compile(r"^(?:(?P<host>[\w.-]+): )?NCCL failure \S+:\d+ '.*'"),                          # nccl-tests before 2.0
+    re.compile(r"\bNCCL [Ee]rror\b.*"),                                                         # PyTorch, NCCL's text
+    re.compile(r"\bDistBackendError\b.*"),
+    re.compile(r"\bWatchdog caught collective operation timeout\b.*"),
+    re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"),
+    re.compile(r"\bCUDA error: .*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"),
+)
+PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[Rank (\d+)\]")
+GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
+LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
+
+
+@dataclass
+class Error:
+    line: int
+    rank: str        # host:pid, rank N, a host, or "" (the program's output)
+    quote: str       # the line as the file has it, the launcher's tag off
+    said: str        # what the catalogue's signatures are searched in
+    error_class: ErrorClass
+    classed: bool    # the class is said (a code, a name, a timeout), not guessed from a bare WARN
+    ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
+
+
+def class_of(text):
+    """(ErrorClass, said) of a line's text: a chain's code, a class named, a timeout, a CUDA error."""
+    found = CHAIN.match(text)
+    if found and int(found.group(3)) in CLASSES:
+        return CLASSES[int(found.group(3))], True
+    found = CLASS_NAMED.search(text)
+    if found:
+        return CLASSES[NAMES[found.group()]], True
+    if re.search(r"time(?:d)? ?out|timing out", text, re.I) and "Connection timed out" not in text:
+        return CLASSES["timeout"], True
+    if re.search(r"Cuda failure|CUDA failure|CUDA error|cudaError|CUDA_ERROR", text):
+        return CLASSES["cuda"], True
+    return CLASSES["warn"], False
+
+
+def find(log):
+    """The first error of each rank, in the log's order; ranks whose first errors say the same
+    thing fold into the first of them (with their count)."""
+    lines = sorted([(m.line, m) for m in log.messages] + [(o.line, o) for o in log.others], key=lambda x: x[0])
+    first, classed_later, last_error = {}, {}, False
+    for _, item in lines:
+        nccl = hasattr(item, "host")
+        error = _error_of(item, last_error)
+        if last_error and error is not None and error.rank in first:
+            # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text: part of the error above
+            first[error.rank].quote += f" / Last error: {error.quote}"
+            first[error.rank].said += f" {error.said}"
+            error = None
+        last_error = not nccl and bool(LAST_ERROR.match(item.text))
+        if error is None:
+            continue
+        rank = error.rank
+        if not nccl and rank and rank in {k.split(":")[0] for k in first if k != rank}:
+            continue  # nccl-tests' line of a host whose NCCL lines said the error first
+        if rank not in first:
+            first[rank] = error
+        elif not first[rank].classed and error.classed and rank not in classed_later:
+            classed_later[rank] = error.error_class  # a bare WARN's class: the chain after it says it
+    out, by_text = [], {}
+    for rank, error in first.items():
+        if not error.classed and rank in classed_later:
+            error.error_class, error.classed = classed_later[rank], True
+        key = _fold_key(error)
+        if key in by_text:
+            by_text[key].ranks += 1
+            continue
+        by_text[key] = error
+        out.append(error)
+    return out
+
+
+def _fold_key(error):
+    """What ranks' first errors must share to fold into one finding: NCCL's chain of one code (the
+    ranks a failure stopped), or the same words but for the rank and a watchdog's elapsed time."""
+    found = CHAIN.match(error.said)
+    if found:
+        return ("chain", found.group(3))
+    said = re.sub(r"\[(?:PG \d+ )?Rank \d+\]|\brank \d+\b", "", PYTORCH_RANK.sub("", error.said))
+    said = GLOG.sub("", re.sub(r"ran for \d+ milliseconds", "ran for N milliseconds", said))
+    return ("said", said.strip())
+
+
+def _error_of(item, after_last_error):
+    if hasattr(item, "host"):  # an NCCL line
+        if item.warn or CHAIN.match(item.text):
+            error_class, classed = class_of(item.text)
+            return Error(item.line, item.rank, item.raw, item.said, error_class, classed)
+        return None
+    text = item.text.strip()
+    if after_last_error and text:  # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text
+        error_class, classed = class_of(text)
+        return Error(item.line, _rank_of(text, None), text, text, error_class, classed)
+    for pattern in OTHER_ERRORS:
+        found = pattern.search(text)
+        if found:
+            error_class, classed = class_of(text)
+            return Error(item.line, _rank_of(text, found), text, text, error_class, classed)
+    return None
+
+
+def _rank_of(text, found):
+    host = found.groupdict().get("host") if found is not None else None
+    if host:
+        return host
+    ranked = PYTORCH_RANK.search(text)
+    return f"rank {ranked.group(1) or ranked.group(2)}" if ranked else ""

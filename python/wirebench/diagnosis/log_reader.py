@@ -1,0 +1,207 @@
+"""Reader of NCCL_DEBUG=INFO logs: NCCL's INFO and WARN lines (NCCL's `host:pid:tid [dev]` prefix,
+the source location NCCL prints before `NCCL WARN`), wherever they sit in a line (after a
+timestamp, mpirun --tag-output's `[1,0]<stdout>:`, srun -l's `0: `: importer/lines.py takes the
+launchers' tags off), and every other line of the file, kept for the error finder (errors.py):
+nccl-tests', PyTorch's and CUDA's errors carry no NCCL prefix. From the INFO lines: the transport
+of every channel line (P2P over NVLink or PCIe, SHM, NET/IB with or without GPUDirect RDMA,
+NET/Socket), the network NCCL chose, its HCAs, rings and trees, in the new (`Channel 00/0 : 2[2] ->
+3[3] via ...`) and old (`Ring 00 : 3[3] -> 2[2] via ...`, bus ids in brackets) formats.
+
+Repeated lines fold before anything is read (a 50 MB log of one channel line printed 680,894 times
+is its distinct lines): each line is read once, at its first place, with the count of its repeats."""
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..contracts.input_files import InputError, read_utf8, readable_file
+from ..importer import lines as paste_lines
+from . import errors
+
+# [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
+PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S+:\d+) )?NCCL (INFO|WARN) (.*)$")
+CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\]"
+                     r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
+RING = re.compile(r"^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$")
+TREES = re.compile(r"^Trees((?: \[\d+\] \S+)+)\s*$")
+NETWORK = re.compile(r"^Using network (.+?)\s*$")
+IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")  # NET/IB, NET/IBext_v8
+BRACKETED = re.compile(r"\[\d+\]\s*(\S+)")
+NET_VIA = re.compile(r"^NET/([A-Za-z][A-Za-z0-9_]*)/(\d+)")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f]")
+
+
+@dataclass
+class Message:
+    """An NCCL INFO or WARN line."""
+    line: int
+    host: str
+    pid: str
+    device: int
+    warn: bool
+    text: str          # after "NCCL INFO " / "NCCL WARN "
+    location: str      # NCCL's source location before it, where printed: "transport/nvls.cc:254"
+    raw: str           # the line as the file has it, the launcher's tag off
+    repeats: int = 1
+
+    @property
+    def rank(self):
+        """The process that printed it: host:pid."""
+        return f"{self.host}:{self.pid}"
+
+    @property
+    def said(self):
+        return f"{self.location} {self.text}" if self.location else self.text
+
+
+@dataclass
+class Channel:
+    line: int
+    host: str
+    device: int
+    channel: int
+    src_rank: int
+    dst_rank: int
+    src: str            # inside the brackets: a device index (new) or a bus id (old)
+    dst: str
+    transport: str      # P2P, SHM, NET/IB, NET/Socket, NET
+    via: str            # everything after "via": "P2P/direct pointer/read", "NET/IB/0/GDRDMA"
+    gdrdma: bool
+    net_device: int     # n of NET/IB/<n>, else -1
+    old_format: bool
+
+    def as_json(self):
+        return {"line": self.line, "host": self.host, "device": self.device, "channel": self.channel,
+                "src_rank": self.src_rank, "dst_rank": self.dst_rank, "src": self.src, "dst": self.dst,
+                "transport": self.transport, "via": self.via, "gdrdma": self.gdrdma, "net_device": self.net_device,
+                "old_format": self.old_format}
+
+
+@dataclass
+class Other:
+    """A line that is not NCCL's INFO/WARN: the program's, the launcher's, a traceback's."""
+    line: int
+    text: str
+    repeats: int = 1
+
+
+@dataclass
+class NcclLog:
+    source: str
+    messages: list = field(default_factory=list)
+    channels: list = field(default_factory=list)
+    rings: list = field(default_factory=list)     # rank order per channel, as rank 0 prints it
+    trees: list = field(default_factory=list)     # "1/-1/-1->0->-1" per tree channel
+    network: str = None                           # "IB", "Socket", "AWS Libfabric", "IBext_v8"
+    ib_devices: list = field(default_factory=list)  # "mlx5_0:1/IB", in NCCL's index order
+    problems: list = field(default_factory=list)  # "log:7: channel line not understood: ..."
+    others: list = field(default_factory=list)    # Other
+    folded: int = 0                               # lines read once for their repeats
+
+    def first(self, pattern, warn_only=False):
+        """(message, match) of the first message whose text matches, or (None, None)."""
+        for m in self.messages:
+            if warn_only and not m.warn:
+                continue
+            found = pattern.search(m.text)
+            if found:
+                return m, found
+        return None, None
+
+    def hosts(self):
+        return sorted({m.host for m in self.messages if m.host})
+
+
+def transport_of(via):
+    """(transport, gdrdma, net device) of a channel's `via`."""
+    gdrdma = "/GDRDMA" in via
+    if via.startswith("P2P"):
+        return "P2P", gdrdma, -1
+    if via.startswith("SHM") or "shared memory" in via:
+        return "SHM", gdrdma, -1
+    found = NET_VIA.search(via)
+    if found:
+        device = int(found.group(2))
+        if found.group(1).startswith("IB"):
+            return "NET/IB", gdrdma, device
+        if found.group(1) == "Socket":
+            return "NET/Socket", gdrdma, device
+        return "NET", gdrdma, device
+    return "NET", gdrdma, -1
+
+
+def read_log(file):
+    """The log of a file: an InputError naming it where it is not a readable file, is empty, is not
+    text, or holds no line of NCCL's (errors.py says which count)."""
+    file = readable_file(Path(file))
+    text = read_utf8(file)
+    if not text.strip():
+        raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
+    log = parse(text, str(file))
+    if not log.messages and not errors.find(log):
+        raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
+                         "of nccl-tests or PyTorch): is NCCL_DEBUG=INFO set in the job?")
+    return log
+
+
+def parse(text, source):
+    bad = NOT_TEXT.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise InputError(f"{source}:{line}: not text: byte 0x{ord(bad.group()):02x}")
+    log = NcclLog(source)
+    for number, line, repeats, nccl in _folded_lines(ANSI.sub("", text)):
+        found = PREFIX.search(line) if nccl else None
+        if not found:
+            log.others.append(Other(number, line, repeats))
+            continue
+        host, pid, _, device, location, kind, message = found.groups()
+        m = Message(number, host, pid, int(device), kind == "WARN", message, location or "", line, repeats)
+        log.messages.append(m)
+        if not m.warn:
+            _read_info(log, m)
+    log.folded = sum(m.repeats - 1 for m in log.messages) + sum(o.repeats - 1 for o in log.others)
+    return log
+
+
+def _read_info(log, m):
+    message = m.text
+    found = CHANNEL.match(message)
+    if found:
+        kind, channel, src_rank, src, dst_rank, dst, via = found.groups()
+        transport, gdrdma, net_device = transport_of(via)
+        log.channels.append(Channel(m.line, m.host, m.device, int(channel), int(src_rank), int(dst_rank), src, dst,
+                                    transport, via, gdrdma, net_device, kind == "Ring"))
+    elif (found := RING.match(message)):
+        log.rings.append([int(token) for token in found.group(3).split()])
+    elif (found := TREES.match(message)):
+        log.trees += BRACKETED.findall(found.group(1))
+    elif (found := NETWORK.search(message)):
+        log.network = found.group(1)
+    elif (found := IB_LIST.search(message)):
+        log.ib_devices = BRACKETED.findall(found.group(1))
+    elif (message.startswith("Channel") or message.startswith("Ring")) and " via " in message:
+        log.problems.append(f"{log.source}:{m.line}: channel line not understood: {message}")
+
+
+def _folded_lines(text):
+    """(number, line, repeats, is NCCL's) of each distinct line at its first place, launchers' tags
+    off (importer/lines.py's read()). Empty lines and Markdown fences never fold: the reader counts
+    the fences to know what a code block holds."""
+    raw = text.split("\n")
+    first, kept, numbers, repeats = {}, [], [], {}
+    for index, line in enumerate(raw):
+        at = first.get(line)
+        if at is not None:
+            repeats[at] += 1
+            continue
+        if line.strip() and not paste_lines.FENCE.match(paste_lines.QUOTE.sub("", line)):
+            first[line] = index + 1
+            repeats[index + 1] = 1
+        kept.append(line)
+        numbers.append(index + 1)
+    paste = paste_lines.read("\n".join(kept))
+    out = [(numbers[l.number - 1], l.text.strip(), True) for l in paste.nccl]
+    out += [(numbers[l.number - 1], l.text, False) for l in paste.lines if l.text.strip()]
+    out.sort(key=lambda item: item[0])
+    return [(number, line, repeats.get(number, 1), nccl) for number, line, nccl in out]

@@ -1,0 +1,23 @@
+"""The diagnosis as topology.json's `nccl` section (its shape as `wirebench topo --json` has always
+written it: source, network, ib_devices, rings, trees, channels, problems, diagnoses) and as the
+readable lines `wirebench topo` prints under the node's table."""
+
+
+def nccl_section(log, findings):
+    return {"source": log.source, "network": log.network, "ib_devices": log.ib_devices, "rings": log.rings,
+            "trees": log.trees, "channels": [c.as_json() for c in log.channels], "problems": log.problems,
+            "diagnoses": [f.as_json() for f in findings]}
+
+
+def table(section):
+    """The readable lines of an `nccl` section."""
+    out = [f"NCCL log {section['source']}: network {section['network'] or '(not said)'}"]
+    for c in section["channels"]:
+        out.append(f"  line {c['line']}: channel {c['channel']}  rank {c['src_rank']} -> {c['dst_rank']}  "
+                   f"{c['transport']}{' (GDRDMA)' if c['gdrdma'] else ''}  via {c['via']}")
+    out += [f"  PROBLEM: {p}" for p in section["problems"]]
+    for d in section["diagnoses"]:
+        where = f"{section['source']}:{d['line']}" if d["line"] > 0 else section["source"]
+        out += [f"  {d['verdict']} {d['id']}: {d['what']}", f"      where: {where}", f"      why: {d['why']}",
+                f"      fix: {d['fix']}", f"      source: {d['source']}"]
+    return "\n".join(out) + "\n"

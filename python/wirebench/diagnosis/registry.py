@@ -1,0 +1,76 @@
+"""The rule registry: each rule that needs no signature of the catalogue is a small function,
+registered with what it declares: its id, its verdict (FAIL: the job cannot run as meant; WARN: it
+runs slower than the wiring allows, or a consequence), its scope (network: said only where the
+network carried data; node; any), what it needs (the node's wiring, several ranks), its words for
+docs/nccl-diagnosis.md (the signature it reads, what it means), its fix and source. A rule returns
+its findings (none, one or several) for a Context."""
+from dataclasses import dataclass, field
+
+SCOPES = ("network", "node", "any")
+NEEDS = ("topology", "ranks")
+
+
+@dataclass
+class Finding:
+    id: str
+    verdict: str
+    line: int          # in the log; 0 where no one line shows it
+    what: str
+    why: str
+    fix: str
+    source: str
+    scope: str = "any"
+
+    def as_json(self):
+        return {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,
+                "fix": self.fix, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    verdict: str
+    scope: str
+    needs: tuple
+    signature: str     # what in the log it reads (docs' table)
+    means: str         # what it means (docs' table)
+    fix: str
+    source: str
+    check: object = field(compare=False)
+
+    def finding(self, line, what, why, fix=None):
+        return Finding(self.id, self.verdict, line, what, why, fix or self.fix, self.source, self.scope)
+
+
+@dataclass
+class Context:
+    log: object              # log_reader.NcclLog
+    wiring: object = None    # wiring.Wiring, or None
+
+
+RULES = {}
+
+
+def rule(id, verdict, scope, signature, means, fix, source, needs=()):
+    """Registers the function below it as the rule `id`."""
+    if verdict not in ("FAIL", "WARN") or scope not in SCOPES or any(n not in NEEDS for n in needs):
+        raise ValueError(f"rule {id}: verdict {verdict}, scope {scope}, needs {needs}")
+
+    def register(check):
+        if id in RULES:
+            raise ValueError(f"rule {id} registered twice")
+        RULES[id] = Rule(id, verdict, scope, tuple(needs), signature, means, fix, source, check)
+        return check
+    return register
+
+
+def run(context):
+    """Every registered rule's findings, in the registry's order; a rule needing the node's wiring
+    is skipped without it."""
+    found = []
+    for r in RULES.values():
+        if "topology" in r.needs and context.wiring is None:
+            continue
+        result = r.check(r, context)
+        found += [f for f in (result if isinstance(result, list) else [result]) if f is not None]
+    return found

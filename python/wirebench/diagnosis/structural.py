@@ -1,0 +1,409 @@
+"""The rules that need no one line's signature (registry.py): what several lines, several ranks or
+the node's wiring show together. Each is registered with its id, verdict, scope, needs and words;
+docs/nccl-diagnosis.md's tables are tested against these declarations."""
+import re
+
+from .registry import rule
+
+ENV_DOCS = "NCCL documentation, Environment Variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html)"
+TROUBLESHOOTING = ("NCCL documentation, Troubleshooting "
+                   "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)")
+VERBS = "libibverbs, enum ibv_wc_status (infiniband/verbs.h; man ibv_poll_cq)"
+
+SETTING = re.compile(r"^(NCCL_\w+) set by environment to (.*?)\.?\s*$")
+SOCKET_NETWORK = re.compile(r"^Using network Socket\b")
+SOCKET_DEVICES = re.compile(r"^NET/Socket : Using ")
+SOCKET_CHANNEL = re.compile(r"via NET/Socket/")
+IB_LIST = re.compile(r"^NET/IB : Using ")
+IB_DISABLED = re.compile(r"NCCL_IB_DISABLE set by environment to [1-9]")
+NET_FORCED = re.compile(r"NCCL_NET set by environment to (\S+)")
+NO_PLUGIN = re.compile(r"NET/Plugin.*(No plugin found|Could not find|Failed to find|unable to load)", re.I)
+
+
+def settings(log):
+    """{name: [(message, value)]} of every `NCCL_X set by environment to V` line."""
+    out = {}
+    for m in log.messages:
+        found = SETTING.match(m.text)
+        if found:
+            out.setdefault(found.group(1), []).append((m, found.group(2)))
+    return out
+
+
+@rule("socket-fallback", "FAIL", "network",
+      "`Using network Socket` (an older log: `NET/Socket : Using ...`) with evidence of RDMA: `NET/IB : Using` devices, "
+      "the node's topology listing NICs, `NCCL_IB_DISABLE set by environment`, `NCCL_NET` forced, a network plugin "
+      "that did not load",
+      "inter-node data over TCP, many times slower than RDMA; the evidence says why",
+      "unset NCCL_IB_DISABLE and NCCL_NET=Socket; check ibv_devinfo on the node (rdma-core, the HCA's driver); give "
+      "NCCL the RDMA devices with NCCL_IB_HCA; install the network plugin the cluster uses",
+      f"{ENV_DOCS}: NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA; NVIDIA/nccl#952, NVIDIA/nccl-tests#188")
+def socket_fallback(r, c):
+    log = c.log
+    m, _ = log.first(SOCKET_NETWORK) if log.network else log.first(SOCKET_DEVICES)
+    if m is None and not log.network:
+        m, _ = log.first(SOCKET_CHANNEL)  # a log of channel lines only
+    if m is None:
+        return None
+    evidence = []
+    if log.first(IB_LIST)[0]:
+        evidence.append("the log lists InfiniBand/RoCE devices (NET/IB : Using ...)")
+    if c.wiring is not None and c.wiring.nics:
+        evidence.append("the node's topology lists network devices (mlx5 ...)")
+    d, _ = log.first(IB_DISABLED)
+    if d:
+        evidence.append(f"NCCL_IB_DISABLE is set (line {d.line})")
+    n, found = log.first(NET_FORCED)
+    if n:
+        evidence.append(f"NCCL_NET={found.group(1)} (line {n.line})")
+    p, _ = log.first(NO_PLUGIN)
+    if p:
+        evidence.append(f"a network plugin did not load (line {p.line})")
+    if not evidence:
+        return None
+    return r.finding(m.line, "NCCL moves inter-node data over TCP sockets (NET/Socket)",
+                     "NCCL fell back to TCP sockets, many times slower than RDMA: " + "; ".join(evidence))
+
+
+@rule("mixed-link-layers", "WARN", "network", "`NET/IB : Using [0]mlx5_0:1/IB ... [8]mlx5_bond_0:1/RoCE`",
+      "one device list with InfiniBand and RoCE ports: a rank may use a port its peers cannot reach, or a slower one",
+      "list only the fabric's ports in NCCL_IB_HCA (e.g. NCCL_IB_HCA=mlx5_0:1,mlx5_1:1,...; '^mlx5_bond_0' excludes one)",
+      f"{ENV_DOCS}: NCCL_IB_HCA; NVIDIA/nccl#366")
+def mixed_link_layers(r, c):
+    devices = c.log.ib_devices
+    if any(d.endswith("/IB") for d in devices) and any(d.endswith("/RoCE") for d in devices):
+        m, _ = c.log.first(IB_LIST)
+        return r.finding(m.line if m else 0, "NCCL's network devices mix InfiniBand and RoCE ports",
+                         "a rank may pick a RoCE port (a bond, a management NIC) whose peers are on InfiniBand, or "
+                         "share one slower port: rings run at the slowest port's rate, or do not connect")
+    return None
+
+
+COMPLETION = re.compile(r"Got completion (?:from peer (\S+) )?with (?:error |status=)(\d+)")
+STATUSES = {
+    1: "IBV_WC_LOC_LEN_ERR: a message longer than the receive buffer",
+    2: "IBV_WC_LOC_QP_OP_ERR: a local queue pair error",
+    4: "IBV_WC_LOC_PROT_ERR: a memory registration or protection error (GPUDirect RDMA's memory not registered: "
+       "nvidia-peermem or DMA-BUF)",
+    5: "IBV_WC_WR_FLUSH_ERR: the queue pair had already failed; an earlier error is the cause",
+    9: "IBV_WC_REM_INV_REQ_ERR: the peer rejected the request",
+    10: "IBV_WC_REM_ACCESS_ERR: the peer's memory key was refused",
+    11: "IBV_WC_REM_OP_ERR: the peer could not complete the operation",
+    12: "IBV_WC_RETRY_EXC_ERR: transport retries exhausted, the peer never acknowledged: the fabric does not connect "
+        "the two nodes (a port down, another subnet or partition, a RoCE route or GID that does not reach, a cable)",
+    13: "IBV_WC_RNR_RETRY_EXC_ERR: the peer had no receive posted in time"}
+
+
+@rule("ib-completion-error", "FAIL", "any", "`NCCL WARN NET/IB : Got completion from peer P with error N` (or `status=N`)",
+      "the status by number: 12 IBV_WC_RETRY_EXC_ERR (the peer never acknowledged: the fabric does not connect the "
+      "nodes), 13 RNR retries, 4 local protection (GPUDirect RDMA's registration), 5 flush (an earlier error is the "
+      "cause), 10 remote access, ...",
+      "look at the first error of the job (a status 5 follows another); check the ports (ibstat) and GPUDirect RDMA's "
+      "module",
+      f"{VERBS}; {TROUBLESHOOTING}; NVIDIA/nccl#1664, NVIDIA/nccl#523")
+def ib_completion_error(r, c):
+    m, found = c.log.first(COMPLETION, warn_only=True)
+    if m is None:
+        return None
+    code = int(found.group(2))
+    peer = f" from {found.group(1)}" if found.group(1) else ""
+    fix = ("check both nodes' ports (ibstat: State Active, the same subnet; RoCE: the GID index, NCCL_IB_GID_INDEX, "
+           "and the route), the cables and the switch between them (ibdiagnet)") if code == 12 else None
+    return r.finding(m.line, f"an InfiniBand completion error on {m.host}{peer}: {code}",
+                     STATUSES.get(code, f"status {code} (see ibv_wc_status)"), fix)
+
+
+SHARP = re.compile(r"(SHARP|sharp).*(No resource|no resource|failed)|CollNet.*(disabled|not available)")
+
+
+@rule("collnet-unavailable", "WARN", "network", "a SHARP line with `No resource` or `failed`; `CollNet ... disabled`",
+      "no in-network reduction: NCCL reduces on the GPUs",
+      "check the SHARP aggregation manager (sharp_am) and its resource limits, the SHARP plugin (libnccl-net with "
+      "SHARP), and NCCL_COLLNET_ENABLE=1", f"{ENV_DOCS}: NCCL_COLLNET_ENABLE")
+def collnet_unavailable(r, c):
+    m, _ = c.log.first(SHARP)
+    if m is None:
+        return None
+    return r.finding(m.line, "CollNet (SHARP in-network reduction) is not used",
+                     f"the log says: {m.text}; NCCL then reduces on the GPUs over the network (ring or tree)")
+
+
+@rule("tcp-plugin-on-rdma", "WARN", "network", "`Using network FastSocket` where RDMA devices exist",
+      "Google Cloud's TCP plugin on an InfiniBand/RoCE node",
+      "remove libnccl-net-fastsocket from the library path (or NCCL_NET_PLUGIN), or set NCCL_NET=IB",
+      f"{ENV_DOCS}: NCCL_NET, NCCL_NET_PLUGIN; google/nccl-fastsocket README")
+def tcp_plugin_on_rdma(r, c):
+    if c.log.network and "FastSocket" in c.log.network and ((c.wiring and c.wiring.nics) or c.log.first(IB_LIST)[0]):
+        return r.finding(0, "NCCL uses the FastSocket plugin (TCP) on a node with RDMA devices",
+                         "FastSocket is Google Cloud's TCP transport; with InfiniBand or RoCE present, NCCL's IB "
+                         "transport or the IB plugin carries the data without the host's CPU")
+    return None
+
+
+GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for HCA (\d+) '([^']+)'(?: \(([^)]+)\))?")
+
+
+@rule("gdrdma-disabled", "WARN", "network", "`GPU Direct RDMA Disabled for HCA N 'mlx5_0' (reason)`",
+      "the network's data is staged through host memory; NCCL's reason is quoted",
+      "load nvidia-peermem (or use DMA-BUF: a recent driver and kernel); check NCCL_NET_GDR_LEVEL and that the NIC "
+      "and the GPU share a PCIe switch",
+      f"{ENV_DOCS}: NCCL_NET_GDR_LEVEL, NCCL_DMABUF_ENABLE; NVIDIA/nccl#897, NVIDIA/nccl#1676")
+def gdrdma_disabled(r, c):
+    m, found = c.log.first(GDR_OFF)
+    if m is None:
+        return None
+    reason = f" (NCCL says: {found.group(3)})" if found.group(3) else ""
+    return r.finding(m.line, f"GPUDirect RDMA is off for {found.group(2)}",
+                     f"NCCL stages the network's data through host memory{reason}")
+
+
+P2P_OFF = re.compile(r"(NCCL_P2P_DISABLE|NCCL_SHM_DISABLE) set by environment to [1-9]")
+
+
+@rule("transport-disabled", "WARN", "node", "`NCCL_P2P_DISABLE` or `NCCL_SHM_DISABLE set by environment to 1`",
+      "GPU pairs of a node through host memory or the network",
+      "unset it (it is often left from debugging an ACS or IOMMU problem: fix that instead)",
+      f"{ENV_DOCS}: NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; {TROUBLESHOOTING}: PCI ACS; NVIDIA/nccl#2079")
+def transport_disabled(r, c):
+    m, found = c.log.first(P2P_OFF)
+    if m is None:
+        return None
+    return r.finding(m.line, f"{found.group(1)} is set",
+                     "NCCL cannot use that transport inside a node: GPU pairs go through host memory or the network")
+
+
+TOPO_FILE = re.compile(r"NCCL_TOPO_FILE set by environment to (\S+)")
+
+
+@rule("topology-file", "WARN", "node", "`NCCL_TOPO_FILE set by environment to F`",
+      "NCCL does not discover the node; another machine's file makes wrong rings",
+      "use the file written for this exact machine type, or unset NCCL_TOPO_FILE",
+      f"{ENV_DOCS}: NCCL_TOPO_FILE; NVIDIA/nccl#1008, NVIDIA/nccl-tests#86")
+def topology_file(r, c):
+    m, found = c.log.first(TOPO_FILE)
+    if m is None:
+        return None
+    return r.finding(m.line, f"NCCL's topology comes from a file: {found.group(1)}",
+                     "NCCL does not discover the node: a file from another machine type makes wrong rings and paths")
+
+
+NO_INTERFACE = re.compile(r"no socket interface found")
+
+
+@rule("bootstrap-interface", "FAIL", "any", "`NCCL WARN Bootstrap : no socket interface found`",
+      "NCCL_SOCKET_IFNAME names no interface of this node, or none is up",
+      "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br link), e.g. NCCL_SOCKET_IFNAME=ib0 or =eth",
+      f"{ENV_DOCS}: NCCL_SOCKET_IFNAME; NVIDIA/nccl#210, NVIDIA/nccl#1837")
+def bootstrap_interface(r, c):
+    m, _ = c.log.first(NO_INTERFACE, warn_only=True)
+    if m is None:
+        return None
+    return r.finding(m.line, "NCCL found no network interface to bootstrap on",
+                     "NCCL_SOCKET_IFNAME names an interface this node does not have, or none is up")
+
+
+CONNECT_FAILED = re.compile(r"Connect to (\S+) failed\s*:\s*(.+)$")
+
+
+@rule("connection-failed", "FAIL", "any", "`NCCL WARN ... Connect to ADDR failed : REASON`",
+      "the peer is not reachable on the chosen interface, or a firewall drops it",
+      "choose an interface both reach (NCCL_SOCKET_IFNAME); check the route and the firewall between the nodes",
+      f"{ENV_DOCS}: NCCL_SOCKET_IFNAME; {TROUBLESHOOTING}; NVIDIA/nccl#286, NVIDIA/nccl-tests#15")
+def connection_failed(r, c):
+    m, found = c.log.first(CONNECT_FAILED, warn_only=True)
+    if m is None:
+        return None
+    return r.finding(m.line, f"{m.host} could not connect to {found.group(1)}",
+                     f"{found.group(2)}: the peer's address is not reachable on the interface NCCL chose, or a "
+                     "firewall drops it")
+
+
+OOM = re.compile(r"out of memory|Failed to CUDA calloc|cudaMalloc.*failed", re.I)
+
+
+@rule("out-of-memory", "FAIL", "any", "`NCCL WARN ... out of memory`, `Failed to CUDA calloc`",
+      "NCCL could not allocate its GPU buffers",
+      "leave room for NCCL's buffers (NCCL_BUFFSIZE, fewer channels) or the job's", f"{ENV_DOCS}: NCCL_BUFFSIZE")
+def out_of_memory(r, c):
+    m, _ = c.log.first(OOM, warn_only=True)
+    if m is None:
+        return None
+    return r.finding(m.line, f"NCCL could not allocate GPU memory on {m.host}", f"the log says: {m.text}")
+
+
+VERSION = re.compile(r"^NCCL version (\S+)")
+
+
+def _by_host(log, pattern):
+    """{value: (host, line)} of the first line each value shows on, where the pattern's group 1 is it."""
+    seen = {}
+    for m in log.messages:
+        found = pattern.search(m.text)
+        if found and found.group(1) not in seen:
+            seen[found.group(1)] = (m.host, m.line)
+    return seen
+
+
+@rule("version-mismatch", "FAIL", "any", "`NCCL version X` differing between hosts",
+      "ranks on different NCCL versions: hangs or wrong results",
+      "install one NCCL everywhere (the same container image, the same LD_LIBRARY_PATH)",
+      f"{TROUBLESHOOTING}; NVIDIA/nccl#286", needs=("ranks",))
+def version_mismatch(r, c):
+    seen = _by_host(c.log, VERSION)
+    if len(seen) < 2:
+        return None
+    said = ", ".join(f"{v} on {host}" for v, (host, _) in sorted(seen.items()))
+    return r.finding(min(line for _, line in seen.values()), f"the ranks run different NCCL versions: {said}",
+                     "NCCL's protocol between ranks is only defined for one version: hangs or wrong results")
+
+
+@rule("shm-instead-of-p2p", "WARN", "node",
+      "a `via SHM/...` channel between two GPUs that the topology puts on NVLink or one PCIe switch (PIX, PXB), or "
+      "(without a topology) whose node's other pairs use P2P",
+      "P2P is off between them: NCCL_P2P_DISABLE or NCCL_P2P_LEVEL, or PCIe ACS / an IOMMU sending peer traffic "
+      "through the root complex",
+      "unset NCCL_P2P_DISABLE and NCCL_P2P_LEVEL; disable ACS on the PCIe switches (setpci) and the IOMMU's "
+      "translation for the GPUs (iommu=pt), as NCCL's troubleshooting guide says; check nvidia-smi topo -p2p r",
+      f"{TROUBLESHOOTING}: PCI Access Control Services (ACS); {ENV_DOCS}: NCCL_P2P_LEVEL; NVIDIA/nccl#304, "
+      "NVIDIA/nccl#606")
+def shm_instead_of_p2p(r, c):
+    with_p2p = {ch.host for ch in c.log.channels if ch.transport == "P2P"}
+    for ch in c.log.channels:
+        if ch.transport != "SHM":
+            continue
+        why = ""
+        distance = _pair(c.wiring, ch)
+        if distance is not None:
+            if distance.startswith("NV") or distance in ("PIX", "PXB"):
+                why = f"GPU{ch.src} and GPU{ch.dst} are {distance} (nvidia-smi topo -m)"
+        elif ch.host in with_p2p:
+            why = f"other GPU pairs on {ch.host} use P2P"
+        if why:
+            return r.finding(ch.line, f"rank {ch.src_rank} -> {ch.dst_rank} on {ch.host} goes through host memory "
+                                      f"(SHM) although {why}",
+                             "P2P between the two GPUs is off: NCCL_P2P_DISABLE or NCCL_P2P_LEVEL, or PCIe ACS / an "
+                             "IOMMU that redirects peer traffic through the CPU's root complex (NCCL then refuses P2P "
+                             "or finds it slow)")
+    return None
+
+
+def _pair(wiring, ch):
+    """The wiring's distance between a channel's two GPUs (the new format's brackets hold CUDA
+    device indices; the old one's hold bus ids, which it cannot map)."""
+    if wiring is None or ch.old_format or not ch.src.isdigit() or not ch.dst.isdigit():
+        return None
+    return wiring.pair(int(ch.src), int(ch.dst))
+
+
+@rule("gdrdma-unused", "WARN", "network", "`via NET/IB/N` without `/GDRDMA` where that HCA is PIX/PXB to the channel's GPU",
+      "GPUDirect RDMA not used where NCCL uses it by default: staged through host memory",
+      "load nvidia-peermem (lsmod | grep peermem) or use DMA-BUF; check NCCL_NET_GDR_LEVEL is not lowered",
+      f"{ENV_DOCS}: NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ; NVIDIA/nccl#897", needs=("topology",))
+def gdrdma_unused(r, c):
+    for ch in c.log.channels:
+        if ch.transport != "NET/IB" or ch.gdrdma or not 0 <= ch.net_device < len(c.log.ib_devices):
+            continue
+        hca = c.log.ib_devices[ch.net_device].split(":")[0]
+        kind = c.wiring.nics.get(hca, {}).get(ch.device)
+        if kind in ("PIX", "PXB"):
+            return r.finding(ch.line, f"GPU{ch.device} on {ch.host} sends over {hca} without GPUDirect RDMA",
+                             f"{hca} is {kind} to GPU{ch.device} (nvidia-smi topo -m), where NCCL uses GPUDirect RDMA "
+                             f"by default: the channel says NET/IB/{ch.net_device} without /GDRDMA, so the data is "
+                             "staged through host memory")
+    return None
+
+
+P2P_REFUSED = re.compile(r"P2P is disabled between connected GPUs (\d+) and (\d+)")
+
+
+@rule("p2p-disabled-by-hardware", "FAIL", "node", "`P2P is disabled between connected GPUs A and B`",
+      "CUDA reports no peer access between GPUs the topology connects; NCCL stops unless NCCL_IGNORE_DISABLED_P2P=1",
+      "check nvidia-smi topo -p2p r (and the fabric manager on NVSwitch systems: systemctl status "
+      "nvidia-fabricmanager), ACS and the IOMMU; do not hide it with NCCL_IGNORE_DISABLED_P2P",
+      f"{TROUBLESHOOTING}; NCCL src/transport/p2p.cc; NVIDIA/nccl#257, NVIDIA/nccl#2079")
+def p2p_disabled_by_hardware(r, c):
+    m, found = c.log.first(P2P_REFUSED)
+    if m is None:
+        return None
+    return r.finding(m.line, f"NCCL found P2P disabled between connected GPUs {found.group(1)} and {found.group(2)} "
+                             f"on {m.host}",
+                     "CUDA reports no peer access between GPUs the topology connects: NCCL says this is probably a "
+                     "hardware issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1")
+
+
+P2P_LEVEL = re.compile(r"NCCL_P2P_LEVEL set by environment to (LOC|0)\b")
+
+
+@rule("p2p-level", "WARN", "node", "`NCCL_P2P_LEVEL set by environment to LOC` (or 0)",
+      "P2P never used: NCCL_P2P_LEVEL is how far apart two GPUs may be for P2P (NVL, PIX, PXB, PHB, SYS); LOC forbids it",
+      "unset NCCL_P2P_LEVEL (NCCL picks by the topology) or set the level the node's wiring allows",
+      f"{ENV_DOCS}: NCCL_P2P_LEVEL")
+def p2p_level(r, c):
+    m, found = c.log.first(P2P_LEVEL)
+    if m is None:
+        return None
+    return r.finding(m.line, f"NCCL_P2P_LEVEL={found.group(1)}: P2P is never used",
+                     "NCCL_P2P_LEVEL says how far apart two GPUs may be for P2P (NVL: NVLink only, PIX: one PCIe "
+                     "switch, PXB: several switches, PHB: the CPU's root complex, SYS: across sockets); LOC forbids it "
+                     "everywhere, so every pair inside the node goes through host memory")
+
+
+NVLS_ENV = re.compile(r"NCCL_NVLS_ENABLE set by environment to 0")
+NVLS_MISSING = re.compile(r"NVLS multicast support is not available")
+
+
+@rule("nvls-unavailable", "WARN", "node",
+      "`NVLS multicast support is not available` on GPUs that all sit on NVSwitches (NV18 every pair), or "
+      "`NCCL_NVLS_ENABLE set by environment to 0` (with or without a topology)",
+      "all_reduce runs at the ring's busbw, not NVLS's (about 370 against 480 GB/s on 8 H100)",
+      "without NVLS an 8-GPU all_reduce reaches the ring's busbw, not NVLS's (about 370 against 480 GB/s on H100: "
+      "NVIDIA/nccl-tests#212); unset NCCL_NVLS_ENABLE, check nvidia-fabricmanager and the driver",
+      f"{ENV_DOCS}: NCCL_NVLS_ENABLE; NVIDIA/nccl-tests#212")
+def nvls_unavailable(r, c):
+    m, _ = c.log.first(NVLS_ENV)
+    if m is not None:
+        return r.finding(m.line, f"NVLS (NVLink SHARP) is not used on {m.host}", "NCCL_NVLS_ENABLE=0 turns it off")
+    if c.wiring is None or not c.wiring.nvswitch_with_nvls():
+        return None
+    m, _ = c.log.first(NVLS_MISSING)
+    if m is None:
+        return None
+    return r.finding(m.line, f"NVLS (NVLink SHARP) is not used on {m.host}",
+                     "the GPUs sit on NVSwitches (every pair NV18) but NCCL says multicast is not available: the "
+                     "fabric manager or the driver's multicast (IMEX on NVL72) is not up")
+
+
+NETWORK_LINE = re.compile(r"^Using network ")
+
+
+@rule("plugin-vs-nics", "WARN", "network", "`Using network AWS Libfabric` (or OFI) on a node whose NICs are mlx5",
+      "EFA's plugin over libfabric's verbs provider, slower than NCCL's own IB transport",
+      "remove the aws-ofi-nccl plugin from the library path (or NCCL_NET_PLUGIN), or set NCCL_NET=IB",
+      f"{ENV_DOCS}: NCCL_NET, NCCL_NET_PLUGIN", needs=("topology",))
+def plugin_vs_nics(r, c):
+    network = c.log.network or ""
+    if any(n.startswith("mlx5") for n in c.wiring.nics) and ("Libfabric" in network or "OFI" in network):
+        m, _ = c.log.first(NETWORK_LINE)
+        return r.finding(m.line if m else 0, f"NCCL uses the {network} plugin on a node whose NICs are "
+                                             "Mellanox/NVIDIA (mlx5)",
+                         "the OFI plugin is AWS EFA's; on mlx5 HCAs it goes through libfabric's verbs provider, "
+                         "slower than NCCL's own IB transport")
+    return None
+
+
+HCA_ENV = re.compile(r"NCCL_IB_HCA set by environment to (\S+)")
+
+
+@rule("ib-hca-excludes-ports", "WARN", "network",
+      "`NCCL_IB_HCA set by environment to ...` and fewer devices in `NET/IB : Using` than the node has NICs",
+      "the GPUs whose NIC is left out send over another GPU's: a fraction of the node's bandwidth",
+      "list every fabric port in NCCL_IB_HCA, or unset it; exclude only ports off the fabric ('^mlx5_bond_0')",
+      f"{ENV_DOCS}: NCCL_IB_HCA; NVIDIA/nccl#236, NVIDIA/nccl-tests#150", needs=("topology",))
+def ib_hca_excludes_ports(r, c):
+    m, found = c.log.first(HCA_ENV)
+    if m is None or not c.log.ib_devices or len(c.log.ib_devices) >= len(c.wiring.nics):
+        return None
+    return r.finding(m.line, f"NCCL uses {len(c.log.ib_devices)} of the node's {len(c.wiring.nics)} network devices "
+                             f"(NCCL_IB_HCA={found.group(1)})",
+                     "the GPUs whose NIC is left out send over another GPU's NIC: the node gets a fraction of its "
+                     "bandwidth")
