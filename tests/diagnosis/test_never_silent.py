@@ -1,0 +1,85 @@
+"""Never silent: every error a log carries becomes a finding, known to the catalogue or not, the
+first of each rank, quoted verbatim with its line, with what NCCL's error class means and the next
+step; a catalogue entry that matches adds its cause, fix and thread. Each log is reconstructed from
+the public thread tests/data/nccl/ORIGINS.md names."""
+from conftest import DATA, diagnose, found, ids, read_log
+
+
+def test_a_catalogued_warn_with_its_chain_and_nccl_tests_failure_is_one_finding_with_its_class():
+    """NVIDIA/nccl-tests#166: /dev/shm too small; NCCL's chain returns 2 up to nccl-tests' `Test
+    NCCL failure common.cu:958 'unhandled system error'` on the same host."""
+    said = diagnose(read_log(DATA / "nccl-tests-166-shm-chain.log"))
+    assert ids(said) == ["shm-too-small:FAIL@13"]
+    assert "misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-zTYolS" in said[0].what
+    assert "ncclSystemError" in said[0].why  # the chain's code 2, after the WARN
+    assert "--shm-size" in said[0].fix and "NVIDIA/nccl#525" in said[0].source
+
+
+def test_pytorchs_dist_backend_error_with_its_last_error_is_quoted_with_its_class():
+    """hkproj/pytorch-transformer-distributed#1: no NCCL prefix anywhere, the catalogue knows no
+    `No route to host`: the error is said all the same."""
+    said = diagnose(read_log(DATA / "pytorch-distbackend-no-route.log"))
+    assert ids(said) == ["error-not-in-catalogue:FAIL@7"]
+    assert "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, " \
+           "unhandled system error" in said[0].what
+    assert "Last error: socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host" in said[0].what
+    assert said[0].why.startswith("ncclSystemError: a system call")
+    assert "NCCL_SOCKET_IFNAME" in said[0].fix and "ncclResult_t" in said[0].source
+
+
+def test_a_remote_error_says_another_rank_failed_first():
+    """NVIDIA/nccl#2076: ncclRemoteError, its Last error a reset connection."""
+    said = diagnose(read_log(DATA / "nccl-2076-remote-error.log"))
+    assert ids(said) == ["error-not-in-catalogue:FAIL@4"]
+    assert said[0].why.startswith("ncclRemoteError: a peer process exited")
+    assert "Connection reset by peer" in said[0].what
+    assert "first rank that failed" in said[0].fix
+
+
+def test_the_watchdogs_timeouts_of_several_ranks_fold_into_one_finding():
+    """hiyouga/LlamaFactory#7396: ProcessGroupNCCL's watchdog on ranks 0, 4 and 2."""
+    said = diagnose(read_log(DATA / "pytorch-watchdog-timeout.log"))
+    assert ids(said) == ["error-not-in-catalogue:FAIL@2"]
+    assert "rank 0 (and 2 other rank(s) the same)" in said[0].what
+    assert "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE" in said[0].what
+    assert said[0].why.startswith("timeout: a collective did not complete")
+
+
+def test_nccl_tests_cuda_failure_alone_is_read_and_the_catalogue_names_it():
+    """NVIDIA/nccl-tests#264: `Test CUDA failure common.cu:941 'system not yet initialized'`, no
+    NCCL line at all: the fabric manager's entry, the line quoted."""
+    said = diagnose(read_log(DATA / "nccl-tests-264-system-not-initialized.log"))
+    assert ids(said) == ["fabric-manager-down:FAIL@4"]
+    assert "dgx-h100-12: Test CUDA failure common.cu:941 'system not yet initialized'" in said[0].what
+    assert "CUDA error" in said[0].why and "nvidia-fabricmanager" in said[0].fix
+
+
+def test_chains_without_a_warn_fold_by_their_code_and_the_warn_of_another_rank_stands():
+    """NVIDIA/nccl#975: three ranks' chains return 2 (ncclSystemError) without a WARN of their own;
+    a fourth rank's WARN says the connection it could not make."""
+    said = diagnose(read_log(DATA / "nccl-975-socket-abort.log"))
+    assert ids(said) == ["error-not-in-catalogue:FAIL@1", "connection-failed:FAIL@17"]
+    assert "n122-246-085:12253 (and 2 other rank(s) the same)" in said[0].what
+    assert '"n122-246-085:12253:12399 [7] NCCL INFO bootstrap.cc:270 -> 2"' in said[0].what
+    assert "Software caused connection abort" in said[1].why
+    assert "socketStartConnect: Connect to fe80::966d:ae03:a2:8cf0%ib1<17943>" in said[1].what
+
+
+def test_a_warn_the_catalogue_does_not_know_is_said_with_the_generic_step():
+    """NVIDIA/nccl-tests#188's title line: a WARN no entry knows, no chain after it."""
+    line = "user:852751:852807 [1] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3\n"
+    said = found(line)
+    assert ids(said) == ["warn-not-in-catalogue:WARN@1"]
+    assert "socketFinalizeAccept: wrong type 4 != 3" in said[0].what and said[0].why.startswith("NCCL WARN")
+    # with NCCL's chain after it, the class is said and the job failed
+    said = found(line + "user:852751:852807 [1] NCCL INFO misc/socket.cc:482 -> 3\n")
+    assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and said[0].why.startswith("ncclInternalError")
+
+
+def test_the_first_error_of_each_rank_and_not_the_ones_after_it():
+    two = ("a:1:1 [0] NCCL WARN Cuda failure 'an illegal memory access was encountered'\n"
+           "a:1:1 [0] NCCL WARN Cuda failure 'unspecified launch failure'\n"
+           "b:2:2 [0] NCCL WARN NET/IB : Got async event : local catastrophic error\n")
+    said = found(two)
+    assert [f.line for f in said] == [1, 3]
+    assert ids(said)[1] == "ib-device-fatal:FAIL@3"
