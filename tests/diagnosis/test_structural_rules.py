@@ -1,0 +1,92 @@
+"""The rules that need no signature (structural.py, agreement.py, settings.py): a network finding
+only where the network carries data; what the hosts of one job must agree on; each NCCL_* set
+against the hardware the log (and the wiring) shows; ranks on one GPU."""
+from conftest import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
+from wirebench.diagnosis import network_carries_data, registry
+
+SINGLE = DATA / "single-node-8gpu-socket-no-ib.log"
+
+
+def test_a_healthy_single_host_log_gives_no_network_finding_with_or_without_channels(h100):
+    """One node, eight GPUs on NVLink (P2P/IPC), `NET/IB : No device found.`, NET/Socket chosen
+    (NCCL 2.18: no nNodes): it read FAIL socket-fallback; no byte crossed the network."""
+    log = read_log(SINGLE)
+    assert log.network == "Socket" and len(log.channels) == 16
+    assert not network_carries_data(log)
+    assert diagnose(log) == [] and diagnose(log, h100) == []
+    without_channels = "".join(l for l in SINGLE.read_text().splitlines(True) if " via " not in l)
+    bare = parse(without_channels, "no-channels.log")
+    assert bare.channels == [] and not network_carries_data(bare)
+    assert diagnose(bare) == [] and diagnose(bare, h100) == []
+
+
+def test_the_network_carries_data_with_two_hosts_or_a_net_channel_or_nccls_nnodes():
+    assert network_carries_data(parse(TWO_NODES, "x"))
+    assert not network_carries_data(parse(TWO_NODES.replace("nNodes 2", "nNodes 1"), "x"))
+    assert network_carries_data(parse("a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n", "x"))
+    assert network_carries_data(parse("a:1:1 [0] NCCL INFO Using network IB\nb:1:1 [0] NCCL INFO Using network IB\n", "x"))
+
+
+def test_hosts_must_agree_on_driver_settings_network_nics_and_ranks_per_node():
+    log = ("a:1:1 [0] NCCL INFO cudaDriverVersion 12020\n"
+           "b:2:2 [0] NCCL INFO cudaDriverVersion 12040\n"
+           "a:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0,mlx5_1\n"
+           "a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>\n"
+           "b:2:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.2<0>\n"
+           "a:1:1 [0] NCCL INFO Using network IB\n"
+           "b:2:2 [0] NCCL INFO Using network Socket\n"
+           "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 12 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+           "b:2:2 [0] NCCL INFO comm 0x2 rank 8 nRanks 12 nNodes 2 localRanks 4 localRank 0 MNNVL 0\n")
+    said = {f.id: f for f in found(log)}
+    assert said["driver-mismatch"].what == "the hosts differ in the CUDA driver (cudaDriverVersion): 12020 on a; 12040 on b"
+    assert said["settings-differ"].what == "the hosts differ in NCCL_IB_HCA: (not set) on b; mlx5_0,mlx5_1 on a"
+    assert said["network-differs"].verdict == "FAIL" and "IB on a; Socket on b" in said["network-differs"].what
+    assert "1 (IB) on b; 2 (IB) on a" in said["nics-differ"].what
+    assert "4 on b; 8 on a" in said["gpus-per-node-differ"].what
+    # one host alone agrees with itself
+    assert not {"driver-mismatch", "settings-differ", "network-differs"} & {f.id for f in found(
+        "a:1:1 [0] NCCL INFO cudaDriverVersion 12020\na:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n")}
+
+
+def test_nics_rate_and_mtu_must_agree():
+    # net_ib.cc's INFO(NCCL_NET) formats (NCCL_DEBUG_SUBSYS=NET): each device's speed, each QP's MTU
+    log = ("a:1:1 [0] NCCL INFO NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 context=0x55d0c0 "
+           "pciPath=/sys/devices/pci0000:00/0000:00:01.0/0000:0c:00.0 ar=1\n"
+           "b:2:2 [0] NCCL INFO NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=200000 context=0x55d0c0 "
+           "pciPath=/sys/devices/pci0000:00/0000:00:01.0/0000:0c:00.0 ar=1\n"
+           "a:1:1 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1201 mtu 5 LID 12 subnet-prefix 65152  FLID 0 "
+           "fifoRkey=0x1a2b fifoLkey=0x3c4d\n"
+           "b:2:2 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1302 mtu 3 LID 14 subnet-prefix 65152  FLID 0 "
+           "fifoRkey=0x1a2b fifoLkey=0x3c4d\n")
+    whats = [f.what for f in found(log) if f.id == "nics-differ"]
+    assert "the hosts differ in the NICs' rate: 200 Gb/s on b; 400 Gb/s on a" in whats
+    assert "the hosts differ in the IB MTU (NCCL's mtu index): 3 on b; 5 on a" in whats
+
+
+def test_two_processes_on_one_gpu_fail_but_one_process_in_two_communicators_does_not():
+    init = "n:{pid}:{pid} [0] NCCL INFO comm 0x{pid} rank {rank} nranks 8 cudaDev 0 busId 18000 commId 0x1 - Init START\n"
+    said = found(init.format(pid=11, rank=0) + init.format(pid=12, rank=1))
+    assert ids(said) == ["ranks-share-gpu:FAIL@2"]
+    assert "n:11 (rank 0, line 1) and n:12 (rank 1)" in said[0].what
+    assert found(init.format(pid=11, rank=0) + init.format(pid=11, rank=3)) == []
+
+
+def test_settings_against_the_hardware_the_log_and_the_wiring_show(h100):
+    # a GDR level nearer than every NIC sits from its GPU (PIX on this wiring): GPUDirect RDMA forbidden
+    said = found("n:1:1 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to LOC\n" + TWO_NODES, h100)
+    assert ids(said) == ["gdr-level-below-wiring:WARN@1"] and "nearest NIC is PIX" in said[0].what
+    assert found("n:1:1 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to PXB\n" + TWO_NODES, h100) == []
+    # NCCL_ALGO without NVLS on NVSwitch GPUs
+    assert ids(found("n:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n", h100)) == ["algo-excludes-nvls:WARN@1"]
+    assert found("n:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n") == []  # no wiring: unknown
+    assert found("n:1:1 [0] NCCL INFO NCCL_ALGO set by environment to NVLS,Ring\n", h100) == []
+    # a device list naming no device of the node's
+    said = found("n:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_9\n" + TWO_NODES, h100)
+    assert "setting-names-absent-device:WARN@1" in ids(said)
+    assert found("n:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5\n" + TWO_NODES, h100) == []  # a prefix
+
+
+def test_every_rule_declares_its_words():
+    for r in registry.RULES.values():
+        assert r.verdict in ("FAIL", "WARN") and r.scope in registry.SCOPES
+        assert r.signature and r.means and r.fix and r.source, r.id
