@@ -83,3 +83,17 @@ def test_the_first_error_of_each_rank_and_not_the_ones_after_it():
     said = found(two)
     assert [f.line for f in said] == [1, 3]
     assert ids(said)[1] == "ib-device-fatal:FAIL@3"
+
+
+def test_lines_without_nccls_prefix_count_too():
+    """NCCL's lines as pastes lose their prefix: NVIDIA/nccl#525's `[3] include/shm.h:28 NCCL WARN
+    ...` (a launcher's `[3]`, no host:pid:tid), NVIDIA/nccl-tests#12's NCCL 2.2 `misc/ibvwrap.cu:60
+    WARN ...` (no `NCCL`) and nccl-tests' old `Cuda failure common.cu:891 '...'`."""
+    said = found("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n"
+                 "[3] NCCL INFO include/shm.h:41 -> 2\n")
+    assert ids(said) == ["shm-too-small:FAIL@1"] and "ncclSystemError" in said[0].why
+    said = found("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8\n"
+                 "misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]\n"
+                 "Cuda failure common.cu:891 'CUDA driver version is insufficient for CUDA runtime version'\n")
+    assert "cuda-driver-too-old:FAIL@3" in ids(said)
+    assert any("misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]" in f.what for f in said)

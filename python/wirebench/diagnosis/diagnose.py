@@ -4,9 +4,10 @@ of each rank (errors.py), known to the catalogue or not. A network finding is ke
 network carried data. The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import agreement, catalogue, errors, registry, settings, structural  # noqa: F401  (the rules register)
+from . import agreement, catalogue, errors, registry, settings, structural
 from .registry import Context, Finding
 
+RULE_MODULES = (structural, agreement, settings)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
 
 
@@ -49,7 +50,7 @@ def diagnose(log, wiring=None, entries=None):
             taken.add(known.id)
         _quote(known, error)
     if not network_carries_data(log):
-        found = [f for f in found if f.scope != "network"]
+        found = [f for f in found if f.scope != "network" or f.error]
     return sorted(found, key=lambda f: (f.verdict != "FAIL", f.line))
 
 
@@ -77,6 +78,7 @@ def _finding(error, entry, match, source):
 
 def _quote(finding, error):
     """Every error is quoted verbatim with its place, and its class said."""
+    finding.error = True
     if error.quote not in finding.what:
         finding.what += f": \"{error.quote}\""
     if error.classed and error.error_class.name not in finding.why:

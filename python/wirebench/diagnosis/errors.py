@@ -61,13 +61,13 @@ CLASS_NAMED = re.compile("|".join(re.escape(name) for name in NAMES))
 CHAIN = re.compile(r"^(\S+\.(?:cc|cu|cpp|h)):(\d+) -> (\d+)\b")
 # A line of the program's output that says an error (no NCCL prefix), with the rank it names
 OTHER_ERRORS = (
-    re.compile(r"^(?:(?P<host>[\w.-]+): )?Test (?:NCCL|CUDA) failure \S+:\d+ '.*'"),           # nccl-tests
-    re.compile(r"^(?:(?P<host>[\w.-]+): )?NCCL failure \S+:\d+ '.*'"),                          # nccl-tests before 2.0
-    re.compile(r"\bNCCL [Ee]rror\b.*"),                                                         # PyTorch, NCCL's text
-    re.compile(r"\bDistBackendError\b.*"),
-    re.compile(r"\bWatchdog caught collective operation timeout\b.*"),
-    re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"),
-    re.compile(r"\bCUDA error: .*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"),
+    (re.compile(r"^(?:(?P<host>[\w.-]+): )?Test (?:NCCL|CUDA) failure \S+:\d+ '.*'"), "tool"),     # nccl-tests
+    (re.compile(r"^(?:(?P<host>[\w.-]+): )?(?:NCCL|Cuda) failure \S+:\d+ '.*'"), "tool"),         # before 2.0
+    (re.compile(r"\bNCCL [Ee]rror\b.*"), "pytorch"),                                             # NCCL's text
+    (re.compile(r"\bDistBackendError\b.*"), "pytorch"),
+    (re.compile(r"\bWatchdog caught collective operation timeout\b.*"), "timeout"),
+    (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
+    (re.compile(r"\bCUDA error: .*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
 )
 PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[Rank (\d+)\]")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
@@ -82,6 +82,7 @@ class Error:
     said: str        # what the catalogue's signatures are searched in
     error_class: ErrorClass
     classed: bool    # the class is said (a code, a name, a timeout), not guessed from a bare WARN
+    kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, timeout, cuda
     ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
 
 
@@ -90,13 +91,13 @@ def class_of(text):
     found = CHAIN.match(text)
     if found and int(found.group(3)) in CLASSES:
         return CLASSES[int(found.group(3))], True
+    if re.search(r"Cuda failure|CUDA failure|CUDA error|cudaError|CUDA_ERROR", text):
+        return CLASSES["cuda"], True  # before the class names: CUDA's own words ('invalid argument') are CUDA's
     found = CLASS_NAMED.search(text)
     if found:
         return CLASSES[NAMES[found.group()]], True
     if re.search(r"time(?:d)? ?out|timing out", text, re.I) and "Connection timed out" not in text:
         return CLASSES["timeout"], True
-    if re.search(r"Cuda failure|CUDA failure|CUDA error|cudaError|CUDA_ERROR", text):
-        return CLASSES["cuda"], True
     return CLASSES["warn"], False
 
 
@@ -104,21 +105,23 @@ def find(log):
     """The first error of each rank, in the log's order; ranks whose first errors say the same
     thing fold into the first of them (with their count)."""
     lines = sorted([(m.line, m) for m in log.messages] + [(o.line, o) for o in log.others], key=lambda x: x[0])
-    first, classed_later, last_error = {}, {}, False
+    first, classed_later, last_error, previous = {}, {}, False, None
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
-        if last_error and error is not None and error.rank in first:
-            # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text: part of the error above
-            first[error.rank].quote += f" / Last error: {error.quote}"
-            first[error.rank].said += f" {error.said}"
-            error = None
-        last_error = not nccl and bool(LAST_ERROR.match(item.text))
+        last_error = not nccl and bool(LAST_ERROR.search(item.text))
         if error is None:
             continue
-        rank = error.rank
-        if not nccl and rank and rank in {k.split(":")[0] for k in first if k != rank}:
+        # a line that names no rank: the first of each kind (NCCL's, the tool's, PyTorch's, ...)
+        rank = error.rank or f"(the program's output: {error.kind})"
+        if error.kind == "last" and previous in first:
+            # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text: the error above's
+            first[previous].quote += f" / Last error: {error.quote}"
+            first[previous].said += f" {error.said}"
+            continue
+        if not nccl and error.rank and rank in {k.split(":")[0] for k in first if k != rank}:
             continue  # nccl-tests' line of a host whose NCCL lines said the error first
+        previous = rank
         if rank not in first:
             first[rank] = error
         elif not first[rank].classed and error.classed and rank not in classed_later:
@@ -156,12 +159,12 @@ def _error_of(item, after_last_error):
     text = item.text.strip()
     if after_last_error and text:  # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text
         error_class, classed = class_of(text)
-        return Error(item.line, _rank_of(text, None), text, text, error_class, classed)
-    for pattern in OTHER_ERRORS:
+        return Error(item.line, _rank_of(text, None), text, text, error_class, classed, "last")
+    for pattern, kind in OTHER_ERRORS:
         found = pattern.search(text)
         if found:
             error_class, classed = class_of(text)
-            return Error(item.line, _rank_of(text, found), text, text, error_class, classed)
+            return Error(item.line, _rank_of(text, found), text, text, error_class, classed, kind)
     return None
 
 

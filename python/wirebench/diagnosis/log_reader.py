@@ -19,6 +19,11 @@ from . import errors
 
 # [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
 PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S+:\d+) )?NCCL (INFO|WARN) (.*)$")
+# NCCL's lines as some pastes have them: the `host:pid:tid` lost, `[dev]` alone (a launcher's `[3]`
+# that importer/lines.py takes off), or the location alone: `include/shm.h:28 NCCL WARN ...`
+LOOSE = re.compile(r"(?:^|[\s>\]:])(?:\[(\d+)\] )?(?:([\w./-]+\.(?:cc|cu|cpp|h):\d+) )?NCCL (INFO|WARN) (.*)$")
+# NCCL before 2.3 printed `WARN` without `NCCL`, after its source location: `misc/ibvwrap.cu:61 WARN ...`
+OLD_WARN = re.compile(r"^(?:([^:\s\[\]<>]+):(\d+):\d+ \[(\d+)\] )?([\w./-]+\.(?:cc|cu|cpp|h):\d+) WARN (.*)$")
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\]"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
 RING = re.compile(r"^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$")
@@ -46,8 +51,8 @@ class Message:
 
     @property
     def rank(self):
-        """The process that printed it: host:pid."""
-        return f"{self.host}:{self.pid}"
+        """The process that printed it: host:pid ("" where the line lost NCCL's prefix)."""
+        return f"{self.host}:{self.pid}" if self.host else ""
 
     @property
     def said(self):
@@ -151,17 +156,34 @@ def parse(text, source):
         raise InputError(f"{source}:{line}: not text: byte 0x{ord(bad.group()):02x}")
     log = NcclLog(source)
     for number, line, repeats, nccl in _folded_lines(ANSI.sub("", text)):
-        found = PREFIX.search(line) if nccl else None
-        if not found:
+        m = _message(number, line, repeats, nccl)
+        if m is None:
             log.others.append(Other(number, line, repeats))
             continue
-        host, pid, _, device, location, kind, message = found.groups()
-        m = Message(number, host, pid, int(device), kind == "WARN", message, location or "", line, repeats)
         log.messages.append(m)
         if not m.warn:
             _read_info(log, m)
     log.folded = sum(m.repeats - 1 for m in log.messages) + sum(o.repeats - 1 for o in log.others)
     return log
+
+
+def _message(number, line, repeats, nccl):
+    """The NCCL line's Message, or None where the line is not NCCL's."""
+    found = PREFIX.search(line) if nccl else None
+    if found:
+        host, pid, _, device, location, kind, message = found.groups()
+        return Message(number, host, pid, int(device), kind == "WARN", message, location or "", line, repeats)
+    found = LOOSE.search(line) if nccl else None
+    if found:
+        device, location, kind, message = found.groups()
+        return Message(number, "", "", int(device) if device else -1, kind == "WARN", message, location or "", line,
+                       repeats)
+    found = OLD_WARN.search(line.strip()) if " WARN " in line else None
+    if found:
+        host, pid, device, location, message = found.groups()
+        return Message(number, host or "", pid or "", int(device) if device else -1, True, message, location, line,
+                       repeats)
+    return None
 
 
 def _read_info(log, m):

@@ -20,6 +20,7 @@ class Finding:
     fix: str
     source: str
     scope: str = "any"
+    error: bool = False  # it quotes an error of the log: said whatever its scope (never silent)
 
     def as_json(self):
         return {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,

@@ -1,0 +1,24 @@
+"""Repeated lines fold: a 50 MB log of one channel line printed 680,894 times is read as its
+distinct lines, the findings and their line numbers as in the short log. The test checks what is
+found, not how long it takes."""
+from conftest import DATA, diagnose, ids, read_log
+
+CHANNEL = "gpu-node-7:3101:3161 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
+
+
+def test_a_50_mb_log_of_one_repeated_channel_line_folds(tmp_path):
+    head = (DATA / "single-node-8gpu-socket-no-ib.log").read_text()
+    big = tmp_path / "big.log"
+    with open(big, "w") as out:
+        out.write(head)
+        out.write(CHANNEL * 680_894)
+        out.write("gpu-node-7:3101:3161 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 1 'invalid argument'\n")
+    assert big.stat().st_size > 50_000_000
+    log = read_log(big)
+    assert log.folded >= 680_893
+    where = head.count("\n") + 680_894 + 1
+    repeated = [m for m in log.messages if m.raw == CHANNEL.strip()]
+    assert len(repeated) == 1 and repeated[0].repeats == 680_894 and repeated[0].line == head.count("\n") + 1
+    said = diagnose(log)
+    assert ids(said) == [f"nvls-after-fabric-manager-restart:FAIL@{where}"]
+    assert said[0].why.endswith("(CUDA error: a CUDA call failed: the GPU, the driver, or the program's kernel)")
