@@ -457,3 +457,43 @@ def test_a_failed_nodes_pairs_that_only_lag_join_its_culprit_not_a_second_one(tm
     verdicts = judged(tmp_path, rows)[1]
     assert culprits(verdicts) == ["node:node5"]
     assert [v for v in verdicts if v.item and v.verdict == "WARN"] == []
+
+
+def test_without_a_ceiling_the_pairs_no_culprit_explains_are_held_to_their_own_median(tmp_path):
+    """The issue's recorded sick node (by-hand-slow-node-of-4) printed its six healthy pairs as
+    `PASS 0.0496 GB/s | >= 0 GB/s`: node2's six pairs had widened the MAD of all twelve to the fault.
+    Once node2 is named, the six it does not explain are held to their own median; a pair that falls
+    20% below them is said, a WARN."""
+    verdicts = judged_by_hand(tmp_path / "one", fleet(4, rate=lambda a, b, ra, rb: 0.45 if 2 in (a, b) else 0.96))
+    assert culprits(verdicts) == ["node:node2"]
+    rest = [v for v in verdicts if v.item and not v.record and not v.explained_by]
+    assert len(rest) == 6 and {v.verdict for v in rest} == {"PASS"}
+    for v in rest:
+        assert v.bound == pytest.approx(0.8 * 0.96 * CEILING, rel=0.03), v.expected
+        assert "of 6 equivalent links no culprit explains" in v.expected and v.value >= v.bound
+    # eight nodes, node5 slow, and one pair 30% below the rest that no rule localises alone
+    slow_pair = {(0, 1)}
+    rows = fleet(8, rate=lambda a, b, ra, rb: 0.45 if 5 in (a, b) else (0.66 if (a, b) in slow_pair else 0.96))
+    verdicts = judged_by_hand(tmp_path / "two", rows)
+    named = culprits(verdicts)
+    assert "node:node5" in named
+    pair = next(v for v in verdicts if v.row.text("src").startswith("node0/") and v.row.text("dst").startswith("node1/"))
+    # the slow pair is said either way: as a culprit of its own, or a WARN against the rest
+    assert pair.explained_by or (pair.verdict == "WARN" and "no culprit explains" in pair.reason), (named, pair.reason)
+
+
+@pytest.mark.parametrize("by_hand", [True, False])
+def test_a_node_whose_worst_pairs_crossed_the_fail_bound_is_one_node_not_paths_and_a_lagging_node(tmp_path, by_hand):
+    """The runner's curve, 8 nodes, node4 20% slow, run 4: noise put three of node4's seven node pairs
+    below the FAIL bound (named as paths with node4) and four in the lagging band (named "WARN node4"),
+    so slurm drain drained nothing. One node, FAIL, its seven pairs explained by it."""
+    worse = {0, 3, 6}
+    rows = fleet(8, rate=lambda a, b, ra, rb: (0.96 * (0.78 if {a, b} - {4} <= worse else 0.84)) if 4 in (a, b) else 0.96,
+                 noise=0.004)
+    verdicts = judged_by_hand(tmp_path, rows) if by_hand else judged(tmp_path, rows)[1]
+    assert culprits(verdicts) == ["node:node4"]
+    node = next(v for v in verdicts if v.record)
+    assert node.verdict == "FAIL" and "7 node pairs slow" in node.reason, node.reason
+    explained = [v for v in verdicts if v.explained_by]
+    assert len(explained) == 14 and {v.explained_by for v in explained} == {"node node4"}
+    assert not [v for v in explained if "culprit path" in v.reason]

@@ -66,6 +66,7 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
                              "slow at times")
                 m.verdict, m.reason, m.not_judged_why = level, note, ""
                 m.hold_against(expected, bound)
+                m.by_siblings = True
                 continue
             if level == "PASS":
                 continue
@@ -77,11 +78,43 @@ def compare_siblings(verdicts, context=None, minimum=SIBLINGS_NEEDED):
                 m.verdict = level
                 m.note_before(note)
                 m.hold_against(expected, bound)
+                m.by_siblings = True
             else:
                 m.note_after(note)
 
 
-def _sibling_bound(median, sigma, links, higher_is_better, unit):
+def siblings_without_culprits(verdicts, context=None, minimum=SIBLINGS_NEEDED):
+    """After the culprits (culprits.py): the links a culprit explains no longer set the bound of the
+    rest. One slow node is in half of four nodes' pairs, so their MAD was as wide as the fault and
+    the healthy pairs were held to ">= 0 GB/s", a bound that holds nothing. The pairs no culprit
+    explains are held to their own median and spread; one beyond that bound is a WARN (what the
+    culprits could localise they have named; a pair slower than its healthy peers is still said)."""
+    groups = {}
+    for v in verdicts:
+        if v.value is None or v.row.number("errors") or judging.by_prediction(v.row) or v.record is not None:
+            continue
+        if v.explained_by or v.verdict in ("PASS", "WARN", "FAIL"):
+            groups.setdefault(sibling_key(v), []).append(v)
+    for members in groups.values():
+        rest = [m for m in members if not m.explained_by]
+        held = [m for m in rest if m.by_siblings and m.verdict == "PASS"]  # the siblings alone judged them
+        if not held or len(rest) == len(members) or len({(m.row.text("src"), m.row.text("dst")) for m in rest}) < minimum:
+            continue
+        median, mad = median_and_sigma([m.value for m in rest])
+        for m in held:
+            higher_is_better = m.metric != "time_us"
+            unit = judging.unit_of(m.metric)
+            expected, bound = _sibling_bound(median, mad, len(rest), higher_is_better, unit,
+                                             "equivalent links no culprit explains")
+            m.hold_against(expected, bound)
+            worse = (median - m.value) if higher_is_better else (m.value - median)
+            if m.value < bound if higher_is_better else m.value > bound:
+                m.verdict = "WARN"
+                m.note_before(f"{100 * worse / median:.0f}% {'below' if higher_is_better else 'above'} the median "
+                              f"{median:.4g} {unit} of the {len(rest)} equivalent links no culprit explains")
+
+
+def _sibling_bound(median, sigma, links, higher_is_better, unit, what="equivalent links"):
     """(expected, bound): the figure below which (above, for a time) the siblings FAIL an item: more
     than 20% and 3 MADs off their median. Where the links spread wide the MADs set it, and the bound
     printed says so: a PASS never sits beyond the bound it shows."""
@@ -90,7 +123,7 @@ def _sibling_bound(median, sigma, links, higher_is_better, unit):
     bound = max(0.0, min(relative, by_mad)) if higher_is_better else max(relative, by_mad)
     wider = (f", widened to 3 MADs ({3 * sigma:.4g} {unit}) by their spread" if bound != relative else "")
     expected = (f"{'>=' if higher_is_better else '<='} {bound:.4g} {unit} (within 20% of the median {median:.4g} {unit} "
-                f"of {links} equivalent links{wider})")
+                f"of {links} {what}{wider})")
     return expected, bound
 
 

@@ -234,6 +234,7 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
             found += [_culprit(key[5], members, unit, kind, name, rows, make_verdict, healthy)
                       for kind, name, rows in localise(members, slow) if rows]
             found += _lagging(key[5], members, make_verdict, found[before:])
+            _join_paths_to_nodes(found, before, key[5], members, unit, make_verdict, healthy)
             continue
         # Measured twice: a pair is slow when it is slow both times. A moment that slowed a pair once
         # (two cores carrying eight ranks on the virtual cluster; a burst on a shared fabric) then
@@ -258,6 +259,7 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
                 found.append(_culprit(key[5], rest, unit, kind, name, rows, make_verdict, healthy))
                 _gone_when_measured_again(found[-1], rows, second[key])
         found += _lagging(key[5], members, make_verdict, found[before:])
+        _join_paths_to_nodes(found, before, key[5], members, unit, make_verdict, healthy)
     for key, members in _listed_fleets(verdicts).items():
         try:
             named = screen_rows.replay(members, leaf_of or {})
@@ -300,6 +302,40 @@ def _lagging(schedule, members, make_verdict, named=()):
             continue
         out.append(_culprit(schedule, rest, unit, kind, name, rows, make_verdict, reference[0], "WARN", LAG_RELATIVE))
     return out
+
+
+def _join_paths_to_nodes(found, before, schedule, members, unit, make_verdict, healthy):
+    """A node culprit of this fleet (found[before:]) takes in the path culprits that end at it and read
+    like its other pairs (within LAG_RELATIVE of their median): one node 20% slow sits on the FAIL bound,
+    so noise puts three of its pairs below it, named as paths, and the rest in the lagging band, named
+    as the node (measured: the runner's curve, 8 nodes, node4 20% slow, read "WARN node4" and three
+    FAIL paths with node4, and drained nothing). The node is then one culprit at the worst level of
+    its pairs. A path far slower than the node's other pairs is a fault of its own and stays."""
+    score, _ = _score(members)
+    for old in [c for c in found[before:] if c.record.subject == "node"]:
+        node = old.record.place
+        mine = [m for m in members if m.explained_by == f"node {node}"]
+        if not mine:
+            continue
+        typical = statistics.median(score[id(m)] for m in mine)
+        joined, level = [], old.verdict
+        for path in [c for c in found[before:] if c.record.subject == "path" and node in c.record.place.split("-")]:
+            rows = [m for m in members if m.explained_by == f"path {path.record.place}"]
+            if not rows or statistics.median(score[id(m)] for m in rows) < (1 - LAG_RELATIVE) * typical:
+                continue
+            for m in rows:
+                m.notes_before = [n for n in m.notes_before if n[0] != f"explained by the culprit path {path.record.place}"]
+            joined += rows
+            level = max(level, path.verdict, key=lambda x: _ORDER[x])
+            found.remove(path)
+        if not joined:
+            continue
+        for m in mine:
+            m.notes_before = [n for n in m.notes_before if not n[0].startswith(f"explained by the culprit node {node}")]
+        new = _culprit(schedule, members, unit, "node", node, mine + joined, make_verdict, healthy, level,
+                       SLOW_RELATIVE if level == "FAIL" else LAG_RELATIVE)
+        new.measured_again, new.notes_before = old.measured_again, list(old.notes_before)
+        found[found.index(old)] = new
 
 
 def _listed_fleets(verdicts):

@@ -34,6 +34,7 @@ class Verdict:
     bound: float = None
     uncertain: bool = False  # its samples' p05-p95 reach across `bound`: measured again where it can be
     measured_again: bool = False  # a culprit localised from both measurements (culprits.py): nothing left to rerun
+    by_siblings: bool = False  # `bound` was set by its equivalent links (comparisons.py), not by a ceiling or floor
 
     # The later passes' notes, each (text, separator): said before the first sentence (the latest
     # outermost) or after it. They are only ever added; the prose is put together when read.

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from . import judging
 from . import culprits
-from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key
+from .comparisons import SIBLINGS_NEEDED, compare_communicators, compare_siblings, sibling_key, siblings_without_culprits
 from .contention import port_shares
 from .findings import culprit, nccl_log, wiring
 from .floors import apply_profile
@@ -69,7 +69,8 @@ def judge(results, ceilings, profile=None, again=None):
     topology's findings. The order matters and is written only here: a sweep cut short is not judged
     before siblings compare; siblings and communicators judge what no ceiling did before a
     profile's floor may override; the reasons for NOT JUDGED are written once nothing else can
-    judge; confidence is noted on the final verdicts; culprits come last, over the pairs' verdicts.
+    judge; confidence is noted on the final verdicts; culprits come last, over the pairs' verdicts,
+    and then the pairs they do not explain are held to their own kind.
     A FAIL's second measurement (`again`, its verdicts) localises the culprits together with the first;
     the caller applies it to the other FAILs after (apply_remeasure)."""
     rows = results.rows
@@ -121,6 +122,19 @@ def _note_confidences(verdicts, context):
 
 def _name_culprits(verdicts, context):
     culprits.apply(verdicts, _culprit_verdict, load_switches(context.results.path.parent), context.again)
+
+
+def _rehold_the_rest(verdicts, context):
+    """The pairs no culprit explains, held to what they read without the culprits' pairs, and how
+    sure that is against the new bound."""
+    before = {id(v): v.bound for v in verdicts}
+    siblings_without_culprits(verdicts, context)
+    for v in verdicts:
+        if v.by_siblings and v.bound != before[id(v)] and not v.uncertain:
+            crossing = samples_across_bound(v)
+            if crossing:
+                v.uncertain = True
+                v.note_after(crossing)
 
 
 def _culprit_verdict(row, verdict, reason, worst):
@@ -291,4 +305,4 @@ def nccl_log_findings(ceilings):
 
 # The passes of judge(), in their order (judge()'s docstring says why this one).
 PASSES = (_mark_incomplete, compare_siblings, compare_communicators, _profile_floors, _explain_not_judged,
-          _note_degraded, _note_confidences, _name_culprits)
+          _note_degraded, _note_confidences, _name_culprits, _rehold_the_rest)
