@@ -141,6 +141,8 @@ def draw_node(axes, node):
     gpu_numa = {f"gpu{g['index']}": g.get("numa_node") for g in node["gpus"]}
     far = {"NODE", "SYS"}
     for link in links:
+        if link["a"] == link["b"]:
+            continue  # a GPU's copy inside its own memory (`device`): no wire to draw
         if link.get("distance") in far and link["b"] in nics:
             continue  # every GPU reaches every NIC; draw the near ones only (the legend says so)
         b_name = link["b"]

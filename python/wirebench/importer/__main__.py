@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..report.run_report import report
-from ..report.ceilings import database_latencies, nics_option, stated_nics
+from ..report.ceilings import database_latencies, nics_option, stated_gpu, stated_nics
 from ..contracts.exit_policy import entry
 from ..contracts.input_files import InputError, read_utf8, readable_file
 from ..report.extra import facts, parse as parse_items
@@ -61,8 +61,10 @@ def parse_args(argv):
     where.add_argument("--nvidia-smi-p2p", type=Path, help="with --nvidia-smi-topo: saved `nvidia-smi topo -p2p r`")
     where.add_argument("--nvlink-generation", help="with --nvidia-smi-topo: where the GPU model does not say it (2, 3, 4, 5)")
     where.add_argument("--gpu-model", help="the GPUs' model as nvidia-smi -L names it (NVIDIA H100 80GB HBM3), as "
-                       "`wirebench topo --gpu-model` takes it: with --nvidia-smi-topo their NVLink, with --nics what "
-                       "one GPU's NVLink carries beside the node's ports (a PCIe part's ring is not held to them)")
+                       "`wirebench topo --gpu-model` takes it: a copy inside a GPU's memory held to half its memory "
+                       "bandwidth and a host copy to its datasheet's PCIe link (suites/gpu-memory.csv); with "
+                       "--nvidia-smi-topo their NVLink, with --nics what one GPU's NVLink carries beside the node's "
+                       "ports (a PCIe part's ring is not held to them)")
     where.add_argument("--nics", type=nics_option, help="a node's network ports, COUNTxRATE (8x400G): each port's "
                        "ceiling (IB, or --link-class roce/eth, or 8x400G/roce), and a collective across nodes held "
                        "against them together")
@@ -74,8 +76,6 @@ def parse_args(argv):
         parser.error("--topology and --nvidia-smi-topo both describe the wiring: give one")
     if (args.nvidia_smi_p2p or args.nvlink_generation) and not args.nvidia_smi_topo:
         parser.error("--nvidia-smi-p2p and --nvlink-generation go with --nvidia-smi-topo")
-    if args.gpu_model and not (args.nvidia_smi_topo or args.nics):
-        parser.error("--gpu-model goes with --nvidia-smi-topo or --nics")
     if args.nics and args.rate is not None:
         parser.error("--nics and --rate both state the network's ceiling: give one")
     return args
@@ -155,7 +155,7 @@ def link_classes_from(topology, rows, stated):
     classes = {}
     for link in nodes[0].get("links", []):
         classes[(link.get("a"), link.get("b"))] = classes[(link.get("b"), link.get("a"))] = link.get("class", "")
-    gpu_pairs = {c for (a, b), c in classes.items() if str(a).startswith("gpu") and str(b).startswith("gpu")}
+    gpu_pairs = {c for (a, b), c in classes.items() if str(a).startswith("gpu") and str(b).startswith("gpu") and a != b}
 
     def local(end):
         end = end.rsplit("/", 1)[-1]
@@ -163,7 +163,7 @@ def link_classes_from(topology, rows, stated):
     for r in rows:
         if stated and r["bench"] != "host":
             continue
-        if r["bench"] in ("p2p", "host") and r["src"] and r["dst"]:
+        if r["bench"] in ("p2p", "host") and r["src"] and r["dst"] and r["src"] != r["dst"]:  # a GPU's own copy stays "device"
             r["link_class"] = classes.get((local(r["src"]), local(r["dst"])), r["link_class"])
         elif r["bench"] == "coll" and str(r["nodes"]) == "1" and len(gpu_pairs) == 1 and r["backend"] == "nccl":
             r["link_class"] = next(iter(gpu_pairs))
@@ -278,8 +278,8 @@ def main(argv):
     stated = [e for e in (nics, expectation) if e]
     if nics and expectation.get("link_class") == nics["link_class"]:  # the ports' class: one entry
         stated = [nics | expectation]
-    if stated:
-        (args.out / "suite.json").write_text(json.dumps({"expectations": stated}))
+    if stated or gpu:
+        (args.out / "suite.json").write_text(json.dumps({"expectations": stated} | ({"gpu": gpu} if gpu else {})))
     for path, tool, (rows, _) in imported:
         print(f"wirebench import: {path}: {tool}, {len(rows)} row(s)")  # its notes: the report's, below
     return report(args.out)
@@ -287,3 +287,7 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
+    # the GPUs' model: their copies' ceilings where no topology gives them (ceilings.stated_gpu)
+    gpu = stated_gpu(args.gpu_model, f"--gpu-model {args.gpu_model}") if args.gpu_model else None
+    if gpu and gpu.get("unknown"):
+        imported[0][2][1].append(f"{gpu['unknown']}: a GPU's own copies and its host copies get no ceiling from it")

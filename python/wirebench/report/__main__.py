@@ -7,13 +7,14 @@ they reproduced; the others are intermittent WARNs. A platform profile (suites/p
 4 nothing judged or a profile floor not measured (named first).
 --history FILE (or WIREBENCH_HISTORY): each item also held against its history (a regression is a
 FAIL), then the run added to it. --prometheus FILE, --pushgateway URL: the judged items as metrics.
---nics 8x400G [--gpu-model M]: the node's ports, as `wirebench import` takes them."""
+--nics 8x400G: the node's ports, as `wirebench import` takes them; --gpu-model M: the GPUs' model
+(their copies' ceilings where the topology does not give them; with --nics a GPU's NVLink)."""
 import argparse
 import os
 import sys
 from pathlib import Path
 
-from .ceilings import nics_option, stated_nics
+from .ceilings import nics_option, stated_gpu, stated_nics
 from .run_report import report
 from ..contracts.exit_policy import CommandError, entry
 from ..contracts.input_files import readable_dir
@@ -34,12 +35,11 @@ def parse_args(argv):
     parser.add_argument("--pushgateway", metavar="URL", help="push the judged items to a Prometheus Pushgateway")
     parser.add_argument("--nics", metavar="COUNTxRATE", type=nics_option, help="a node's network ports (8x400G, "
                         "8x400G/roce), as `wirebench import --nics`: a collective across nodes held against them together")
-    parser.add_argument("--gpu-model", metavar="MODEL", help="with --nics: the GPUs' model (H100-SXM, NVIDIA H100 80GB "
-                        "HBM3), as `wirebench import --gpu-model`: a ring goes at the slower of the ports and a GPU's NVLink")
-    args = parser.parse_args(argv[1:])
-    if args.gpu_model and not args.nics:
-        parser.error("--gpu-model goes with --nics")
-    return args
+    parser.add_argument("--gpu-model", metavar="MODEL", help="the GPUs' model (H100-SXM, NVIDIA H100 80GB HBM3), as "
+                        "`wirebench import --gpu-model`: a copy inside a GPU's memory and a host copy held to the model's "
+                        "memory and PCIe link where the topology does not say them; with --nics a ring goes at the "
+                        "slower of the ports and a GPU's NVLink")
+    return parser.parse_args(argv[1:])
 
 
 @entry
@@ -52,7 +52,8 @@ def main(argv):
     if args.nics:  # an unknown rate is exit 3 here, before anything is judged
         count, gbit, network = args.nics
         nics = stated_nics(count, gbit, network or "ib", f"wirebench report --nics {count}x{gbit:g}G", args.gpu_model)
-    return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway, nics)
+    gpu = stated_gpu(args.gpu_model, f"wirebench report --gpu-model {args.gpu_model}") if args.gpu_model else None
+    return report(args.run_dir, args.profile, args.history, args.prometheus, args.pushgateway, nics, gpu)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The ceiling of each row's link, from the run's topology.json (written by `wirebench topo`,
 derived from suites/ceilings.csv): GPU pairs, GPU to host, NIC ports; for links between nodes
-that no topology sees (a virtual cluster's), from the suite's expectations in suite.json. Rows
-whose link has no known ceiling (shared memory, device-local copies) are judged against their
-siblings only. Small-message latencies are compared with their link class's typical latency
+that no topology sees (a virtual cluster's), from the suite's expectations in suite.json; a GPU's
+copy inside its memory and its host copies also from its model (suites/gpu-memory.csv: the `device`
+links topology.json gives, its GPUs' names, or `--gpu-model`). Rows whose link has no known ceiling
+(shared memory) are judged against their siblings only. Small-message latencies are compared with their link class's typical latency
 (topology.json's `typical_latency_us`, from ceilings.csv)."""
 import argparse
 import csv
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import judging
-from .endpoints import node_of, parse
+from .endpoints import Endpoint, node_of, parse
 from ..contracts.input_files import InputError, read_utf8
 from ..contracts.schema import version
 
@@ -33,6 +34,9 @@ class TypicalLatency:
 
 
 DATABASE = Path(__file__).resolve().parents[3] / "suites" / "ceilings.csv"
+# Each GPU model's memory bandwidth and host link, from its vendor's datasheet (as
+# bench/topology/ceilings.cpp GpuMemoryDb reads it for `wirebench topo`).
+GPU_MEMORY = DATABASE.with_name("gpu-memory.csv")
 
 
 @cache
@@ -130,14 +134,116 @@ def gpu_nvlink(model, known=None):
             "gpu_reason": f"a {model} GPU's NVLink: {links} x {rate:g} GB/s (NVLink {generation})"}
 
 
+def _plain(text):
+    """A GPU name as its words are matched: lower case, '-' and '_' as spaces."""
+    return text.lower().replace("-", " ").replace("_", " ")
+
+
+@cache
+def gpu_memory():
+    """suites/gpu-memory.csv's rows, in order: model, names (alternatives, each a list of words a GPU's
+    name must all hold), memory_GBps, host_link (gen5x16, c2c), source, line. An InputError names the
+    file and line of a bad bandwidth or a row without its source."""
+    rows = []
+    with GPU_MEMORY.open(encoding="utf-8", newline="") as f:
+        for line, r in enumerate(csv.DictReader(f), start=2):
+            try:
+                bandwidth = float(r["memory_GBps"])
+            except (TypeError, ValueError):
+                bandwidth = 0
+            if bandwidth <= 0 or not (r.get("source") or "").strip():
+                raise InputError(f"{GPU_MEMORY}:{line}: every model needs its bandwidth (memory_GBps) and its source")
+            rows.append({"model": r["model"], "names": [_plain(a).split() for a in r["names"].split("|") if a.strip()],
+                         "memory_GBps": bandwidth, "host_link": r["host_link"], "source": r["source"], "line": line})
+    return tuple(rows)
+
+
+def gpu_model(name):
+    """The suites/gpu-memory.csv row of a GPU's name (nvidia-smi's, CUDA's or a user's: H100-SXM), the
+    first whose words one alternative holds all of (GB200 before B200), or None."""
+    plain = _plain(name or "")
+    return next((row for row in gpu_memory() if any(all(w in plain for w in words) for words in row["names"])), None)
+
+
+def pcie_carried(generation, width, given_by, known=None, max_payload=None):
+    """(GB/s, reason, healthy fraction, source) of what a PCIe link of `generation` (3..6) and
+    `width` lanes carries, as bench/topology/link_derivation.cpp derives it: the lanes' rate on the
+    wire times payload / (payload + TLP overhead + DLLP bytes), at the link's MaxPayload or, where
+    unknown (a saved input), the database's default, said in the reason."""
+    known = known or _database()
+    row = known.get(("pcie", f"gen{generation}"))
+    if row is None:
+        raise InputError(f"{given_by}: suites/ceilings.csv has no PCIe Gen{generation} row")
+    rate = float(row["rate_GBps_per_unit"])
+    payload = max_payload or int(float(row.get("max_payload_bytes") or 256))
+    tlp, dllp = float(row.get("tlp_overhead_bytes") or 0), float(row.get("dllp_bytes_per_tlp") or 0)
+    share = payload / (payload + tlp + dllp)
+    said = f"MaxPayload {payload} B" if max_payload else f"MaxPayload {payload} B assumed (the link's own unread: saved input)"
+    reason = (f"PCIe Gen{generation} x{width} = {width} x {rate:g} GB/s on the wire, {100 * share:.1f}% of it data in TLPs "
+              f"of {payload} B ({said}: {payload} / ({payload} + {tlp:g} TLP + {dllp:g} DLLP bytes))")
+    return rate * width * share, reason, float(row["healthy_fraction"]), f"suites/ceilings.csv, pcie gen{generation}: {row['source']}"
+
+
+def device_copy(row, named="", known=None):
+    """The ceiling (a dict as a topology.json link has it) of a copy inside the memory of the GPU
+    model `row` (gpu_model's): half its memory bandwidth, a copy reading and writing each byte."""
+    known = known or _database()
+    copy = known.get(("device", "any")) or {}
+    return {"class": "device", "ceiling_GBps": row["memory_GBps"] / 2,
+            "healthy_fraction": float(copy.get("healthy_fraction") or 0.8),
+            "reason": f"{row['model']}{named}: {row['memory_GBps']:g} GB/s of memory, a copy reads and writes each byte: "
+                      f"{row['memory_GBps'] / 2:g} GB/s copied",
+            "source": f"suites/gpu-memory.csv, {row['model']}: {row['source']}"
+                      + (f"; suites/ceilings.csv, device any: {copy['source']}" if copy.get("source") else "")}
+
+
+def stated_gpu(model, given_by):
+    """suite.json's `gpu`: what a GPU of `model` (`--gpu-model`) carries where no topology says it, as
+    links of topology.json: its copy inside its memory (`device`) and its host link (`host`: PCIe as
+    its datasheet gives it, at the default MaxPayload, or NVLink-C2C); `unknown` says why where the
+    model is not in suites/gpu-memory.csv."""
+    row = gpu_model(model)
+    if row is None:
+        return {"gpu_model": model, "unknown": f"the GPU model '{model}' ({given_by}) is not in suites/gpu-memory.csv"}
+    known = _database()
+    named = f", the GPU model {model} ({given_by})"
+    stated = {"gpu_model": model, "device": device_copy(row, named, known)}
+    link = re.fullmatch(r"gen(\d)x(\d+)", row["host_link"])
+    if link:
+        GBps, reason, fraction, source = pcie_carried(int(link.group(1)), int(link.group(2)), given_by, known)
+        stated["host"] = {"class": "pcie", "ceiling_GBps": GBps, "healthy_fraction": fraction, "source": source,
+                          "reason": f"{reason}; the {row['model']} datasheet's link{named} (as trained: unknown)"}
+    elif row["host_link"] == "c2c" and known.get(("c2c", "any")):
+        c2c = known[("c2c", "any")]
+        stated["host"] = {"class": "c2c", "ceiling_GBps": float(c2c["rate_GBps_per_unit"]),
+                          "healthy_fraction": float(c2c["healthy_fraction"]), "source": f"suites/ceilings.csv, c2c any: {c2c['source']}",
+                          "reason": f"NVLink-C2C to the Grace CPU: {float(c2c['rate_GBps_per_unit']):g} GB/s per direction{named}"}
+    return stated
+
+
+def _endpoint(text):
+    """endpoints.parse's Endpoint, or one of no node for an import's bare `gpu0` / `numa0` (a paste
+    that names no node: nvbandwidth before 0.8, no --hosts): still one node's GPU and host."""
+    found = parse(text)
+    bare = re.fullmatch(r"(gpu|numa)(\d+)", text or "")
+    return found or (Endpoint("", bare[1], int(bare[2])) if bare else None)
+
+
 # NCCL_ALGO's values (NCCL's names, any case) that the expectations spell otherwise; the rest
 # (ring, tree, nvls, pat) are the same lowercased.
 NCCL_ALGO_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet_direct", "collnetchain": "collnet_chain"}
 
 
 class Ceilings:
-    def __init__(self, links_by_node, expectations=(), typical_latencies=(), collectives=(), nccl_log=None):
+    def __init__(self, links_by_node, expectations=(), typical_latencies=(), collectives=(), nccl_log=None,
+                 gpu=None, gpu_names=None):
         self.links = links_by_node  # {hostname: {(a, b): link dict}}
+        # What a GPU of the model named carries where the topology does not say it (suite.json's `gpu`,
+        # written by `wirebench import --gpu-model`; `wirebench report --gpu-model`): stated_gpu's.
+        self.gpu = gpu or {}
+        # Each node's GPU names as topology.json lists them ({hostname: {"gpu0": "NVIDIA H200"}}): a
+        # topology written before its GPUs had `device` links still gives their copies a ceiling.
+        self.gpu_names = gpu_names or {}
         self.without_topology = False  # the run directory has no topology.json
         # What `wirebench topo --nccl-log` read of an NCCL_DEBUG=INFO log (topology.json's `nccl`):
         # its catalogue's diagnoses become findings (verdicts.nccl_log_findings).
@@ -170,16 +276,17 @@ class Ceilings:
 
     @staticmethod
     def load(run_dir: Path):
-        expectations = []
+        expectations, gpu = [], None
         suite = run_dir / "suite.json"
         if suite.exists():
             try:
-                expectations = json.loads(read_utf8(suite)).get("expectations", [])
+                doc = json.loads(read_utf8(suite))
             except json.JSONDecodeError as error:
                 raise InputError(f"{suite}:{error.lineno}: not valid JSON: {error.msg}") from None
+            expectations, gpu = doc.get("expectations", []), doc.get("gpu")
         path = run_dir / "topology.json"
         if not path.exists() or path.stat().st_size == 0:
-            ceilings = Ceilings({}, expectations)
+            ceilings = Ceilings({}, expectations, gpu=gpu)
             ceilings.without_topology = True  # what a NOT JUDGED says is missing
             return ceilings
         try:
@@ -190,19 +297,21 @@ class Ceilings:
         if found != version("topology"):  # a file without the field is read as the first version
             raise InputError(f"{path}:1: schema_version {found!r}; this reporter reads topology.json version "
                              f"{version('topology')} (written by `wirebench topo --json` of the same wirebench)")
-        links = {}
+        links, gpu_names = {}, {}
         for node in doc.get("nodes", []):
             table = {}
             for link in node.get("links", []):
                 table[(link["a"], link["b"])] = link
                 table[(link["b"], link["a"])] = link
             links[node.get("hostname", "")] = table
+            gpu_names[node.get("hostname", "")] = {f"gpu{g['index']}": g["name"] for g in node.get("gpus", [])
+                                                   if isinstance(g, dict) and g.get("name") and "index" in g}
         latencies = [entry for entry in doc.get("typical_latency_us", [])
                      if isinstance(entry, dict) and isinstance(entry.get("latency_us"), (int, float))
                      and entry.get("link_class")]
         collectives = [entry for node in doc.get("nodes", []) for entry in node.get("nccl_expectations", [])
                        if isinstance(entry, dict) and isinstance(entry.get("busbw_GBps"), (int, float))]
-        return Ceilings(links, expectations, latencies, collectives, doc.get("nccl"))
+        return Ceilings(links, expectations, latencies, collectives, doc.get("nccl"), gpu, gpu_names)
 
     def typical_latency(self, row):
         return self.latencies.get(row.text("link_class"))
@@ -217,18 +326,42 @@ class Ceilings:
         return list(link.get("degraded") or []) if link else []
 
     def _link_of_row(self, row):
-        src, dst = parse(row.text("src")), parse(row.text("dst"))
+        src, dst = _endpoint(row.text("src")), _endpoint(row.text("dst"))
         kinds = (src.kind if src else "", dst.kind if dst else "")
-        if kinds == ("gpu", "gpu") and src != dst:
-            return self._link(src.node, src.local, dst.local)
+        if kinds == ("gpu", "gpu") and src == dst:  # a copy inside the GPU's memory
+            return self._with_stated(self._link(src.node, src.local, src.local) or self._named_device(src), "device")
+        if kinds == ("gpu", "gpu"):
+            link = self._link(src.node, src.local, dst.local)
+            pcie = (link or {}).get("class", row.text("link_class")) == "pcie"
+            over_pcie = (self.gpu.get("host") or {}).get("class") == "pcie"
+            # over PCIe a pair goes no faster than a GPU's own link
+            return self._with_stated(link, "host") if pcie and over_pcie else link
         if kinds == ("gpu", "numa"):
-            return self._link(src.node, src.local, "host")
+            return self._with_stated(self._link(src.node, src.local, "host"), "host")
         if kinds == ("numa", "gpu"):
-            return self._link(dst.node, dst.local, "host")
+            return self._with_stated(self._link(dst.node, dst.local, "host"), "host")
         src_host, dst_host = node_of(row.text("src")), node_of(row.text("dst"))
         if row.text("link_class") in ("ib", "roce", "eth") and src_host != dst_host:
             return self._slowest_port(src_host, dst_host)
         return None
+
+    def _named_device(self, end):
+        """A `device` link from the GPU's name in topology.json (a topology written before its GPUs had
+        device links), or None."""
+        names = self.gpu_names.get(end.node) or (next(iter(self.gpu_names.values())) if len(self.gpu_names) == 1 else {})
+        row = gpu_model(names.get(end.local, ""))
+        return device_copy(row) if row else None
+
+    def _with_stated(self, link, which):
+        """The topology's link where it gives a ceiling, else the stated GPU model's (`device` or
+        `host`), else the link as it is (None where neither knows one)."""
+        if link and link.get("ceiling_GBps") is not None:
+            return link
+        return self.gpu.get(which) or link
+
+    def add_gpu(self, stated):
+        """The GPUs' model stated after the run (`wirebench report --gpu-model`): stated_gpu's."""
+        self.gpu = stated
 
     def for_row(self, row):
         src_host, dst_host = node_of(row.text("src")), node_of(row.text("dst"))

@@ -20,9 +20,10 @@ from ..history.run_record import run_of
 from ..history.store import History, parse_time
 
 
-def judge_run(run_dir: Path, profile_name=None, nics=None):
+def judge_run(run_dir: Path, profile_name=None, nics=None, gpu=None):
     """(profile, results, ceilings, verdicts) of a run directory, written nowhere; `nics`: the node's
-    ports stated after the run (`wirebench report --nics`), over the profile's `nics:`."""
+    ports stated after the run (`wirebench report --nics`), over the profile's `nics:`; `gpu`: the
+    GPUs' model stated after the run (`wirebench report --gpu-model`, ceilings.stated_gpu)."""
     stored = run_dir / "profile.json"
     profile = load_profile(profile_name) if profile_name else load_profile(stored) if stored.exists() else None
     results = read_results(run_dir / "results.csv")
@@ -30,6 +31,8 @@ def judge_run(run_dir: Path, profile_name=None, nics=None):
     for stated in (profile_nics(profile), nics):
         if stated:
             ceilings.add_nics(stated)
+    if gpu:
+        ceilings.add_gpu(gpu)
     second = None
     if (run_dir / "remeasured" / "results.csv").exists():  # wirebench run measured its FAILs once more
         again = read_results(run_dir / "remeasured" / "results.csv")
@@ -48,12 +51,13 @@ def input_notes(run_dir: Path):
     return [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
 
 
-def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None, nics=None):
+def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=None, pushgateway=None, nics=None,
+           gpu=None):
     # the history is opened first: a damaged one ends here (exit 3), before anything is written
     history = run = None
     if history_path:
         history, run = History(history_path, create=True), run_of(run_dir)
-    profile, results, ceilings, verdicts = judge_run(run_dir, profile_name, nics)
+    profile, results, ceilings, verdicts = judge_run(run_dir, profile_name, nics, gpu)
     trends = judge_against_history(verdicts, history, run) if history else []
     code = exit_code(verdicts, results.problems, unmeasured(profile))
     doc = document(run_dir, verdicts, results.problems, profile, input_notes(run_dir))
