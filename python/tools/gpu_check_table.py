@@ -154,25 +154,39 @@ def latency_matrices(path, text):
     return found
 
 
-def peers(round_dir):
+def read_peer(parse, path, stage):
+    """The rows of a peer's output. One its stage did not end "done" (no GPU, cut off, failed) may
+    hold no table at all ("Test CUDA failure ..."): its stage says why, nothing is read; a finished
+    stage's output that is not the peer's is refused (exit 3, naming the file and line)."""
+    try:
+        return parse(path, path.read_text(errors="replace"))
+    except InputError:
+        if stage is not None and stage["status"] != "done":
+            return []
+        raise
+
+
+def peers(round_dir, stages):
     """{(testcase, where): figure} of the peers' outputs of one round."""
-    found = {}
+    found, round_ = {}, round_dir.name.split("-")[1]
     path = round_dir / "nvbandwidth.txt"
     if path.exists():
-        text = path.read_text(errors="replace")
-        rows, _ = nvbandwidth.parse(path, text)
+        stage = stages.get(f"nvbandwidth, round {round_}")
+        rows = read_peer(lambda p, text: nvbandwidth.parse(p, text)[0], path, stage)
         for r in rows:
             key = FROM_NVBANDWIDTH.get(parse_extra(r["extra"]).get("nvbandwidth_test", ""))
             if key and r["status"] == "OK" and r["algbw_GBps"] != "":
                 where = where_of(key, PER[key], gpu_of(r["src"]), gpu_of(r["dst"]))
                 if where:
                     found[(key, where)] = float(r["algbw_GBps"])
-        found.update(latency_matrices(path, text))
+        for latencies in read_peer(lambda p, text: [latency_matrices(p, text)], path, stage):
+            found.update(latencies)
     for name in NCCL_TESTS:
         path = round_dir / "nccl-tests" / f"{name}.txt"
         if not path.exists():
             continue
-        rows, _ = nccl_tests.parse(path, path.read_text(errors="replace"), op=nccl_tests.op_from(name, None))
+        rows = read_peer(lambda p, text: nccl_tests.parse(p, text, op=nccl_tests.op_from(name, None))[0], path,
+                         stages.get(f"nccl-tests, round {round_}"))
         for r in rows:
             if r["case"] == "out_of_place" and r["status"] in ("OK", "SKIP") and r["algbw_GBps"] != "":
                 found.setdefault((name, "all"), float(r["algbw_GBps"]))
@@ -215,7 +229,7 @@ def table(run_dir):
     stages, names = stage_statuses(run_dir), gpu_names(run_dir)
     gpus = len(names)
     rounds = sorted((p for p in run_dir.glob("round-*") if p.is_dir()), key=lambda p: int(p.name.split("-")[1]))
-    theirs, mine = [peers(r) for r in rounds], [ours(r) for r in rounds]
+    theirs, mine = [peers(r, stages) for r in rounds], [ours(r) for r in rounds]
     title = (f"gpu-check: {gpus} GPU(s){': ' + names[0].split(' (UUID')[0].split(': ', 1)[-1] if names else ''}, "
              f"{len(rounds)} round(s) of peer then wirebench; a figure is the median of its rounds, the ratio "
              "wirebench / peer the median of the rounds' ratios (GPU pairs: over every pair, lowest beside it)")

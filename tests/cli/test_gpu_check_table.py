@@ -52,8 +52,9 @@ def test_a_stage_cut_off_or_skipped_keeps_what_finished_and_says_why():
     assert step[5] == "skipped (budget: needs 15s, 6s left of 280s)"
 
 
-def write_no_gpu_run(run_dir):
-    """What ci/gpu-check saves on a machine without a GPU: every GPU stage ran to its first CUDA call."""
+def write_no_gpu_run(run_dir, **status):
+    """What ci/gpu-check saves on a machine without a GPU: every GPU stage ran to its first CUDA call
+    (`status`: another status for a stage, by its name's first word)."""
     (run_dir / "round-1" / "wb-host").mkdir(parents=True)
     (run_dir / "round-1" / "wb-host" / "results.csv").write_text(
         HEADER + "\nhost,h2d_pinned,cuda,,dev-vm,,,copy,uint8,0,0,0,0,,,,,,,,SKIP,no CUDA device visible,,,,\n")
@@ -64,6 +65,7 @@ def write_no_gpu_run(run_dir):
               ("nccl-tests, round 1", "no GPU", "dev-vm: Test CUDA failure common.cu:1180 'no CUDA-capable device is detected'"),
               ("wb-coll --backend nccl, round 1", "no GPU", "SKIP"),
               ("wb-step --backend nccl", "no GPU", "SKIP")]
+    stages = [(s, status.get(s.split(",")[0].split()[0].replace("-", "_"), st), d) for s, st, d in stages]
     (run_dir / "stages.tsv").write_text(STAGES_HEADER + "".join(f"{s}\tgpu\t15\t10\t1\t0.5\t{st}\t{d}\n" for s, st, d in stages))
 
 
@@ -109,7 +111,7 @@ def test_two_gpus_pairs_in_one_row_each_with_the_lowest_ratio(tmp_path):
 
 
 def test_a_broken_peer_output_is_refused_naming_the_file_and_line(tmp_path):
-    write_no_gpu_run(tmp_path)
+    write_no_gpu_run(tmp_path, nvbandwidth="done")
     broken = (DATA / "h200-one-gpu" / "round-1" / "nvbandwidth.txt").read_text().replace(" 0    812.47", " 0    812.47 ms")
     (tmp_path / "round-1" / "nvbandwidth.txt").write_text(broken)
     result = subprocess.run([sys.executable, str(TOOL), str(tmp_path)], capture_output=True, text=True)
@@ -123,3 +125,18 @@ def test_the_command_line_prints_the_table_and_refuses_a_missing_folder(tmp_path
     assert result.returncode == 0 and "| device-local copy, CE, 512 MiB | gpu0 |" in result.stdout
     missing = subprocess.run([sys.executable, str(TOOL), str(tmp_path / "nothing")], capture_output=True, text=True)
     assert missing.returncode == 3 and "no such run folder" in missing.stderr
+
+
+def test_a_peer_stopped_at_its_first_cuda_call_reads_not_measured_and_a_finished_one_is_held_to_its_table(tmp_path):
+    # nccl-tests' all_reduce_perf without a GPU, as the offline proof captured it: no table, a CUDA failure
+    write_no_gpu_run(tmp_path)
+    (tmp_path / "round-1" / "nccl-tests").mkdir()
+    shutil.copy(DATA / "nccl-tests-no-gpu-all_reduce_perf.txt", tmp_path / "round-1" / "nccl-tests" / "all_reduce_perf.txt")
+    text = gpu_check_table.table(tmp_path)
+    assert row_of(text, "all_reduce_perf, out of place, 256 MiB (algbw)")[3] == "not measured (no GPU)"
+    # the same output from a stage that ended "done" is not nccl-tests' table: refused, naming the file
+    write_no_gpu_run(tmp_path / "done", nccl_tests="done")
+    (tmp_path / "done" / "round-1" / "nccl-tests").mkdir()
+    shutil.copy(DATA / "nccl-tests-no-gpu-all_reduce_perf.txt", tmp_path / "done" / "round-1" / "nccl-tests" / "all_reduce_perf.txt")
+    result = subprocess.run([sys.executable, str(TOOL), str(tmp_path / "done")], capture_output=True, text=True)
+    assert result.returncode == 3 and "all_reduce_perf.txt:" in result.stderr and "Test CUDA failure" in result.stderr
