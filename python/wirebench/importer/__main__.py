@@ -22,8 +22,11 @@ from ..report.extra import facts, parse as parse_items
 from ..contracts.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from .. import collectives
+from ..diagnosis.pasted import add_pasted
 from . import json_text, nccl_tests
-from .registry import Options, importers
+from .importer import Options
+from .paste import Paste, read_text
+from .registry import importers
 
 
 def fresh_run_dir(now=None):
@@ -83,8 +86,10 @@ def parse_args(argv):
 
 def read_file(path, args):
     """(tool, (rows, notes)) of one file: the first importer that recognises it reads it
-    (registry.importers(), in order)."""
-    text = read_utf8(readable_file(path))  # "no such file or directory", "is a directory", "permission denied"
+    (registry.importers(), in order). Its text is read once, as one Paste that each importer's
+    detection and parse read; where a terminal looks to have wrapped its lines, the paste joined
+    again is read too, and kept where it reads no fewer rows (paste.py: Paste.unwrapped)."""
+    text = read_text(path)  # "no such file or directory", "is a directory", "permission denied", UTF-16
     named = [h for h in args.hosts.split(",")]
     options = Options(op=args.op, link_class=args.link_class, hosts=tuple(named + [""] * (2 - len(named))),
                       ranks=args.ranks, bytes=args.bytes)
@@ -99,9 +104,34 @@ def read_file(path, args):
                 return importer.tool, importer.parse_json(path, doc, options, cut)
         raise InputError(f"{path}:1: JSON that is none of the JSON outputs wirebench imports ("
                          + ", ".join(i.tool for i in known if i.looks_like_json) + ")")
+    paste = Paste.of(text)
+    try:
+        found, refused = read_paste(path, paste, options, known), None
+    except InputError as error:
+        found, refused = None, error
+    wrapped = paste.unwrapped()
+    if wrapped is not None:
+        try:
+            joined = read_paste(path, wrapped, options, known)
+        except InputError:
+            joined = None
+        # a wrap cut rows (fewer read) or their figures (as many, other figures): the joined reading,
+        # where it reads no fewer rows and other ones; the same rows: the paste was not wrapped
+        if joined and joined[1][0] and (found is None or (len(joined[1][0]) >= len(found[1][0]) and
+                                                           joined[1][0] != found[1][0])):
+            joined[1][1].insert(0, f"{path}: its lines were cut at {wrapped.wrapped_at} characters (a terminal's "
+                                   "width) and are read joined again")
+            return joined
+    if refused is not None:
+        raise refused
+    return found
+
+
+def read_paste(path, paste, options, known):
+    """(tool, (rows, notes)) of the first importer that recognises the paste; an InputError where none does."""
     for importer in known:
-        if importer.looks_like(text):
-            return importer.tool, importer.parse(path, text, options)
+        if importer.looks_like(paste):
+            return importer.tool, importer.parse(path, paste, options)
     raise InputError(f"{path}:1: not an output wirebench imports: "
                      + ", ".join(f"{i.tool}{chr(39) if i.tool.endswith('s') else chr(39) + 's'} ({i.known_by})" for i in known)
                      + ", or the JSON of " + ", ".join(i.tool for i in known if i.looks_like_json))
@@ -241,6 +271,8 @@ def main(argv):
                 notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
                              ": judged against that algorithm's expectation")
     topology = read_topology(args)
+    # NCCL's lines inside the imported outputs are diagnosed as --nccl-log's (docs/nccl-diagnosis.md)
+    topology = add_pasted(topology, [path for path, _, _ in imported], args.nccl_log)
     if args.rate is not None and not args.link_class:
         args.link_class = link_class_the_files_say(imported)
     network = args.link_class if args.link_class in ("ib", "roce", "eth") else "ib"
@@ -261,6 +293,10 @@ def main(argv):
             if nics:
                 across_nodes(path, rows, notes, nics)
             writer.writerows(rows)
+    # the GPUs' model: their copies' ceilings where no topology gives them (ceilings.stated_gpu)
+    gpu = stated_gpu(args.gpu_model, f"--gpu-model {args.gpu_model}") if args.gpu_model else None
+    if gpu and gpu.get("unknown"):
+        imported[0][2][1].append(f"{gpu['unknown']}: a GPU's own copies and its host copies get no ceiling from it")
     (args.out / "meta.json").write_text(json.dumps(import_meta(imported), indent=1, sort_keys=True) + "\n")
     expectation = {}
     if args.rate is not None:
@@ -287,7 +323,3 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
-    # the GPUs' model: their copies' ceilings where no topology gives them (ceilings.stated_gpu)
-    gpu = stated_gpu(args.gpu_model, f"--gpu-model {args.gpu_model}") if args.gpu_model else None
-    if gpu and gpu.get("unknown"):
-        imported[0][2][1].append(f"{gpu['unknown']}: a GPU's own copies and its host copies get no ceiling from it")

@@ -6,11 +6,11 @@ and time here (IMB's Mbytes/sec column changed units between versions)."""
 import re
 
 from ..contracts.input_files import InputError
-from .lines import Aside, cut_note, cut_row, read
+from .lines import Aside, as_paste, cut_note, cut_row
 from . import nodes
 from ..report.judging import declare, small_message_latency
 from .rows import BUSBW, number, row
-from .registry import Importer
+from .importer import Importer
 
 VERSION = re.compile(r"Intel ?\(R\) MPI Benchmarks (\S+?),? ")  # IMB 4.x printed "Intel (R)"
 BLOCK = re.compile(r"^#\s*Benchmarking\s+(\S+)")
@@ -24,7 +24,8 @@ COLLECTIVES = {"Allreduce": "all_reduce", "Allgather": "all_gather", "Alltoall":
                "Reduce": "reduce", "Reduce_scatter": "reduce_scatter"}
 
 
-def looks_like(text):
+def looks_like(paste):
+    text = paste.text
     return "MPI Benchmarks" in text and "Intel" in text or "# Benchmarking " in text or \
         bool(re.search(r"^\s*#bytes\s+#repetitions\s", text, re.M))
 
@@ -37,10 +38,10 @@ def _number(text):
         return False
 
 
-def parse(path, text, hosts=("", ""), link_class=""):
+def parse(path, source, hosts=("", ""), link_class=""):
     version, name, processes, columns, rows, notes = None, None, None, None, [], []
     aside = Aside(path, "IMB-MPI1")
-    paste = read(text)
+    paste = as_paste(source)
     tagged = paste.rank_hosts()
     hosts = nodes.by_rank(path, tagged, hosts, notes)  # IMB prints no host: the tags' or --hosts
     a, b = (list(hosts) + ["", ""])[:2]

@@ -10,9 +10,9 @@ from ..contracts.input_files import InputError
 from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
 from ..report.judging import declare
-from .lines import Aside, cut_note, cut_row, read
+from .lines import Aside, as_paste, cut_note, cut_row
 from .rows import number, row
-from .registry import Importer
+from .importer import Importer
 
 OPS = collectives.NAMES
 DTYPES = {"float": "float32", "half": "float16", "double": "float64", "bfloat16": "bfloat16", "int8": "int8",
@@ -31,9 +31,14 @@ HEADER = re.compile(r"^#|^\s*(nThread\s|Using devices|Rank\s+\d+|out-of-place|si
 COMMAND_OP = re.compile(r"\b(\w+?)_perf(?:_mpi)?\b")
 
 
-def looks_like(text):
-    # the header's first line, also of a run that died before its table; `#` may be lost to Markdown
-    return bool(re.search(r"nThread \d+ nGpus \d+", text))
+# the table's column header, where a paste starts at the table (its `#` lost to Markdown or not)
+COLUMNS = re.compile(r"^#?\s*size\s+count\s+type\s+redop\b", re.M)
+
+
+def looks_like(paste):
+    """The header's first line, also of a run that died before its table, or the table's column
+    header where a paste starts there (NVIDIA/nccl-tests#176); `#` may be lost to Markdown."""
+    return bool(re.search(r"nThread \d+ nGpus \d+", paste.text) or COLUMNS.search(paste.text))
 
 
 def op_from(name, given):
@@ -68,8 +73,8 @@ def placement_row(where, version, op, launch, size, dtype, redop, root, placemen
     n = launch.ranks
     fields = dict(bench="coll", case=placement, backend="nccl", link_class=link_class, src=launch.communicator(),
                   direction="uni", op=op, dtype=DTYPES.get(dtype, dtype), bytes=size, ranks=n,
-                  nodes=max(len(launch.hosts), 1), time_us=number(figures[0]), algbw_GBps=number(figures[1]),
-                  busbw_GBps=number(figures[2]), errors=wrong, items=items,
+                  nodes=max(len(launch.hosts), 1) if n is not None else (len(launch.hosts) or None),
+                  time_us=number(figures[0]), algbw_GBps=number(figures[1]), busbw_GBps=number(figures[2]), errors=wrong, items=items,
                   judged=declare("busbw_GBps" if size > 0 else None),
                   rerun=launch.rerun(f"{collectives.NCCL_TESTS_BINARY.get(op, op)}_perf -b {size} -e {size} -d {dtype}"
                                      f"{' -o ' + redop if redop != 'none' else ''}{' -r ' + str(root) if root >= 0 else ''}"))
@@ -85,8 +90,12 @@ class Launch:
     lines, or --hosts where it prints none), its processes (a rank's host and pid: -g G puts G ranks
     in one process) and nccl-tests' -t / -g. Its rerun starts as many processes, as many a node."""
 
-    def __init__(self, ranks=None, threads=1, gpus=1, hosts=()):
+    def __init__(self, ranks=None, threads=1, gpus=1, hosts=(), banner=True):
         ranks = ranks or {}  # {rank: (host, pid)}
+        if not banner and not ranks:  # a paste from the table on: how many ranks ran is not said
+            self.ranks = self.processes = None
+            self.hosts, self.threads, self.gpus = list(hosts), threads, gpus
+            return
         self.ranks = max(len(ranks), 1)
         self.hosts = [h for h in dict.fromkeys(host for _, (host, _) in sorted(ranks.items())) if h] or list(hosts)
         self.processes = len({started for started in ranks.values()}) or max(self.ranks // max(threads * gpus, 1), 1)
@@ -101,13 +110,14 @@ class Launch:
         per_node = (f" -N {self.processes // len(self.hosts)}"
                     if len(self.hosts) > 1 and self.processes % len(self.hosts) == 0 else "")
         counts = (f" -g {self.gpus}" if self.gpus > 1 else "") + (f" -t {self.threads}" if self.threads > 1 else "")
-        return f"mpirun -np {self.processes}{per_node} {tool}{counts}"
+        return f"mpirun -np {self.processes or 'N'}{per_node} {tool}{counts}"
 
 
-def parse(path, text, op=None, link_class="", hosts=()):
-    """(rows, notes): the rows of results.csv, and sentences about the file (cut, nothing measured,
-    lines left aside, where the collective came from, --hosts against the Rank lines)."""
-    paste = read(text)
+def parse(path, source, op=None, link_class="", hosts=()):
+    """(rows, notes) of a Paste (or a text): the rows of results.csv, and sentences about the file
+    (cut, nothing measured, lines left aside, where the collective came from, --hosts against the
+    Rank lines)."""
+    paste = as_paste(source)
     notes = []
     program = next((PROGRAM.match(l.text).group(1) for l in paste.lines if PROGRAM.match(l.text)), None)
     op = op_from(program or path.name, op)
@@ -121,7 +131,7 @@ def parse(path, text, op=None, link_class="", hosts=()):
     op_unknown = op is None
     op = op or "all_reduce"  # for now: the table's columns decide below, or the file is refused
     version, nccl, ranks, rows, width = None, paste.nccl_version(), {}, [], 4
-    threads, gpus, launch = 1, 1, None
+    threads, gpus, launch, banner = 1, 1, None, False
     aside, starts, has_root, shapes = Aside(path, "nccl-tests"), {}, True, []
     for line in paste.lines:
         where = f"{path}:{line.number}"
@@ -133,7 +143,7 @@ def parse(path, text, op=None, link_class="", hosts=()):
                 version, nccl = found.group(1), nccl_version(found.group(2)) or nccl
             found = COUNTS.search(line.text)
             if found:
-                threads, gpus = int(found.group(1)), int(found.group(2))
+                threads, gpus, banner = int(found.group(1)), int(found.group(2)), True
             found = RANK.match(line.text.lstrip("# "))
             if found:
                 rank, pid, host, device = int(found.group(1)), found.group(2), found.group(3), int(found.group(4))
@@ -166,7 +176,11 @@ def parse(path, text, op=None, link_class="", hosts=()):
         if len(columns) not in (width, 2 * width, 2 * width + 2):  # + 2: -T's timestamp, a date and a time
             raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints {width} per placement")
         if launch is None:  # the Rank lines are all above the table
-            launch = Launch(ranks, threads, gpus, named_hosts(path, [h for h, _ in ranks.values()], hosts, notes))
+            launch = Launch(ranks, threads, gpus, named_hosts(path, [h for h, _ in ranks.values()], hosts, notes),
+                            banner)
+            if launch.ranks is None:
+                notes.append(f"{where}: the paste starts at nccl-tests' table, without its header (nThread ..., the "
+                             "Rank lines): how many ranks ran on which nodes is not said; the rerun says -np N")
         for placement, (time_us, algbw, busbw, wrong) in zip(("out_of_place", "in_place"),
                                                               (columns[i:i + 4] for i in range(0, min(len(columns), 2 * width), width))):
             try:

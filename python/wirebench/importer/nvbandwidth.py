@@ -7,18 +7,20 @@ import re
 
 from ..contracts.input_files import InputError
 from ..report.judging import declare
-from .lines import cut_note, lines_of
+from .lines import as_paste, cut_note
 from .rows import number, row
-from .registry import Importer
+from .importer import Importer
 from . import nodes
 
 VERSION = re.compile(r"^nvbandwidth Version:\s*v?(\S+)")
 RUNNING = re.compile(r"^Running (\w+)\.")
+SUM = re.compile(r"^SUM (\w+)\s+[\d.]+\s*$")  # the testcase's last line names it too
 # "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)", "memcpy local GPU(column) bandwidth (GB/s)",
 # "memcpy CE GPU(row) <-> GPU(column) Total bandwidth (GB/s)" (and its Read1/Read2, Write1/Write2)
 TITLE = re.compile(r"^memcpy (?:(CE|SM) (CPU|GPU)\(row\) (->|<-|<->) |(local) )(CPU|GPU)\(column\) "
                    r"(?:(Total|Read1|Read2|Write1|Write2) )?bandwidth \(GB/s\)")
-HEADER = re.compile(r"^\s+(\d+(?:\s+\d+)*)\s*$")
+# its column header: integers alone (a row's cells are %.2f or N/A); its indentation may be lost to a paste
+HEADER = re.compile(r"^\s*(\d+(?:\s+\d+)*)\s*$")
 CELLS = re.compile(r"^\s*(\d+)((?:\s+(?:[\d.]+|N/A))+)\s*$")
 DEFAULT_BYTES = 512 * 1024 * 1024
 
@@ -67,8 +69,12 @@ def flow_of(test):
     return bench, case.replace("ENGINE", engine), src, dst, direction
 
 
-def looks_like(text):
-    return "nvbandwidth Version" in text or bool(re.search(r"^Running \w+_(ce|sm)\.$", text, re.M))
+def looks_like(paste):
+    """Its version line, or a testcase it knows named on any line (`Running TESTCASE.` or the `SUM
+    TESTCASE figure` after its matrix: a paste of the matrix alone), or a matrix's title."""
+    return any(line.text.startswith("nvbandwidth Version") or TITLE.match(line.text) or
+               any(found and flow_of(found.group(1)) for found in (RUNNING.match(line.text), SUM.match(line.text)))
+               for line in paste.lines)
 
 
 # 0.8 on print the node's name alone before "Device 0: NAME (PCI)" (output.cpp printGPUs: localHostname,
@@ -84,15 +90,41 @@ def the_node(path, printed, given, notes, said_by="its host line"):
     return found[0] if found else ""
 
 
-def parse(path, text, host="", bytes_=None, link_class=""):
+def _host_line(lines):
+    """The node's name on its own line before `Device 0: NAME (PCI)` (0.8 on), or None."""
+    previous = ""
+    for line in lines:
+        if line.text.startswith("Device 0: ") and HOSTNAME.match(previous):
+            return previous
+        previous = line.text.strip() or previous
+    return None
+
+
+def _testcases(lines):
+    """{line number of a matrix's title: its testcase} from the `SUM TESTCASE figure` line after it,
+    for the titles no `Running TESTCASE.` line is before (nvbandwidth 0.8 pasted from the title on)."""
+    named, waiting = {}, []
+    for line in lines:
+        if RUNNING.match(line.text):
+            waiting = None  # its matrices are named by the Running line, until its SUM
+        elif TITLE.match(line.text) and waiting is not None:
+            waiting.append(line.number)
+        elif SUM.match(line.text):
+            named.update((number, SUM.match(line.text).group(1)) for number in waiting or [])
+            waiting = []
+    return named
+
+
+def parse(path, source, host="", bytes_=None, link_class=""):
     bytes_ = bytes_ or DEFAULT_BYTES
     version, test, title, columns, rows, notes = None, None, None, None, [], []
-    previous, node = "", host
-    for line in lines_of(text):
+    paste = as_paste(source)
+    lines, named = paste.lines, _testcases(paste.lines)
+    # its host line; under srun -l (`0: dgx01`) or -prepend-pattern the launcher's tag names it
+    tagged = paste.rank_hosts()
+    node = the_node(path, _host_line(lines) or (tagged[0] if len(tagged) == 1 else ""), host, notes)
+    for line in lines:
         where = f"{path}:{line.number}"
-        if line.text.startswith("Device 0: ") and HOSTNAME.match(previous):
-            node = the_node(path, previous, host, notes)
-        previous = line.text.strip() or previous
         if VERSION.match(line.text):
             version = VERSION.match(line.text).group(1)
             continue
@@ -100,6 +132,9 @@ def parse(path, text, host="", bytes_=None, link_class=""):
             test, title, columns = RUNNING.match(line.text).group(1), None, None
             continue
         if TITLE.match(line.text):
+            if line.number in named and named[line.number] != test:
+                test = named[line.number]
+                notes.append(f"{where}: the testcase, {test}, from its SUM line (no 'Running {test}.' line before it)")
             title, columns = _matrix(where, test, TITLE.match(line.text), notes), None
             continue
         if title and columns is None and HEADER.match(line.text):

@@ -6,18 +6,19 @@ import re
 
 from .. import collectives
 from ..contracts.input_files import InputError
-from .lines import Aside, cut_note, cut_row, lines_of, read
+from .lines import Aside, as_paste, cut_note, cut_row
 from ..report.judging import declare, small_message_latency
 from .rows import BUSBW, number, row
-from .registry import Importer
+from .importer import Importer
 from . import nodes
 
 TITLE = re.compile(r"^#\s*OSU (MPI(?:-CUDA|-ROCM)?|NCCL|RCCL|XCCL) (.+?) Test v?(\S+)")
 DATA = re.compile(r"^\s*(\d+)\s+([-+\d.eE]+)(\s+.*)?$")
 POINT_TO_POINT = {"Latency": ("pingpong", "uni", "latency"), "Bandwidth": ("stream_bw", "uni", "bw"),
                   "Bi-Directional Bandwidth": ("bidir_bw", "bidir", "bibw")}
-def looks_like(text):
-    return any(TITLE.match(line.text) for line in lines_of(text)[:5])
+def looks_like(paste):
+    """Its title on any line: a job's log puts Slurm's, a module system's or a script's lines before it."""
+    return any(TITLE.match(line.text) for line in paste.lines)
 
 
 def _kind(title, where):
@@ -31,11 +32,11 @@ def _kind(title, where):
                      f"collectives' latency tests: {', '.join(sorted(collectives.BUSBW))})")
 
 
-def parse(path, text, hosts=("", ""), ranks=None, link_class=""):
+def parse(path, source, hosts=("", ""), ranks=None, link_class=""):
     """(rows, notes). The table is found among whatever else the paste holds (lines.py): a script's
     banners between runs, UCX's or MPI's settings, the command line. Several tables of the same test
     in one file (a script looping over pairs) are kept apart: each row says its table (block=N)."""
-    paste = read(text)
+    paste = as_paste(source)
     lines = paste.lines
     title = next(((TITLE.match(l.text), l) for l in lines if TITLE.match(l.text)), None)
     if title is None:

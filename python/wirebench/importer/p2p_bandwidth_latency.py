@@ -8,11 +8,11 @@ link, a staged copy and a latency against their siblings. The sample copies numE
 import re
 
 from ..contracts.input_files import InputError
-from .lines import Aside, cut_note, read
+from .lines import Aside, as_paste, cut_note
 from .rows import number, row
 from ..report.extra import encode_items, parse as parse_items
 from ..report.judging import LATENCY_EACH_AGAINST_SIBLINGS, declare
-from .registry import Importer
+from .importer import Importer
 
 SAMPLE = "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]"
 DEFAULT_BYTES = 40_000_000 * 4
@@ -33,9 +33,9 @@ HEADER = re.compile(r"^\s*(D\\D|GPU|CPU)((?:\s+\d+)+)\s*$")
 CELLS = re.compile(r"^\s*(\d+)((?:\s+-?[\d.]+)+)\s*$")
 
 
-def looks_like(text):
+def looks_like(paste):
     """Its banner, or one of its matrices' titles on a line of its own (a paste of part of it)."""
-    return SAMPLE in text or any(re.search(rf"^[\s\d>]*{re.escape(title)}\s*$", text, re.M) for title in TITLES)
+    return SAMPLE in paste.text or any(line.text.strip() in TITLES for line in paste.lines)
 
 
 # The sample's options, which it does not print: read where a paste says them (its command line, a
@@ -45,11 +45,11 @@ WITHOUT = re.compile(r"\b(?:without|no|w/o)\s+--sm_copy\b", re.I)  # `# Without 
 NUM_ELEMS = re.compile(r"--numElems[= ](\d+)")
 
 
-def parse(path, text, host="", bytes_=None, link_class=""):
+def parse(path, source, host="", bytes_=None, link_class=""):
     """(rows, notes). A paste holding the sample's matrices twice holds two runs (a title seen
     again starts the next): each run's rows carry its number (`run=2`) and what its command line or
     note said (`engine=sm` on the P2P copies of a --sm_copy run)."""
-    paste = read(text)
+    paste = as_paste(source)
     said = {number_: command for number_, command in paste.commands}
     title = columns = clock = None
     access, rows, notes, runs, seen = {}, [], [], [], set()

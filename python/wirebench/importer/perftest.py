@@ -7,11 +7,11 @@ ping-pong), a whole one for read."""
 import re
 
 from ..contracts.input_files import InputError
-from .lines import cut_note, cut_row, lines_of, read
+from .lines import as_paste, cut_note, cut_row
 from . import nodes
 from ..report.judging import declare, small_message_latency
 from .rows import number, row
-from .registry import Importer
+from .importer import Importer
 
 TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*) (?:(Bidirectional) )?(?:Post List )?(BW|Latency) Test\s*$")
 LINK = re.compile(r"Link type\s*:\s*(\w+)")
@@ -25,8 +25,8 @@ TOOLS = {("RDMA_Write", "BW"): "ib_write_bw", ("RDMA_Read", "BW"): "ib_read_bw",
          ("Send", "Latency"): "ib_send_lat"}
 
 
-def looks_like(text):
-    return any(TITLE.match(line.text) for line in lines_of(text)) and "#bytes" in text
+def looks_like(paste):
+    return any(TITLE.match(line.text) for line in paste.lines) and "#bytes" in paste.text
 
 
 def _columns(header):
@@ -55,11 +55,11 @@ def client_and_server(paste):
     return "", ""
 
 
-def parse(path, text, hosts=("", ""), link_class=""):
+def parse(path, source, hosts=("", ""), link_class=""):
     title = tool = link = device = version = columns = None
     bidirectional = False
     rows, notes = [], []
-    paste = read(text)
+    paste = as_paste(source)
     named = client_and_server(paste)
     hosts = nodes.by_rank(path, [h for h in named if h] if all(named) else [], hosts, notes,
                           "its prompt and command line")

@@ -1,0 +1,342 @@
+"""One reader of pasted text: a tool's output or an NCCL log as people paste it, read once, and read
+the same way by the importers' detection (`looks_like`), by their parsing and by the NCCL-log reader.
+
+    read_text(path)             a file's text: UTF-8, or UTF-16 with its byte-order mark (or without one,
+                                told by its zero bytes); anything else an InputError naming the file,
+                                the line and the encoding, with the `iconv` that makes it UTF-8
+    Paste.read(path)            Paste.of(read_text(path))
+    Paste.of(text)              the paste of a text
+    paste.lines                 [Line(number, text, last_and_cut)]: the tool's lines, each with its line
+                                number in the file, every line transform below applied
+    paste.text                  those lines joined: what a `looks_like` searches
+    paste.nccl                  NCCL's own INFO/WARN lines and its `NCCL version` banner, set apart
+    paste.commands, .prompts    (number, command) of each command line, (number, host) of each prompt
+    paste.hosts, .rank_hosts()  the ranks' hosts that the launchers' tags name
+    paste.nccl_version()        NCCL's version from its banner or INFO line
+    paste.unwrapped()           the same paste with the lines a terminal wrapped at its width joined
+                                again (its wrapped_at: the width), None where no line looks wrapped
+    Paste.folded(source)        a long log's lines, transformed, streamed in bounded memory, a line
+                                repeated within the last `window` distinct lines folded into its first
+                                with a count: Folded(number, text, count)
+    clean(text, hosts)          one line through the per-line transforms (what `folded` yields)
+
+The transforms, each a line's (`clean`), in this order: the line end (CRLF); Markdown's quote marks
+(`> `) and list bullets (`- `, `* `, `+ `); any stack of line prefixes: timestamps (ISO 8601 of
+`kubectl logs --timestamps`, `docker logs -t` and CI logs, `[2024-08-01 12:00:00]`, `ts`'s `Aug 01
+12:00:00`), `kubectl logs --prefix`'s `[pod/NAME/CONTAINER]`, docker compose's `NAME | ` and Ray's
+`(RayTrainWorker pid=N) `, mpirun --tag-output's `[1,0]<stdout>:` (PRRTE's
+`[prterun-host-1@1,0]<stdout>:`, horovodrun's `[1]<stdout>:`), torchrun's `[default0]:` /
+`[rank0]:`, MPICH's `-prepend-pattern '[%h:%r] '`'s `[dgx01:0] `, srun --label's `0: ` and
+`-prepend-rank`'s `[0] `; then the tags a launcher wrote inside a line where output came in pieces
+or two ranks interleaved (`[1,0]<stdout>:`, `[0]` before each piece of an nccl-tests row). A line
+that only says which host a rank runs on (`srun -l hostname`'s `0: dgx01`) names the host and is no
+line of the tool's. Those of the whole paste (Paste.of): an editor's or `cat -n`'s line numbers, a
+Markdown note's text outside its code blocks (fences) and the blocks' common indentation, and
+(unwrapped) a terminal's hard wrap."""
+import codecs
+import io
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..contracts.input_files import InputError, readable_file, unreadable
+
+# -- the per-line transforms ------------------------------------------------------------------------
+QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # Markdown's quote, nested or not
+# a list item's marker and its space (the line's own indentation stays), or a bare one (an empty item)
+BULLET = re.compile(r"^\s{0,3}[-*+](?: |$)")
+TIMESTAMP = re.compile(
+    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?:?"  # ISO 8601, [..] or not
+    r"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\]"                                                   # [12:00:00]
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:[.,]\d+)?)[ \t]")  # ts(1): Aug 01 12:00:00
+# (one space after a prefix goes: the line's own indentation stays, nvbandwidth's header needs it)
+# kubectl logs --prefix; docker compose's service; Ray's worker (NVIDIA/nccl#1212: `(RayTrainWorker pid=355353) `)
+POD = re.compile(r"^\s*(?:\[pod/[\w.-]+/[\w.-]+\] |\w[\w.-]*\s+\| |\(\w+ pid=\d+(?:, ip=[\d.]+)?\) )")
+TAG = re.compile(r"\[(?:[\w.-]+@)?\d+(?:,\d+)?\]<std(?:out|err)>:")  # mpirun --tag-output, anywhere in a line
+# a tag starting a line goes with the indentation before it (a test log indenting a launcher's output)
+# and PRRTE's space after it (`<stdout>: f5n18`)
+LEADING_TAG = re.compile(r"^\s*" + TAG.pattern + "(?: (?=\\S))?")
+TORCHRUN = re.compile(r"^\s*\[(?:default|rank)\d+\]:")  # torchrun's --tee / --log-dir prefix
+# MPICH/Intel MPI's `-prepend-pattern "[%h:%r] "` (or `%r@%h`), [HOST:RANK]: names the rank's host
+HOST_TAG = re.compile(r"^\s*\[(?P<host>[A-Za-z][\w.-]*):(?P<rank>\d+)\]:? ?")
+# srun -l hostname (or `mpirun ... hostname`) in the job's script: a rank's label and its host alone
+HOST_LINE = re.compile(r"^\s*(?:(?P<rank>\d+): |\[(?P<tagged>\d+)\]:? ?)(?P<host>[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)\s*$")
+# srun -l (padded for wide jobs; glued to a tag after it: `8:[default0]:`), -prepend-rank's [N]; each
+# prefix also after the indentation of a code block the paste was put in
+RANK_PREFIX = re.compile(r"^\s*(?:\d+: |\d+:(?=\[)|\[\d+\]:? ?)")
+INNER_RANK = re.compile(r"(?<=\S)\s?\[\d+\]:?(?=\s)")  # `[0]` before each piece of a row written in pieces
+
+# -- what the paste holds beside the tool's lines ------------------------------------------------------
+NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^NCCL version \d")
+FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
+# A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
+COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
+                     r"torchrun|kubectl|docker|\S*_perf\S*|\S*p2pBandwidthLatencyTest|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
+PROMPT = re.compile(r"^[\w.-]+@([A-Za-z][\w.-]*):\S*[$#]")  # user@HOST:dir$ before a command: where it ran
+# its banner alone (`NCCL version 2.21.5+cuda12.4`) or as an INFO line (`host:pid:tid [0] NCCL INFO NCCL version ...`)
+NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
+LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
+WRAP_MIN = 60  # a terminal narrower than this is not a terminal a table is read in
+
+
+@dataclass
+class Line:
+    number: int
+    text: str
+    last_and_cut: bool = False  # the file ends in this line without a line break (cut short)
+
+
+@dataclass
+class Folded:
+    number: int  # the line number of its first occurrence
+    text: str
+    count: int   # how many times it came (within the fold's window)
+
+
+def clean(text, hosts=None):
+    """One line through the per-line transforms (the module's text); None where the line only says
+    which host a rank runs on (recorded in `hosts`, {rank: {host}}, where given)."""
+    text = text.rstrip("\r")
+    for _ in range(8):  # a stack of prefixes: a quote's list item, a timestamp before a pod's name before srun's label ...
+        before = text
+        text = QUOTE.sub("", text, count=1)
+        text = BULLET.sub("", text, count=1)
+        text = TIMESTAMP.sub("", text, count=1)
+        text = POD.sub("", text, count=1)
+        text = LEADING_TAG.sub("", text, count=1)
+        text = TORCHRUN.sub("", text, count=1)
+        named = HOST_LINE.match(text) or HOST_TAG.match(text)
+        if named:
+            if hosts is not None:
+                hosts.setdefault(int(named["rank"] or named.groupdict().get("tagged") or 0), set()).add(named["host"])
+            if HOST_LINE.match(text):  # the launcher saying where a rank runs: not the tool's
+                return None
+            text = text[named.end():]
+        else:
+            tagged = RANK_PREFIX.match(text)
+            text = text[tagged.end():] if tagged else text
+            if tagged and tagged.group(0).startswith("[") and not NCCL_LINE.search(text):
+                text = INNER_RANK.sub("", text)  # the same launcher's tag before each later piece
+        if text == before:
+            break
+    return TAG.sub("", text)
+
+
+def _decoding(path, head):
+    """The encoding of a file that starts with the bytes `head`: UTF-16 by its byte-order mark or by
+    the zero byte beside each ASCII one (PowerShell's `>` and Out-File write UTF-16LE), else UTF-8."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if len(head) >= 4 and head[1::2].count(0) > len(head) // 4 and head[0::2].count(0) == 0:
+        return "utf-16-le"
+    if len(head) >= 4 and head[0::2].count(0) > len(head) // 4 and head[1::2].count(0) == 0:
+        return "utf-16-be"
+    return "utf-8"
+
+
+def _refused(path, line, error, encoding, offset=None):
+    """The InputError of a file that is not the text its start says: its file, line and encoding,
+    and the `iconv` that makes it UTF-8."""
+    if encoding.startswith("utf-16"):
+        return InputError(f"{path}:{line}: not UTF-16 text, as its start says it is ({error.reason}); convert it: "
+                          f"iconv -f UTF-16 -t UTF-8 {path} > {Path(path).stem}-utf8.txt")
+    byte = f"byte {offset} (0x{error.object[error.start]:02x})" if offset is not None else \
+        f"0x{error.object[error.start]:02x}"
+    return InputError(f"{path}:{line}: {byte} is not UTF-8 text; written in another encoding, convert it: "
+                      f"iconv -f ENCODING -t UTF-8 {path} > {Path(path).stem}-utf8.txt")
+
+
+def read_text(path):
+    """A file's text (the module's text on encodings); an InputError naming file and line else."""
+    try:
+        raw = readable_file(path).read_bytes()
+    except OSError as error:
+        raise unreadable(path, error) from None
+    encoding = _decoding(path, raw[:64])
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise _refused(path, raw[:error.start].count(b"\n") + 1, error, encoding, error.start) from None
+
+
+@dataclass
+class Paste:
+    lines: list                                       # the tool's lines and the rest of the paste
+    nccl: list = field(default_factory=list)          # NCCL's INFO/WARN lines and its version banner
+    commands: list = field(default_factory=list)      # (number, command) of each command line
+    hosts: dict = field(default_factory=dict)         # {rank: host} the launcher's tags name
+    prompts: list = field(default_factory=list)       # (number, host) of each shell prompt before a command
+    raw: list = field(default_factory=list, repr=False)  # (number, text) as the file has them, for unwrapped()
+    cut: bool = False                                 # the file ends without its last line break
+    wrapped_at: int = 0                               # unwrapped(): the terminal's width its lines were cut at
+
+    @property
+    def text(self):
+        return "\n".join(line.text for line in self.lines)
+
+    @classmethod
+    def read(cls, path):
+        """The paste of a file (read_text's encodings)."""
+        return cls.of(read_text(path))
+
+    @classmethod
+    def of(cls, text):
+        """The paste of a text (see the module's text)."""
+        raw = text.split("\n")
+        cut = not text.endswith("\n")
+        return cls._build(list(enumerate(raw if cut else raw[:-1], 1)), cut)
+
+    @classmethod
+    def _build(cls, numbered, cut):
+        paste = cls([], raw=numbered, cut=cut)
+        # a Markdown note: only its code blocks are the tool's
+        fenced = any(FENCE.match(c) for c in (clean(t) for _, t in numbered) if c is not None)
+        numbered = _without_line_numbers(numbered, fenced)
+        inside = False
+        for position, (number, line) in enumerate(numbered):
+            line = clean(line, paste.hosts)
+            if line is None:
+                continue
+            if FENCE.match(line):
+                inside = not inside
+                continue
+            if fenced and not inside:
+                found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
+                if found:
+                    paste.commands.append((number, found.group(1)))
+                continue
+            if NCCL_LINE.search(line):
+                paste.nccl.append(Line(number, line.strip()))
+                continue
+            found = COMMAND.match(line.strip())
+            if found:
+                paste.commands.append((number, found.group(1)))
+                prompt = PROMPT.match(line.strip())
+                if prompt:
+                    paste.prompts.append((number, prompt.group(1)))
+            paste.lines.append(Line(number, line.expandtabs(8) if line.startswith("\t") else line,
+                                    cut and position == len(numbered) - 1))
+        # indented as a Markdown code block (or a quote in a ticket): every line's common indentation goes
+        indents = [len(l.text) - len(l.text.lstrip(" ")) for l in paste.lines if l.text.strip()]
+        common = min(indents, default=0)
+        if common:
+            for l in paste.lines:
+                l.text = l.text[common:]
+        return paste
+
+    def unwrapped(self):
+        """The paste as it was before a terminal (or a console log's viewer) wrapped its long lines at
+        its width: the longest lines' length, where it is 60 or more, taken as the width, each line
+        of that length is joined with the line after it (the wrap cut it there, no character lost)
+        unless that line is blank or starts as the cut one does (a line of its own). None where no
+        line is that long. Which reading is right is the table's to say: wirebench import reads
+        both and keeps the joined one where it reads no fewer rows and other ones (a wrap cuts
+        rows, or a row's figures)."""
+        texts = [(number, t.rstrip("\r")) for number, t in self.raw]
+        width = max((len(t) for _, t in texts), default=0)
+        if width < WRAP_MIN:
+            return None
+        joined = []
+        for number, text in texts:
+            if joined and len(joined[-1][2]) == width and _continues(joined[-1][2], text):
+                first, so_far, _ = joined[-1]
+                joined[-1] = (first, so_far + text, text)
+            else:
+                joined.append((number, text, text))  # (its first line's number, the line, its last piece)
+        joined = [(number, text) for number, text, _ in joined]
+        paste = type(self)._build(joined, self.cut)
+        paste.wrapped_at = width
+        return paste
+
+    def rank_hosts(self):
+        """The ranks' hosts in rank order as the launcher's tags name them ([] where none do, or
+        where a rank is named twice with other names, or ranks are missing)."""
+        if not self.hosts or any(len(h) != 1 for h in self.hosts.values()) or sorted(self.hosts) != list(range(len(self.hosts))):
+            return []
+        return [next(iter(self.hosts[rank])) for rank in sorted(self.hosts)]
+
+    def nccl_version(self):
+        """NCCL's version from its banner or its INFO line, or None."""
+        return next((found.group(1) for found in map(NCCL_VERSION.search, (l.text for l in self.nccl)) if found), None)
+
+    @staticmethod
+    def folded(source, window=256):
+        """Folded(number, text, count) of each line of `source` (a path, or an iterable of lines),
+        through `clean`, read as it streams: a line that came within the last `window` distinct lines
+        adds to that line's count instead of coming again (680,894 identical channel lines of a
+        50 MB log are one), so memory stays bounded by the window, whatever the file's size. Lines
+        come in the order of their first occurrence; a blank line and a host's line (`0: dgx01`) are
+        passed by."""
+        recent = OrderedDict()  # text -> [number, count], the window, oldest first
+        cleaned = OrderedDict()  # the window's lines as read -> as cleaned: a repeated line is cleaned once
+        for number, raw in _numbered(source):
+            text = cleaned.get(raw, raw)
+            if raw not in cleaned:
+                text = cleaned[raw] = clean(raw)
+                if len(cleaned) > window:
+                    cleaned.popitem(last=False)
+            if text is None or not text.strip():
+                continue
+            seen = recent.get(text)
+            if seen is not None:
+                seen[1] += 1
+                continue
+            recent[text] = [number, 1]
+            if len(recent) > window:
+                old, (first, count) = recent.popitem(last=False)
+                yield Folded(first, old, count)
+        for text, (first, count) in recent.items():
+            yield Folded(first, text, count)
+
+
+def _continues(piece, text):
+    """Whether `text` can be the rest of a line a wrap cut after `piece`: not blank, and not a line
+    of its own starting as `piece` does (the next of two Rank lines that are just the width long)."""
+    if not text.strip():
+        return False
+    first, after = piece.split(None, 1)[:1], text.split(None, 1)[:1]
+    return first != after and not text.lstrip().startswith("```")
+
+
+def _numbered(source):
+    """(number, line without its line break) of a path's lines, decoded as Paste.read decodes, or
+    of an iterable of lines."""
+    if not isinstance(source, (str, Path)):
+        yield from ((number, line.rstrip("\n")) for number, line in enumerate(source, 1))
+        return
+    path = readable_file(Path(source))
+    with open(path, "rb") as binary:
+        encoding = _decoding(path, binary.peek(64)[:64] if hasattr(binary, "peek") else b"")
+        number = 0
+        try:
+            for number, line in enumerate(io.TextIOWrapper(binary, encoding=encoding, newline="\n"), 1):
+                yield number, line.rstrip("\n")
+        except UnicodeDecodeError as error:
+            raise _refused(path, number + 1, error, encoding) from None
+
+
+def _without_line_numbers(numbered, fenced):
+    """The lines without an editor's or `cat -n`'s numbers (NVIDIA/cuda-samples#230 pasted from vim):
+    numbered where every line of the paste (of its code blocks, in a Markdown note) starts with a
+    number that counts up with the line (an empty line numbered or not). A table's row numbers
+    alone never do: its titles and headers are not numbered."""
+    inside, found_numbers = False, []
+    for position, (_, line) in enumerate(numbered):
+        line = clean(line)
+        if line is None:
+            continue
+        if FENCE.match(line):
+            inside = not inside
+        elif line.strip() and (inside or not fenced):
+            found_numbers.append((position, line, LINE_NUMBER.match(line)))
+    if len(found_numbers) < 3 or not all(found for _, _, found in found_numbers):
+        return numbered
+    if len({int(found.group(1)) - position for position, _, found in found_numbers}) != 1:
+        return numbered
+    lines = list(numbered)
+    for position, line, found in found_numbers:
+        lines[position] = (lines[position][0], line[found.end():])
+    return lines
