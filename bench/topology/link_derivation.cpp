@@ -22,7 +22,10 @@ std::string lower(std::string text) {
 
 std::string gpu_label(int index) { return "gpu" + std::to_string(index); }
 
-// The per-direction ceiling of a PCIe link as trained, or nullopt with the reason in `why`.
+// The per-direction ceiling of a PCIe link as trained, or nullopt with the reason in `why`: its lanes'
+// rate on the wire (after encoding) times the share of it TLPs of its payload size carry as data.
+// The payload is the link's MaxPayload, or its MaxReadReq where smaller (a read's completions carry no
+// more than was asked); unread (saved inputs, a user other than root), the database's default, said.
 std::optional<double> pcie_ceiling(const PcieLinkState& link, const CeilingsDb& db, std::string& why,
                                    const CeilingEntry** entry) {
   if (!link.known()) {
@@ -35,10 +38,29 @@ std::optional<double> pcie_ceiling(const PcieLinkState& link, const CeilingsDb& 
     why = "no ceiling for PCIe at " + number_text(*link.current_gts) + " GT/s in " + db.path();
     return std::nullopt;
   }
-  const double ceiling = *(*entry)->rate_GBps_per_unit * *link.current_width;
+  const CeilingEntry& row = **entry;
+  const double wire = *row.rate_GBps_per_unit * *link.current_width;
   why = "PCIe Gen" + std::to_string(*generation) + " x" + std::to_string(*link.current_width) + " = " +
-        std::to_string(*link.current_width) + " x " + number_text(*(*entry)->rate_GBps_per_unit) + " GB/s";
-  return ceiling;
+        std::to_string(*link.current_width) + " x " + number_text(*row.rate_GBps_per_unit) + " GB/s";
+  if (!row.tlp_overhead_bytes) return wire;  // a database of line rates only
+  std::optional<int> payload = link.max_payload_bytes;
+  std::string said = "MaxPayload " + (payload ? std::to_string(*payload) : std::string("?")) + " B";
+  if (payload && link.max_read_request_bytes && *link.max_read_request_bytes < *payload) {
+    payload = link.max_read_request_bytes;
+    said += ", MaxReadReq " + std::to_string(*payload) + " B";
+  }
+  if (!payload) {
+    payload = static_cast<int>(row.max_payload_bytes.value_or(256));
+    said = "MaxPayload " + std::to_string(*payload) + " B assumed (the link's own unread: saved input, or not root)";
+  }
+  const double share = pcie_payload_share(row, *payload);
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.1f%%", 100 * share);
+  const std::string bytes = std::to_string(*payload);
+  why += " on the wire, " + std::string(percent) + " of it data in TLPs of " + bytes + " B (" + said + ": " + bytes +
+         " / (" + bytes + " + " + number_text(row.tlp_overhead_bytes.value_or(0)) + " TLP + " +
+         number_text(row.dllp_bytes_per_tlp.value_or(0)) + " DLLP bytes))";
+  return wire * share;
 }
 
 std::vector<std::string> pcie_degradation(const std::string& who, const PcieLinkState& link) {
@@ -299,6 +321,34 @@ std::vector<DerivedLink> derive_links(const NodeTopology& node, const CeilingsDb
     }
   }
   name_the_gpu_below_the_norm(links, 0);
+
+  // A GPU's copy inside its own memory reads and writes every byte it copies: its ceiling is half the
+  // memory bandwidth of its model (suites/gpu-memory.csv), by its own name, else the model named.
+  if (options.gpu_memory != nullptr) {
+    const CeilingEntry* copy = db.find("device", "any");
+    for (const auto& gpu : node.gpus) {
+      const GpuMemoryEntry* model = options.gpu_memory->find(gpu.name);
+      std::string named;
+      if (model == nullptr && gpu.name.empty() && options.gpu_model) {
+        model = options.gpu_memory->find(*options.gpu_model);
+        named = ", the GPU model given";
+      }
+      if (model == nullptr && gpu.name.empty()) continue;  // saved text naming no model: nothing known
+      DerivedLink link{gpu_label(gpu.index), gpu_label(gpu.index), "device", std::nullopt, "", "", {}, "", {}, {}};
+      if (model == nullptr) {
+        link.reason = "a copy inside the GPU's memory: the model '" + gpu.name + "' is not in " + options.gpu_memory->path();
+        links.push_back(link);
+        continue;
+      }
+      link.ceiling_GBps = model->memory_GBps / 2;
+      link.reason = model->model + named + ": " + number_text(model->memory_GBps) +
+                    " GB/s of memory, a copy reads and writes each byte: " + number_text(model->memory_GBps / 2) +
+                    " GB/s copied";
+      apply_entry(link, copy);
+      link.source = model->source + (copy != nullptr ? "; " + copy->source : std::string());
+      links.push_back(link);
+    }
+  }
 
   // GPU to host: NVLink-C2C on a Grace superchip, else its PCIe link.
   for (const auto& gpu : node.gpus) {

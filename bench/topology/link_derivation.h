@@ -1,5 +1,6 @@
 // Every path the benchmarks measure, with its link class, its ceiling and the reason:
-// GPU pairs (NVLink bundles or PCIe), GPU to host (its PCIe link), GPU to NIC (the nvidia-smi
+// GPU pairs (NVLink bundles or PCIe), a GPU's copy inside its own memory (`device`, a == b), GPU to
+// host (its PCIe link: what the link carries after each TLP's overhead, not its line rate), GPU to NIC (the nvidia-smi
 // distance, limited by the slower of the two PCIe links and the port), and each NIC's port to the
 // network. Degraded links are flagged: PCIe trained below its maximum, NVLink links down, an IB
 // port not ACTIVE or narrower than 4X.
@@ -34,6 +35,9 @@ struct DerivationOptions {
   // The GPU model of saved text, as nvidia-smi names it ("NVIDIA H100 80GB HBM3"): its NVLink
   // generation comes first, before --nvlink-generation and any guess from a bundle's width.
   std::optional<std::string> gpu_model;
+  // Each GPU model's memory bandwidth (suites/gpu-memory.csv): with it, every GPU whose model it
+  // knows (its name, else gpu_model) gets a `device` link to itself, its copies' ceiling.
+  const GpuMemoryDb* gpu_memory = nullptr;
 };
 
 // The NVLink generation a GPU name implies (H100 -> 4, A100 -> 3, B200 -> 5, RTX 3090 -> ga102).

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <regex>
 
@@ -51,6 +52,28 @@ std::optional<fs::path> upstream_port(const fs::path& device_dir) {
   const fs::path real = fs::canonical(device_dir, ec);
   if (ec || !looks_like_bdf(real.parent_path().filename().string())) return std::nullopt;
   return real.parent_path();
+}
+
+// Device Control's MaxPayload and MaxReadReq of the device's PCI Express capability (ID 0x10), from
+// sysfs `config`: the header's capability list (pointer at 0x34) walked to the capability, its Device
+// Control register at +8 (PCI Express Base Specification: bits 7:5 MaxPayload, 14:12 MaxReadReq, each
+// 128 << value bytes), as lspci -vvv decodes `DevCtl: MaxPayload 256 bytes, MaxReadReq 512 bytes`.
+// A user other than root reads only the header's first 64 bytes: then both stay unset.
+void read_payload_sizes(const fs::path& device_dir, PcieLinkState& link) {
+  std::ifstream in(device_dir / "config", std::ios::binary);
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto byte = [&config](std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(config[at])); };
+  if (config.size() < 0x40 || (byte(0x06) & 0x10) == 0) return;  // Status: no capability list
+  std::size_t at = byte(0x34) & 0xfc;
+  for (int hops = 0; at >= 0x40 && at + 10 <= config.size() && hops < 48; ++hops) {
+    if (byte(at) == 0x10) {
+      const unsigned control = byte(at + 8) | (byte(at + 9) << 8);
+      link.max_payload_bytes = 128 << ((control >> 5) & 7);
+      link.max_read_request_bytes = 128 << ((control >> 12) & 7);
+      return;
+    }
+    at = byte(at + 1) & 0xfc;
+  }
 }
 
 std::string class_name(const std::string& class_code) {
@@ -139,6 +162,7 @@ PcieLinkState read_pcie_link(const std::string& device_dir) {
     link.port_max_gts = leading_number(first_line(*port / "max_link_speed"));
     link.port_max_width = optional_int(first_line(*port / "max_link_width"));
   }
+  read_payload_sizes(dir, link);
   return link;
 }
 

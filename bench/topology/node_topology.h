@@ -23,6 +23,9 @@ struct PcieLinkState {
   // GPUs drop their link speed when idle (to Gen1 in their lowest power state), so a GPU's link is
   // read while it copies; false where that could not be done.
   bool read_under_load = false;
+  // Device Control's MaxPayload and MaxReadReq in bytes (the PCIe capability in sysfs config, readable
+  // by root): what each TLP carries, so what the link can carry (link_derivation.cpp); unset unread.
+  std::optional<int> max_payload_bytes, max_read_request_bytes;
   bool known() const { return current_gts && current_width; }
   std::optional<double> capable_gts() const;  // the lesser of the device's and the port's maxima
   std::optional<int> capable_width() const;

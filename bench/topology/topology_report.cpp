@@ -16,7 +16,9 @@ json pcie_json(const PcieLinkState& link) {
   return {{"current_gts", optional_json(link.current_gts)}, {"max_gts", optional_json(link.max_gts)},
           {"current_width", optional_json(link.current_width)}, {"max_width", optional_json(link.max_width)},
           {"port_max_gts", optional_json(link.port_max_gts)}, {"port_max_width", optional_json(link.port_max_width)},
-          {"read_under_load", link.read_under_load}, {"below_max", link.below_max()}};
+          {"read_under_load", link.read_under_load}, {"below_max", link.below_max()},
+          {"max_payload_bytes", optional_json(link.max_payload_bytes)},
+          {"max_read_request_bytes", optional_json(link.max_read_request_bytes)}};
 }
 
 json node_json(const NodeReport& report) {

@@ -187,6 +187,9 @@ def test_the_gpu_model_named_for_saved_text_sets_the_nvlink_generation_first():
     assert result.returncode == 0, result.stderr
     nvlinks = [l for l in json.loads(result.stdout)["nodes"][0]["links"] if l["class"] == "nvlink"]
     assert nvlinks and all("NVLink 4, from the GPU model NVIDIA H100 80GB HBM3" in l["reason"] for l in nvlinks)
+    # issue 57: and each GPU's copy inside its memory, half the model's 3.35 TB/s (suites/gpu-memory.csv)
+    device = [l for l in json.loads(result.stdout)["nodes"][0]["links"] if l["class"] == "device"]
+    assert [(l["a"], l["ceiling_GBps"]) for l in device] == [(f"gpu{i}", 1675) for i in range(8)]
 
 
 def _topology_png():

@@ -157,16 +157,18 @@ TEST(Derivation, PcieCeilingsFromTrainedGenerationAndWidth) {
   node.gpus.push_back({1, "NVIDIA H100 PCIe", "", "", "", {}, 0, pcie(32.0, 8, 32.0, 8), {}, {}});
   node.gpus.push_back({2, "RTX", "", "", "", {}, 0, pcie(8.0, 16, 16.0, 16), {}, {}});
   const auto links = derive_links(node, project_ceilings());
-  EXPECT_DOUBLE_EQ(*find_link(links, "gpu0", "host").ceiling_GBps, 31.5);  // Gen4 x16
-  EXPECT_DOUBLE_EQ(*find_link(links, "gpu1", "host").ceiling_GBps, 31.5);  // Gen5 x8
-  EXPECT_EQ(find_link(links, "gpu0", "host").reason, "PCIe Gen4 x16 = 16 x 1.96875 GB/s");
+  // what the lanes carry in TLPs of 256 bytes (ceilings_test.cpp: the protocol's share)
+  const double carried = 256.0 / 284.0;
+  EXPECT_DOUBLE_EQ(*find_link(links, "gpu0", "host").ceiling_GBps, 31.5 * carried);  // Gen4 x16
+  EXPECT_DOUBLE_EQ(*find_link(links, "gpu1", "host").ceiling_GBps, 31.5 * carried);  // Gen5 x8
+  EXPECT_EQ(find_link(links, "gpu0", "host").reason.rfind("PCIe Gen4 x16 = 16 x 1.96875 GB/s on the wire, 90.1%", 0), 0u);
   const DerivedLink& slow = find_link(links, "gpu2", "host");
-  EXPECT_DOUBLE_EQ(*slow.ceiling_GBps, 15.75);  // trained Gen3 x16: the ceiling is what it trained at
+  EXPECT_DOUBLE_EQ(*slow.ceiling_GBps, 15.75 * carried);  // trained Gen3 x16: the ceiling is what it trained at
   ASSERT_EQ(slow.degraded.size(), 1u);
   EXPECT_EQ(slow.degraded[0], "gpu2 PCIe trained at Gen3 x16, capable of Gen4 x16");
   EXPECT_TRUE(find_link(links, "gpu0", "host").degraded.empty());
   // A GPU pair without NVLink goes over PCIe at the slower GPU's rate.
-  EXPECT_DOUBLE_EQ(*find_link(links, "gpu0", "gpu2").ceiling_GBps, 15.75);
+  EXPECT_DOUBLE_EQ(*find_link(links, "gpu0", "gpu2").ceiling_GBps, 15.75 * carried);
   EXPECT_EQ(find_link(links, "gpu0", "gpu2").link_class, "pcie");
 }
 

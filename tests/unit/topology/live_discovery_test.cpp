@@ -90,6 +90,34 @@ TEST_F(FakeSysfs, ALinkTrainsToTheLesserOfDeviceAndPort) {
   EXPECT_DOUBLE_EQ(*top.capable_gts(), 32.0);
 }
 
+// sysfs `config` as root reads it: the header's capability list (a power-management capability at
+// 0x60, then PCI Express at 0x78) whose Device Control says MaxPayload 256, MaxReadReq 512 (with
+// relaxed ordering and extended tags set beside them, as lspci shows `RlxdOrd+ ExtTag+`).
+std::string config_space(unsigned device_control, std::size_t size = 256) {
+  std::string config(size, '\0');
+  config[0x06] = 0x10;  // Status: capability list
+  config[0x34] = 0x60;
+  config[0x60] = 0x01, config[0x61] = 0x78;  // power management, next at 0x78
+  config[0x78] = 0x10, config[0x79] = 0x00;  // PCI Express, last
+  config[0x80] = static_cast<char>(device_control & 0xff), config[0x81] = static_cast<char>(device_control >> 8);
+  return config;
+}
+
+TEST_F(FakeSysfs, MaxPayloadAndMaxReadRequestFromTheDeviceControlRegister) {
+  const fs::path gpu = fs::path(root_) / "bus/pci/devices/0000:01:00.0";
+  testing::write_text((gpu / "config").string(), config_space(0x2130));  // MPS 001, MRRS 010, RlxdOrd, ExtTag
+  const PcieLinkState link = read_pcie_link(gpu.string());
+  EXPECT_EQ(link.max_payload_bytes.value_or(0), 256);
+  EXPECT_EQ(link.max_read_request_bytes.value_or(0), 512);
+  testing::write_text((gpu / "config").string(), config_space(0x5040));  // MPS 010 = 512, MRRS 101 = 4096
+  EXPECT_EQ(read_pcie_link(gpu.string()).max_payload_bytes.value_or(0), 512);
+  EXPECT_EQ(read_pcie_link(gpu.string()).max_read_request_bytes.value_or(0), 4096);
+  // a user other than root reads the first 64 bytes only; a device without config: both unread
+  testing::write_text((gpu / "config").string(), config_space(0x2130).substr(0, 64));
+  EXPECT_FALSE(read_pcie_link(gpu.string()).max_payload_bytes.has_value());
+  EXPECT_FALSE(read_pcie_link((fs::path(root_) / "bus/pci/devices/0000:00:02.0").string()).max_read_request_bytes.has_value());
+}
+
 TEST_F(FakeSysfs, AGpuLinkIsReadUnderLoadOnlyWhereTheGpuCanCopy) {
   std::vector<GpuDevice> gpus(1);
   gpus[0].pci_bus_id = "0000:01:00.0";
