@@ -210,8 +210,11 @@ def why_not(stages, stage, gpus):
         return f"skipped ({found['detail']})"
     if status == "cut off":
         return "cut off (budget)"
-    if status in ("not built", "failed"):
-        return f"{status}: {found['detail'][:60]}" if found["detail"] else status
+    if status == "not built":  # the peers' build said why: "ci/gpu-check-peers: nvbandwidth compiled; not linked: ..."
+        why = re.sub(r"^ci/gpu-check-peers: \S+ ", "", found["detail"]).split(":")[0].strip()
+        return f"not built ({why})" if why else status
+    if status == "failed":
+        return f"failed (see logs/, {found['detail'][:40]})" if found["detail"] else status
     return "not in its output" if gpus else "not measured (no GPU)"
 
 
