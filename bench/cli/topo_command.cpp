@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 #include <iostream>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "topology/ceilings.h"
 #include "topology/collective_expectations.h"
 #include "topology/live_discovery.h"
+#include "topology/nccl_handover.h"
 #include "topology/topology_report.h"
 
 namespace wb {
@@ -79,13 +82,11 @@ constexpr const char* kTopoSynopsis =
 
 // The verdict in the exit code (docs/results.md, "Exit codes"): 1 where a link is DEGRADED or the
 // NCCL log shows a FAIL (docs/nccl-diagnosis.md), else 0. Callers read the JSON for the details.
-int topo_exit_code(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl) {
+int topo_exit_code(const std::vector<NodeReport>& nodes, const nlohmann::json& doc) {
   for (const NodeReport& node : nodes)
     for (const DerivedLink& link : node.links)
       if (!link.degraded.empty()) return kExitFailed;
-  if (nccl)
-    for (const NcclDiagnosis& diagnosis : nccl->diagnoses)
-      if (diagnosis.verdict == "FAIL") return kExitFailed;
+  if (doc.contains("nccl") && nccl_log_fails(doc["nccl"])) return kExitFailed;
   return kExitOk;
 }
 
@@ -149,18 +150,21 @@ int run_topo_command(CommandLine& args) {
     nodes.push_back(std::move(report));
   }
 
-  std::optional<NcclReport> nccl;
+  nlohmann::json doc = topology_json(nodes, ceilings);
   if (nccl_file) {
-    NcclReport n{*nccl_file, read_nccl_log(*nccl_file), {}};
-    n.diagnoses = diagnose_nccl_log(n.log, matrix ? &*matrix : nullptr);
-    nccl = std::move(n);
+    // The log's reader, the catalogue and the rules are Python's (topology/nccl_handover.h); a log
+    // it cannot read (a directory, an empty file, no NCCL line) ends here: it said why, exit code 3.
+    const NcclDiagnosisRun run = diagnose_nccl_log(*nccl_file, doc);
+    if (run.exit_code == kExitUsage) return kExitUsage;
+    if (run.exit_code != kExitOk)
+      throw std::runtime_error("the NCCL diagnosis (python3 -m wirebench.diagnosis) ended with exit code " +
+                               std::to_string(run.exit_code));
+    doc["nccl"] = *run.nccl;
   }
-
-  const nlohmann::json doc = topology_json(nodes, nccl, ceilings);
   if (as_json) std::cout << doc.dump(2) << "\n";
-  else std::cout << topology_table(nodes, nccl);
+  else std::cout << topology_table(nodes) << (doc.contains("nccl") ? nccl_table(doc["nccl"]) : std::string());
   std::cout.flush();
-  const int verdict = topo_exit_code(nodes, nccl);
+  const int verdict = topo_exit_code(nodes, doc);
   return png ? worse_exit(verdict, draw_png(doc, *png)) : verdict;
 }
 

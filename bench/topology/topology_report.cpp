@@ -76,33 +76,17 @@ std::string ceiling_text(const std::optional<double>& ceiling) {
 
 }  // namespace
 
-nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl,
-                             const CeilingsDb& ceilings) {
+nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const CeilingsDb& ceilings) {
   json doc = {{"schema_version", kTopologySchemaVersion}, {"nodes", json::array()}, {"typical_latency_us", json::array()}};
   for (const auto& node : nodes) doc["nodes"].push_back(node_json(node));
   for (const auto& e : ceilings.entries())
     if (e.latency_us)
       doc["typical_latency_us"].push_back({{"link_class", e.link_class}, {"generation", e.generation},
                                            {"latency_us", *e.latency_us}, {"source", e.source}});
-  if (nccl) {
-    json channels = json::array();
-    for (const auto& c : nccl->log.channels)
-      channels.push_back({{"line", c.line}, {"host", c.host}, {"device", c.device}, {"channel", c.channel},
-                          {"src_rank", c.src_rank}, {"dst_rank", c.dst_rank}, {"src", c.src_id}, {"dst", c.dst_id},
-                          {"transport", std::string(to_string(c.transport))}, {"via", c.via}, {"gdrdma", c.gdrdma},
-                          {"net_device", c.net_device}, {"old_format", c.old_format}});
-    doc["nccl"] = {{"source", nccl->source}, {"network", optional_json(nccl->log.network)},
-                   {"ib_devices", nccl->log.ib_devices}, {"rings", nccl->log.rings}, {"trees", nccl->log.trees},
-                   {"channels", channels}, {"problems", nccl->log.problems},
-                   {"diagnoses", json::array()}};
-    for (const auto& d : nccl->diagnoses)
-      doc["nccl"]["diagnoses"].push_back({{"id", d.id}, {"verdict", d.verdict}, {"line", d.line}, {"what", d.what},
-                                          {"why", d.why}, {"fix", d.fix}, {"source", d.source}});
-  }
   return doc;
 }
 
-std::string topology_table(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl) {
+std::string topology_table(const std::vector<NodeReport>& nodes) {
   std::ostringstream out;
   for (const auto& report : nodes) {
     const NodeTopology& node = report.node;
@@ -157,17 +141,6 @@ std::string topology_table(const std::vector<NodeReport>& nodes, const std::opti
                     e.busbw_GBps, 100 * e.healthy_fraction);
       out << row << e.reason << "\n";
     }
-  }
-  if (nccl) {
-    out << "NCCL log " << nccl->source << ": network " << nccl->log.network.value_or("(not said)") << "\n";
-    for (const auto& c : nccl->log.channels)
-      out << "  line " << c.line << ": channel " << c.channel << "  rank " << c.src_rank << " -> " << c.dst_rank << "  "
-          << to_string(c.transport) << (c.gdrdma ? " (GDRDMA)" : "") << "  via " << c.via << "\n";
-    for (const auto& p : nccl->log.problems) out << "  PROBLEM: " << p << "\n";
-    for (const auto& d : nccl->diagnoses)
-      out << "  " << d.verdict << " " << d.id << ": " << d.what << "\n      where: " << nccl->source
-          << (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) << "\n      why: " << d.why
-          << "\n      fix: " << d.fix << "\n      source: " << d.source << "\n";
   }
   return out.str();
 }

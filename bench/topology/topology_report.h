@@ -11,8 +11,6 @@
 
 #include "topology/ceilings.h"
 #include "topology/link_derivation.h"
-#include "topology/nccl_diagnosis.h"
-#include "topology/nccl_log.h"
 #include "topology/node_topology.h"
 
 namespace wb {
@@ -39,14 +37,8 @@ struct NodeReport {
   std::string collectives_note;  // why there are none, or fewer (no NVSwitch, no NIC rate)
 };
 
-struct NcclReport {
-  std::string source;
-  NcclLog log;
-  std::vector<NcclDiagnosis> diagnoses;  // the catalogue's entries the log shows (docs/nccl-diagnosis.md)
-};
-
-nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl,
-                             const CeilingsDb& ceilings);
-std::string topology_table(const std::vector<NodeReport>& nodes, const std::optional<NcclReport>& nccl);
+// An NCCL log's `nccl` section comes from the Python diagnosis (topology/nccl_handover.h).
+nlohmann::json topology_json(const std::vector<NodeReport>& nodes, const CeilingsDb& ceilings);
+std::string topology_table(const std::vector<NodeReport>& nodes);
 
 }  // namespace wb

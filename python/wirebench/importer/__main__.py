@@ -23,6 +23,7 @@ from ..contracts.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from .. import collectives
 from ..diagnosis.pasted import add_pasted
+from ..diagnosis.pasted import add_pasted
 from . import json_text, nccl_tests
 from .importer import Options
 from .paste import Paste, read_text
@@ -271,6 +272,8 @@ def main(argv):
                 notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
                              ": judged against that algorithm's expectation")
     topology = read_topology(args)
+    # NCCL's lines inside the imported outputs are diagnosed as --nccl-log's (docs/nccl-diagnosis.md)
+    topology = add_pasted(topology, [path for path, _, _ in imported], args.nccl_log)
     # NCCL's lines inside the imported outputs are diagnosed as --nccl-log's (docs/nccl-diagnosis.md)
     topology = add_pasted(topology, [path for path, _, _ in imported], args.nccl_log)
     if args.rate is not None and not args.link_class:
