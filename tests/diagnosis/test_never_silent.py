@@ -97,3 +97,21 @@ def test_lines_without_nccls_prefix_count_too():
                  "Cuda failure common.cu:891 'CUDA driver version is insufficient for CUDA runtime version'\n")
     assert "cuda-driver-too-old:FAIL@3" in ids(said)
     assert any("misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]" in f.what for f in said)
+
+
+def test_cuda_error_strings_and_other_programs_nccl_failures_are_errors():
+    """pick-pytorch#14's `cuda runtime error (101) : invalid device ordinal`, vLLM's `Cuda error
+    FILE:LINE '...'` (sgl-project/sglang#552) and XGBoost's `NCCL failure :remote process exited ...`
+    (dmlc/xgboost#8929), each as posted, no NCCL line beside them."""
+    said = found("RuntimeError: cuda runtime error (101) : invalid device ordinal at "
+                 "/pytorch/torch/csrc/cuda/Module.cpp:59\n")
+    assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and said[0].why.startswith("CUDA error")
+    said = found("Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not "
+                 "supported between these two devices'\n")
+    assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and "peer access is not supported" in said[0].what
+    said = found("Exception: \"XGBoostError('[18:46:50] ../src/collective/../common/device_helpers.cuh:135: NCCL failure "
+                 ":remote process exited or there was a network error')\"\n")
+    assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and said[0].why.startswith("ncclRemoteError")
+    # NCCL's own `unhandled cuda error` stays NCCL's class
+    said = found("fastmoe: Test NCCL failure common.cu:777 'unhandled cuda error'\n")
+    assert said[0].why.startswith("ncclUnhandledCudaError")

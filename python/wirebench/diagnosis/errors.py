@@ -67,7 +67,10 @@ OTHER_ERRORS = (
     (re.compile(r"\bDistBackendError\b.*"), "pytorch"),
     (re.compile(r"\bWatchdog caught collective operation timeout\b.*"), "timeout"),
     (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
-    (re.compile(r"\bCUDA error: .*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
+    (re.compile(r"\bNCCL failure\b.*"), "program"),                                              # XGBoost's, ...
+    # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
+    # `Cuda error FILE:LINE '...'`, the enums' names
+    (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
 )
 PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[Rank (\d+)\]")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
@@ -82,7 +85,7 @@ class Error:
     said: str        # what the catalogue's signatures are searched in
     error_class: ErrorClass
     classed: bool    # the class is said (a code, a name, a timeout), not guessed from a bare WARN
-    kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, timeout, cuda
+    kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, program, timeout, cuda
     ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
 
 
@@ -91,7 +94,8 @@ def class_of(text):
     found = CHAIN.match(text)
     if found and int(found.group(3)) in CLASSES:
         return CLASSES[int(found.group(3))], True
-    if re.search(r"Cuda failure|CUDA failure|CUDA error|cudaError|CUDA_ERROR", text):
+    if re.search(r"Cuda failure|CUDA failure|(?<!unhandled )\b[Cc][Uu][Dd][Aa] (?:runtime )?error|cudaError|CUDA_ERROR",
+                 text):
         return CLASSES["cuda"], True  # before the class names: CUDA's own words ('invalid argument') are CUDA's
     found = CLASS_NAMED.search(text)
     if found:
