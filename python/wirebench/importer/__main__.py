@@ -23,7 +23,6 @@ from ..contracts.schema import RESULT_COLUMNS, ExitCode, version
 from ..run.paths import BIN
 from .. import collectives
 from ..diagnosis.pasted import add_pasted
-from ..diagnosis.pasted import add_pasted
 from . import json_text, nccl_tests
 from .importer import Options
 from .paste import Paste, read_text
@@ -110,19 +109,25 @@ def read_file(path, args):
         found, refused = read_paste(path, paste, options, known), None
     except InputError as error:
         found, refused = None, error
-    wrapped = paste.unwrapped()
-    if wrapped is not None:
+    best, width = found, 0
+    for wrapped in (paste.unwrapped(strict=True), paste.unwrapped()):
         try:
-            joined = read_paste(path, wrapped, options, known)
+            joined = read_paste(path, wrapped, options, known) if wrapped is not None else None
         except InputError:
             joined = None
-        # a wrap cut rows (fewer read) or their figures (as many, other figures): the joined reading,
-        # where it reads no fewer rows and other ones; the same rows: the paste was not wrapped
-        if joined and joined[1][0] and (found is None or (len(joined[1][0]) >= len(found[1][0]) and
-                                                           joined[1][0] != found[1][0])):
-            joined[1][1].insert(0, f"{path}: its lines were cut at {wrapped.wrapped_at} characters (a terminal's "
-                                   "width) and are read joined again")
-            return joined
+        if not (joined and joined[1][0]):
+            continue
+        # a wrap cuts rows (fewer read) or a row's figures (as many, other figures): a joined reading
+        # with more rows, or as many as the paste as it is and other ones (the first joining: the
+        # stricter); the same rows: the paste was not wrapped
+        more = best is None or len(joined[1][0]) > len(best[1][0])
+        other = found is not None and best is found and len(joined[1][0]) == len(found[1][0]) and joined[1][0] != found[1][0]
+        if more or other:
+            best, width = joined, wrapped.wrapped_at
+    if width:
+        best[1][1].insert(0, f"{path}: its lines were cut at {width} characters (a terminal's width) and are read "
+                             "joined again")
+        return best
     if refused is not None:
         raise refused
     return found
@@ -272,8 +277,6 @@ def main(argv):
                 notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
                              ": judged against that algorithm's expectation")
     topology = read_topology(args)
-    # NCCL's lines inside the imported outputs are diagnosed as --nccl-log's (docs/nccl-diagnosis.md)
-    topology = add_pasted(topology, [path for path, _, _ in imported], args.nccl_log)
     # NCCL's lines inside the imported outputs are diagnosed as --nccl-log's (docs/nccl-diagnosis.md)
     topology = add_pasted(topology, [path for path, _, _ in imported], args.nccl_log)
     if args.rate is not None and not args.link_class:

@@ -43,7 +43,7 @@ from pathlib import Path
 from ..contracts.input_files import InputError, readable_file, unreadable
 
 # -- the per-line transforms ------------------------------------------------------------------------
-QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # Markdown's quote, nested or not
+QUOTE = re.compile(r"^\s*(?:>\s?)+")  # Markdown's quote, nested or not (indented with its note too)
 # a list item's marker and its space (the line's own indentation stays), or a bare one (an empty item)
 BULLET = re.compile(r"^\s{0,3}[-*+](?: |$)")
 TIMESTAMP = re.compile(
@@ -68,7 +68,7 @@ RANK_PREFIX = re.compile(r"^\s*(?:\d+: |\d+:(?=\[)|\[\d+\]:? ?)")
 INNER_RANK = re.compile(r"(?<=\S)\s?\[\d+\]:?(?=\s)")  # `[0]` before each piece of a row written in pieces
 
 # -- what the paste holds beside the tool's lines ------------------------------------------------------
-NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^NCCL version \d")
+NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^\s*NCCL version \d")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
 COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
@@ -116,7 +116,7 @@ def clean(text, hosts=None):
         else:
             tagged = RANK_PREFIX.match(text)
             text = text[tagged.end():] if tagged else text
-            if tagged and tagged.group(0).startswith("[") and not NCCL_LINE.search(text):
+            if tagged and tagged.group(0).lstrip().startswith("[") and not NCCL_LINE.search(text):
                 text = INNER_RANK.sub("", text)  # the same launcher's tag before each later piece
         if text == before:
             break
@@ -192,9 +192,8 @@ class Paste:
     @classmethod
     def _build(cls, numbered, cut):
         paste = cls([], raw=numbered, cut=cut)
-        # a Markdown note: only its code blocks are the tool's
-        fenced = any(FENCE.match(c) for c in (clean(t) for _, t in numbered) if c is not None)
-        numbered = _without_line_numbers(numbered, fenced)
+        fenced = _fenced(numbered)
+        numbered = _without_line_numbers(_dedented(numbered, fenced), fenced)
         inside = False
         for position, (number, line) in enumerate(numbered):
             line = clean(line, paste.hosts)
@@ -227,27 +226,30 @@ class Paste:
                 l.text = l.text[common:]
         return paste
 
-    def unwrapped(self):
+    def unwrapped(self, strict=False):
         """The paste as it was before a terminal (or a console log's viewer) wrapped its long lines at
         its width: the longest lines' length, where it is 60 or more, taken as the width, each line
-        of that length is joined with the line after it (the wrap cut it there, no character lost)
-        unless that line is blank or starts as the cut one does (a line of its own). None where no
-        line is that long. Which reading is right is the table's to say: wirebench import reads
-        both and keeps the joined one where it reads no fewer rows and other ones (a wrap cuts
-        rows, or a row's figures)."""
-        texts = [(number, t.rstrip("\r")) for number, t in self.raw]
+        of that length is joined with the line after it (the wrap cut it there, no character lost;
+        a quote's or a launcher's decoration of the rest goes) unless that line is blank or a line
+        of its own: it starts as the cut one does, or with `#`, a fence or NCCL's `host:pid:tid
+        [dev] NCCL`. `strict`: nor where the cut line ends in a word and the next starts with a
+        space (a line that is just the width long, then the next). None where no line is that
+        long. Which reading is right is the table's to say: wirebench import reads them all and
+        keeps the joined one where it reads no fewer rows and other ones (a wrap cuts rows, or a
+        row's figures)."""
+        texts = [(number, t.rstrip("\r")) for number, t in _dedented(self.raw, _fenced(self.raw))]
         width = max((len(t) for _, t in texts), default=0)
         if width < WRAP_MIN:
             return None
         joined = []
         for number, text in texts:
-            if joined and len(joined[-1][2]) == width and _continues(joined[-1][2], text):
+            if joined and len(joined[-1][2]) == width and _continues(joined[-1][2], text, strict):
                 first, so_far, _ = joined[-1]
-                joined[-1] = (first, so_far + text, text)
+                rest = clean(text)
+                joined[-1] = (first, so_far + (rest if rest is not None and text.endswith(rest) else text), text)
             else:
                 joined.append((number, text, text))  # (its first line's number, the line, its last piece)
-        joined = [(number, text) for number, text, _ in joined]
-        paste = type(self)._build(joined, self.cut)
+        paste = type(self)._build([(number, text) for number, text, _ in joined], self.cut)
         paste.wrapped_at = width
         return paste
 
@@ -292,13 +294,17 @@ class Paste:
             yield Folded(first, text, count)
 
 
-def _continues(piece, text):
-    """Whether `text` can be the rest of a line a wrap cut after `piece`: not blank, and not a line
-    of its own starting as `piece` does (the next of two Rank lines that are just the width long)."""
-    if not text.strip():
+NCCL_START = re.compile(r"^\S+:\d+:\d+ \[\d+\] NCCL |^NCCL version ")  # a line of NCCL's log, where it begins
+
+
+def _continues(piece, text, strict=False):
+    """Whether `text` can be the rest of a line a wrap cut after `piece` (Paste.unwrapped)."""
+    cut, rest = clean(piece) or "", clean(text)
+    if rest is None or not rest.strip() or rest.lstrip().startswith(("#", "```")) or NCCL_START.match(rest.lstrip()):
         return False
-    first, after = piece.split(None, 1)[:1], text.split(None, 1)[:1]
-    return first != after and not text.lstrip().startswith("```")
+    if cut.split(None, 1)[:1] == rest.split(None, 1)[:1]:
+        return False
+    return not (strict and piece[-1:].strip() and rest[:1].isspace())
 
 
 def _numbered(source):
@@ -316,6 +322,28 @@ def _numbered(source):
                 yield number, line.rstrip("\n")
         except UnicodeDecodeError as error:
             raise _refused(path, number + 1, error, encoding) from None
+
+
+def _fenced(numbered):
+    """Whether the paste is a Markdown note: only its code blocks are the tool's."""
+    return any(FENCE.match(c) for c in (clean(t) for _, t in numbered) if c is not None)
+
+
+def _dedented(numbered, fenced):
+    """The lines without the indentation they all share (of its code blocks, in a Markdown note):
+    a code block indented in a note or under a list item, before any prefix a line carries (the
+    indentation of a line whose quote or tag goes would otherwise count as none)."""
+    inside, indents = False, []
+    for _, line in numbered:
+        line = line.rstrip("\r")
+        if FENCE.match(clean(line) or ""):
+            inside = not inside
+        elif line.strip() and (inside or not fenced):
+            indents.append(len(line) - len(line.lstrip(" ")))
+    common = min(indents, default=0)
+    if not common:
+        return numbered
+    return [(number, line[common:] if line[:common].isspace() else line) for number, line in numbered]
 
 
 def _without_line_numbers(numbered, fenced):
