@@ -50,7 +50,7 @@ void add_collective_expectations(NodeReport& report, const CeilingsDb& ceilings)
   double nics_GBps = 0, nic_healthy = 1;
   std::string nic_class;
   for (const DerivedLink& l : report.links) {
-    if (starts_with_gpu(l.a) && starts_with_gpu(l.b)) {
+    if (starts_with_gpu(l.a) && starts_with_gpu(l.b) && l.a != l.b) {  // a GPU's own copy (`device`) is no pair
       pairs.push_back(&l);
       if (l.ceiling_GBps && (!widest || *l.ceiling_GBps > *widest->ceiling_GBps)) widest = &l;
     }

@@ -34,6 +34,21 @@ const CollectiveExpectation* find(const NodeReport& r, const std::string& nodes,
   return nullptr;
 }
 
+TEST(CollectiveExpectations, AGpusCopyInsideItsMemoryIsNoPairOfTheRing) {
+  // issue 57: with the GPU model known each GPU has a `device` link to itself (gpu0 - gpu0, 1675 GB/s
+  // for an H100 SXM); it is neither the node's widest NVLink nor a pair that is not NVLink.
+  const GpuMemoryDb memory = GpuMemoryDb::read(WB_SOURCE_SUITES_DIR "/gpu-memory.csv");
+  DerivationOptions options;
+  options.gpu_memory = &memory;
+  options.gpu_model = "NVIDIA H100 80GB HBM3";
+  NodeReport r;
+  r.node = topology_from_matrix(read_nvidia_smi_topo(WB_TEST_DATA_DIR "/topo/h100-8gpu-8nic.txt"), "n");
+  r.links = derive_links(r.node, project_ceilings(), options);
+  add_collective_expectations(r, project_ceilings());
+  ASSERT_NE(find(r, "1", "ring"), nullptr) << r.collectives_note;
+  EXPECT_DOUBLE_EQ(find(r, "1", "ring")->busbw_GBps, 450);
+}
+
 TEST(CollectiveExpectations, AnH100NodeExpectsNvlsOnOneNodeAndNvlsTreeOnTwo) {
   const NodeReport r = report_of("h100-8gpu-8nic.txt", true);
   // One node: ring at the GPU's 450 GB/s of NVLink 4; NCCL's pick NVLS, 1.75 x .85 x 15/16 x 450.
