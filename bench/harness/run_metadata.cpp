@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <sys/utsname.h>
 
@@ -78,6 +79,18 @@ ExtraItems path_settings_extra(const char* const* envp) {
   return extra;
 }
 
+std::string virtual_machine_evidence(const std::string& cpuinfo_path) {
+  std::ifstream in(cpuinfo_path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("flags")) continue;
+    std::istringstream words(line.substr(line.find(':') == std::string::npos ? line.size() : line.find(':') + 1));
+    for (std::string word; words >> word;)
+      if (word == "hypervisor") return "the hypervisor CPU flag in " + cpuinfo_path;
+    return "";  // the first processor's flags say it
+  }
+  return "";
+}
+
 void write_run_metadata(const std::string& path, const RunMetadata& meta) {
   nlohmann::json doc = read_existing(path);
   doc["schema_version"] = kMetaSchemaVersion;
@@ -96,6 +109,8 @@ void write_run_metadata(const std::string& path, const RunMetadata& meta) {
   // the kernel the run measured on: a night's changes in the history name it (wirebench history)
   if (utsname host{}; uname(&host) == 0) doc["versions"]["kernel"] = std::string(host.release);
   doc["environment"] = meta.environment;
+  // What the machine is, where it matters to a verdict (the reporter's typical shared-memory latency)
+  doc["machine"] = {{"virtual", !meta.virtual_machine.empty()}, {"evidence", meta.virtual_machine}};
   nlohmann::json command = {{"argv", meta.command_line}, {"ranks", meta.ranks},
                             {"hosts", meta.hosts}, {"started", utc_now_iso8601()}};
   if (!doc.contains("commands") || !doc["commands"].is_array()) doc["commands"] = nlohmann::json::array();

@@ -11,6 +11,11 @@
 
 namespace wb {
 
+// Why this machine is a virtual machine, from /proc/cpuinfo (or `cpuinfo_path`): the `hypervisor`
+// CPU flag every hypervisor sets (CPUID leaf 1, ECX bit 31: KVM, Hyper-V, VMware, Xen HVM, AWS Nitro).
+// "" where the flag is absent or the file unreadable.
+std::string virtual_machine_evidence(const std::string& cpuinfo_path = "/proc/cpuinfo");
+
 struct RunMetadata {
   std::vector<std::string> hosts;                   // one per node, in rank order of first rank
   int ranks = 1;
@@ -19,6 +24,9 @@ struct RunMetadata {
   std::map<std::string, std::string> environment;   // NCCL_*, UCX_*, MPIR_*, ...
   std::string version;                              // the project's version (harness/version.h)
   std::string revision;                             // the git revision it was built from
+  // Why the node that wrote the file is a virtual machine ("" on bare metal): a VM's vCPU scheduling,
+  // not its wiring, sets its shared-memory latency, so the reporter holds no bare-metal typical to it.
+  std::string virtual_machine = virtual_machine_evidence();
 };
 
 // Variables whose names start with one of the recorded prefixes (NCCL_, UCX_, MPIR_, ...).

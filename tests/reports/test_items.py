@@ -193,3 +193,34 @@ def test_a_sweep_before_a_failed_step_that_finished_is_judged(tmp_path):
     verdicts = {(v.row.text("src"), v.row.text("dst"), v.row.text("bytes")): v for v in judged(make_run(tmp_path / "run", rows))}
     assert verdicts[("node0/rank0", "node2/rank2", "1048576")].verdict == "PASS"
     assert verdicts[("node0/rank0", "node2/rank2", "8")].verdict == "DATA"
+
+
+# The 0 B shared-memory ping-pong of the 20-run series (bench/MEASUREMENTS.md, session 28), run 2:
+# 0.7511 us, 2.5x the typical 0.3 us, on a healthy 2-vCPU VM where osu_latency itself read 1.05-1.36 us.
+SHM_ROW = ("net,pingpong,mpi,shm,vm/rank0,vm/rank1,uni,send_recv,uint8,0,2,1,611600,0.75114,0.7123945,0.853987,,,0,"
+           "window=1;rounds=100,OK,,3058,18.85035,time_us@smallest:typical_latency,"
+           "mpiexec -n 2 wb-net --tests latency --sizes 0 --backend mpi\n")
+SHM_TYPICAL = {"schema_version": 1, "nodes": [], "typical_latency_us": [
+    {"generation": "any", "latency_us": 0.3, "link_class": "shm",
+     "source": "latency: MVAPICH's published intra-node osu_latency with shared memory (0.2-0.4 us)"}]}
+
+
+@pytest.mark.parametrize("machine", [None, {"virtual": False, "evidence": ""},
+                                     {"virtual": True, "evidence": "the hypervisor CPU flag in /proc/cpuinfo"}])
+def test_a_virtual_machine_s_shared_memory_latency_is_not_held_to_bare_metal_s_typical(tmp_path, machine):
+    """The series' three WARNs on a healthy machine were this item (the bare-metal typical figure on a
+    VM): on a VM it is NOT JUDGED, saying why; on bare metal, or a run that does not say, as before."""
+    header = HEADER.rstrip("\n") + ",judged,rerun\n"
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "results.csv").write_text(header + SHM_ROW)
+    meta = {"results_schema_version": 2, "schema_version": 1}
+    if machine is not None:
+        meta["machine"] = machine
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    (tmp_path / "topology.json").write_text(json.dumps(SHM_TYPICAL))
+    v = next(v for v in judged(tmp_path) if v.item)
+    if machine and machine["virtual"]:
+        assert v.verdict == "NOT JUDGED" and "virtual machine (the hypervisor CPU flag in /proc/cpuinfo)" in v.reason
+        assert "bare metal's" in v.reason
+    else:
+        assert v.verdict == "WARN" and "2.50x the typical 0.3 us" in v.reason

@@ -54,6 +54,30 @@ TEST(RunMetadata, WritesEveryFieldAndMergesASecondCommand) {
   EXPECT_TRUE(doc.contains("created"));
 }
 
+TEST(RunMetadata, AVirtualMachineIsToldByItsHypervisorFlag) {
+  TempDir dir;
+  // /proc/cpuinfo's shape: a block per processor, "flags\t\t: ..." (KVM's guest on this project's VM)
+  const std::string vm = dir.file("cpuinfo-vm"), metal = dir.file("cpuinfo-metal");
+  testing::write_text(vm, "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu vme sse2 ht syscall nx "
+                          "hypervisor lahf_lm\n\nprocessor\t: 1\nflags\t\t: fpu hypervisor\n");
+  testing::write_text(metal, "processor\t: 0\nflags\t\t: fpu vme sse2 ht syscall nx lahf_lm hypervisor_x\n");
+  EXPECT_EQ(virtual_machine_evidence(vm), "the hypervisor CPU flag in " + vm);
+  EXPECT_EQ(virtual_machine_evidence(metal), "");
+  EXPECT_EQ(virtual_machine_evidence(dir.file("absent")), "");
+
+  RunMetadata meta = sample("node1", "--sizes=8");
+  const std::string path = dir.file("meta.json");
+  meta.virtual_machine = virtual_machine_evidence(vm);
+  write_run_metadata(path, meta);
+  auto doc = nlohmann::json::parse(testing::read_text(path));
+  EXPECT_EQ(doc["machine"]["virtual"], true);
+  EXPECT_EQ(doc["machine"]["evidence"], "the hypervisor CPU flag in " + vm);
+  meta.virtual_machine = "";
+  write_run_metadata(path, meta);
+  doc = nlohmann::json::parse(testing::read_text(path));
+  EXPECT_EQ(doc["machine"]["virtual"], false);
+}
+
 TEST(RunMetadata, DamagedFileIsNamedWithItsLine) {
   TempDir dir;
   const std::string path = dir.file("meta.json");

@@ -16,6 +16,7 @@ from pathlib import Path
 from . import judging
 from .endpoints import Endpoint, node_of, parse
 from ..contracts.input_files import InputError, read_utf8
+from ..contracts.run_meta import read_meta
 from ..contracts.schema import version
 
 
@@ -245,6 +246,9 @@ class Ceilings:
         # topology written before its GPUs had `device` links still gives their copies a ceiling.
         self.gpu_names = gpu_names or {}
         self.without_topology = False  # the run directory has no topology.json
+        # Why the measuring node is a virtual machine (meta.json's `machine`), "" on bare metal: the
+        # typical shared-memory latency is bare metal's, and a VM's vCPU scheduling sets its own.
+        self.virtual_machine = ""
         # What `wirebench topo --nccl-log` read of an NCCL_DEBUG=INFO log (topology.json's `nccl`):
         # its catalogue's diagnoses become findings (verdicts.nccl_log_findings).
         self.nccl_log = nccl_log if isinstance(nccl_log, dict) else {}
@@ -276,6 +280,14 @@ class Ceilings:
 
     @staticmethod
     def load(run_dir: Path):
+        ceilings = Ceilings._load(run_dir)
+        machine = read_meta(run_dir / "meta.json").get("machine")
+        if isinstance(machine, dict) and machine.get("virtual") is True:
+            ceilings.virtual_machine = str(machine.get("evidence") or "meta.json says so")
+        return ceilings
+
+    @staticmethod
+    def _load(run_dir: Path):
         expectations, gpu = [], None
         suite = run_dir / "suite.json"
         if suite.exists():
@@ -314,7 +326,18 @@ class Ceilings:
         return Ceilings(links, expectations, latencies, collectives, doc.get("nccl"), gpu, gpu_names)
 
     def typical_latency(self, row):
+        """The class's typical latency; none for shared memory on a virtual machine (bare_metal_only)."""
+        if self.bare_metal_only(row):
+            return None
         return self.latencies.get(row.text("link_class"))
+
+    def bare_metal_only(self, row):
+        """Why the typical latency of the row's class does not hold here, or "": shared memory's typical
+        (MVAPICH's 0.2-0.4 us) is bare metal's; on a virtual machine the hypervisor's vCPU scheduling
+        sets it (osu_latency itself reads 1.1-1.4 us on this project's 2-vCPU VM, bench/MEASUREMENTS.md)."""
+        if self.virtual_machine and row.text("link_class") == "shm" and "shm" in self.latencies:
+            return self.virtual_machine
+        return ""
 
     def _link(self, host, a, b):
         table = self.links.get(host) or (next(iter(self.links.values())) if len(self.links) == 1 else {})

@@ -136,6 +136,13 @@ def judge_row(row, ceilings, largest, smallest, share=(1, "")):
         typical = ceilings.typical_latency(row)
         if typical:
             return _judge_latency(row, typical)
+        virtual = ceilings.bare_metal_only(row)
+        if virtual:
+            return Verdict(row, "NOT JUDGED", f"not judged: the measuring node is a virtual machine ({virtual}); "
+                           f"the typical {ceilings.latencies['shm'].latency_us:g} us of shm links is bare metal's, "
+                           "and a VM's vCPU scheduling sets its own (osu_latency reads 1.1-1.4 us on a healthy "
+                           "2-vCPU VM): nothing typical to hold it to", "time_us", row.number("time_us"),
+                           not_judged_why="virtual machine")
         return Verdict(row, "NOT JUDGED", NO_CEILING, "time_us", row.number("time_us"), not_judged_why=NO_CEILING)
     at = _declared_at(row, metric, "largest" if is_bandwidth else "smallest")
     if at != "each" and size != (largest if at == "largest" else smallest).get(sweep_key(row), size):
