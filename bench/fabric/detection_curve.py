@@ -93,7 +93,9 @@ def by_runner(bin_dir, nodes, rate, degrade, run_dir, work, wb_net):
 
 def virtual(args):
     new = not args.out.exists()
-    with open(args.out, "a", newline="") as out, tempfile.TemporaryDirectory() as work:
+    with open(args.out, "a", newline="") as out, tempfile.TemporaryDirectory() as scratch:
+        work = args.keep or scratch  # --keep: each run's directory stays, to read its report
+        Path(work).mkdir(parents=True, exist_ok=True)
         writer = csv.DictWriter(out, COLUMNS)
         if new:
             writer.writeheader()
@@ -191,6 +193,7 @@ def main(argv):
     parser.add_argument("--quick", action="store_true", help="virtual: 64 KiB in 4 MiB batches (QUICK), not the "
                         "fabric suite's 256 KiB")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--keep", type=Path, help="virtual: keep each run's directory here (MODE-NODES-SLOW-RUN)")
     parser.add_argument("--table", type=Path)
     args = parser.parse_args(argv[1:])
     if args.table:

@@ -497,3 +497,23 @@ def test_a_node_whose_worst_pairs_crossed_the_fail_bound_is_one_node_not_paths_a
     explained = [v for v in verdicts if v.explained_by]
     assert len(explained) == 14 and {v.explained_by for v in explained} == {"node node4"}
     assert not [v for v in explained if "culprit path" in v.reason]
+
+
+def test_a_row_too_noisy_to_be_slow_alone_on_a_pair_its_culprit_names_joins_it(tmp_path):
+    """The runner's curve, 8 nodes, node2 20% slow (kept as /tmp/keep20 in session 28): 11 of node2's
+    14 rows slow, three at 79.9% of the ceiling with spreads of 1-38%, "undecided" WARNs of their own
+    beside "FAIL node node2": one fault, counted once."""
+    rows = []
+    for row in fleet(8, rate=lambda a, b, ra, rb: 0.75 if 2 in (a, b) else 0.97, noise=0.004):
+        fields = row.split(",")
+        if fields[4].startswith(("node0/", "node6/")) and fields[5].startswith("node2/"):
+            t = 1048576 / (CEILING * 0.799 * 1e3)  # at the healthy fraction's edge, with a 38% spread
+            fields[13:18] = [f"{t:.7g}", f"{t * 0.8:.7g}", f"{t * 1.18:.7g}", f"{CEILING * 0.799:.7g}", f"{CEILING * 0.799:.7g}"]
+            fields[-1] = "38\n"
+            row = ",".join(fields)
+        rows.append(row)
+    verdicts = judged(tmp_path, rows)[1]
+    assert culprits(verdicts) == ["node:node2"]
+    assert [(v.row.text("src"), v.row.text("dst")) for v in verdicts if v.item and v.verdict == "WARN"] == []
+    joined = [v for v in verdicts if "too close to its bound" in v.reason]
+    assert len(joined) == 2 and {v.explained_by for v in joined} == {"node node2"}

@@ -235,6 +235,7 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
                       for kind, name, rows in localise(members, slow) if rows]
             found += _lagging(key[5], members, make_verdict, found[before:])
             _join_paths_to_nodes(found, before, key[5], members, unit, make_verdict, healthy)
+            _join_undecided_rows(found[before:], members)
             continue
         # Measured twice: a pair is slow when it is slow both times. A moment that slowed a pair once
         # (two cores carrying eight ranks on the virtual cluster; a burst on a shared fabric) then
@@ -260,6 +261,7 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
                 _gone_when_measured_again(found[-1], rows, second[key])
         found += _lagging(key[5], members, make_verdict, found[before:])
         _join_paths_to_nodes(found, before, key[5], members, unit, make_verdict, healthy)
+        _join_undecided_rows(found[before:], members)
     for key, members in _listed_fleets(verdicts).items():
         try:
             named = screen_rows.replay(members, leaf_of or {})
@@ -336,6 +338,23 @@ def _join_paths_to_nodes(found, before, schedule, members, unit, make_verdict, h
                        SLOW_RELATIVE if level == "FAIL" else LAG_RELATIVE)
         new.measured_again, new.notes_before = old.measured_again, list(old.notes_before)
         found[found.index(old)] = new
+
+
+def _join_undecided_rows(named, members):
+    """A WARN row of a node pair a node or path culprit names is that culprit's too, so the fault is
+    counted once: a row at the healthy fraction's edge by less than its own spread is "undecided"
+    (row_verdicts), neither slow nor lagging, while its pair is slow (measured: the runner's curve,
+    8 nodes, node2 20% slow: three of node2's 14 rows read WARN beside "FAIL node node2")."""
+    for found in named:
+        if found.record.subject not in ("node", "path"):
+            continue
+        name = f"{found.record.subject} {found.record.place}"
+        pairs = {_node_pair(m) for m in members if m.explained_by == name}
+        for m in members:
+            if not m.explained_by and m.verdict == "WARN" and _node_pair(m) in pairs:
+                m.verdict, m.explained_by = "DATA", name
+                m.note_before(f"explained by the culprit {name} (a row of a pair it names, too close to its bound "
+                              "to count as slow alone)")
 
 
 def _listed_fleets(verdicts):
