@@ -244,7 +244,8 @@ def _run_in_fake_slurm(tmp_path, fails, steps="  - {name: GPU pairs, binary: wb-
     (fake / "srun").write_text(FAKE_SRUN)
     (fake / "srun").chmod(0o755)
     (tmp_path / "mine.yaml").write_text("name: mine\nsteps:\n" + steps)
-    shutil.copy(ROOT / "suites" / "ceilings.csv", tmp_path)  # WB_SUITES_DIR is where topo finds it too
+    for data in ("ceilings.csv", "gpu-memory.csv"):  # WB_SUITES_DIR is where topo finds them too
+        shutil.copy(ROOT / "suites" / data, tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "WB_LAUNCHER"}
     env.update(WB_SUITES_DIR=str(tmp_path), SLURM_JOB_ID="77", SLURM_NTASKS="16", SLURM_JOB_NUM_NODES="2",
                PATH=f"{fake}:{os.environ['PATH']}", FAKE_SRUN_FAILS="1" if fails else "0")

@@ -1,6 +1,7 @@
 """The Python package's layers, as docs/design.md draws them (issue 45): `contracts` (schema/, input
 files, meta.json) below everything; `robust` and `collectives` beside it; `history` on those; `report`
-on history; `run` and `importer` on report; `slurm` on run (`wirebench check` runs a suite). A library module imports only its own package
+on history; `run` and `importer` on report; `slurm` on run (`wirebench check` runs a suite); `diagnosis`
+(the NCCL log's) on importer's paste reader and run's paths. A library module imports only its own package
 and the layers below it, so no two packages import each other; a program (`__main__`) may use any
 library, and no library imports a program. Checked on every import statement, function-local ones
 too (ctest label: unit)."""
@@ -17,6 +18,7 @@ BELOW = {  # package: the packages (and top-level modules) its library modules m
     "importer": {"contracts", "robust", "collectives", "report"},
     "run": {"contracts", "robust", "collectives", "report"},
     "slurm": {"contracts", "robust", "report", "run"},  # wirebench check runs a suite
+    "diagnosis": {"contracts", "importer", "run"},  # the paste reader; run.paths: the suites' folder
     "__main__": {"contracts"},  # python3 -m wirebench COMMAND: a program, each command's imported by name
 }
 
