@@ -4,6 +4,7 @@ nodes, versions). The one writer and reader of the file; its version (schema/ver
 history) is in its meta table and checked on every open. Writers take SQLite's write lock for the
 whole run (BEGIN IMMEDIATE, waiting up to `timeout` s), so several CI jobs adding at once each
 add whole runs; a run already there (the same results.csv) is not added again."""
+import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -97,8 +98,8 @@ class History:
             if not self.path.parent.is_dir():
                 raise InputError(f"{self.path}: its folder {self.path.parent} does not exist (the history file is "
                                  "made there, the folder is not)")
-        else:
-            self._check_file(create)
+            self._make(timeout)
+        self._check_file(create)
         try:
             if create:
                 self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
@@ -110,6 +111,29 @@ class History:
         except sqlite3.DatabaseError as error:
             raise InputError(f"{self.path}: not a wirebench history that can be read (SQLite: {error}); the run "
                              "directory is untouched") from None
+
+    def _make(self, timeout):
+        """A new history appears whole: made beside its name and linked to it, so that a writer running
+        at the same time never meets it empty (SQLite writes a file's header only with its first
+        transaction; six nightly writers starting at once on a new history refused each other's file as
+        "an empty file"). A writer that loses the race opens the winner's."""
+        fresh = self.path.parent / f".{self.path.name}.{os.getpid()}.new"
+        try:
+            self.db = sqlite3.connect(fresh, timeout=timeout, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self._prepare()
+            self.db.close()
+            try:
+                os.link(fresh, self.path)
+            except FileExistsError:
+                pass  # another writer made it first: theirs is whole too
+            except OSError:  # a filesystem without hard links: put it in place unless one came first
+                if not self.path.exists():
+                    os.replace(fresh, self.path)
+        except sqlite3.DatabaseError as error:
+            raise InputError(f"{self.path}: cannot make a history there (SQLite: {error})") from None
+        finally:
+            fresh.unlink(missing_ok=True)
 
     def _check_file(self, create):
         """An existing path that is a readable SQLite file, or an InputError in the system's words."""
