@@ -121,10 +121,10 @@ int run_topo_command(CommandLine& args) {
   if (png && nccl_file && !matrix_file)
     throw UsageError("--png draws a node's wiring; an NCCL log alone describes none: add --nvidia-smi-topo FILE");
   const CeilingsDb ceilings = CeilingsDb::read(ceilings_file.value_or(suites_dir() + "/ceilings.csv"));
-  // A file is its own machine: with saved text this machine is not discovered (a log from another
   // each GPU model's memory bandwidth: its copies' ceiling (a `device` link a GPU)
   const GpuMemoryDb gpu_memory = GpuMemoryDb::read(suites_dir() + "/gpu-memory.csv");
   options.gpu_memory = &gpu_memory;
+  // A file is its own machine: with saved text this machine is not discovered (a log from another
   // cluster must not be described with this node's wiring). No file at all: live discovery.
   std::vector<NodeReport> nodes;
   std::optional<TopoMatrix> matrix;
