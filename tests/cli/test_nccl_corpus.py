@@ -1,6 +1,6 @@
 """The NCCL error corpus of issue 55 (tests/data/nccl-corpus/): its index is well formed, its split
 is the seeded plan's, every catalogue entry is a regular expression both Python and C++'s ECMAScript
-read and is backed by a train case, and bench/nccl/corpus_recall.py measures and refuses as it says."""
+read and is backed by a train case, and bench/diagnosis/corpus_recall.py measures and refuses as it says."""
 import csv
 import json
 import re
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench" / "nccl"))
+sys.path.insert(0, str(ROOT / "bench" / "diagnosis"))
 import corpus  # noqa: E402
 import corpus_recall  # noqa: E402
 import split_plan  # noqa: E402

@@ -5,13 +5,12 @@ thing is not compared on it, except settings: a host whose start the log shows a
 NCCL_X where another sets it differs."""
 import re
 
+from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from .registry import rule
 from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
 STARTED = re.compile(r"^(?:NCCL version |cudaDriverVersion |Bootstrap : Using )")
-NETWORK = re.compile(r"^Using network (.+?)\s*$")
-IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")
 SPEED = re.compile(r"^NET/IB\w* ?: \[\d+\] ([\w.-]+):.*\bspeed=(\d+)")
 MTU = re.compile(r"^NET/IB\w*: .*\bmtu (\d+)")
 LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
@@ -85,7 +84,7 @@ def network_differs(r, c):
 
 
 def _nics(found):
-    devices = re.findall(r"\[\d+\]\s*(\S+)", found.group(1))
+    devices = BRACKETED.findall(found.group(1))
     return f"{len(devices)} ({', '.join(sorted({d.split('/')[-1] for d in devices}))})"
 
 

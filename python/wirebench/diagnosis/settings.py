@@ -3,14 +3,13 @@ the log (and the node's wiring, where given) shows: a setting that forces a slow
 wiring offers, or names a device the log and the wiring show absent. The settings that switch a
 transport off outright are structural.py's (transport-disabled, p2p-level, nvls-unavailable,
 socket-fallback's evidence)."""
-import re
 
+from .log_reader import BRACKETED, IB_LIST  # the reader's own patterns
 from .registry import rule
 from .structural import ENV_DOCS, settings
 
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")  # NCCL_NET_GDR_LEVEL's names, nearest first
 GDR_NUMBERS = {"0": "LOC", "1": "PIX", "2": "PXB", "3": "PHB", "4": "SYS", "5": "SYS"}
-IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")
 
 
 @rule("gdr-level-below-wiring", "WARN", "network",
@@ -69,7 +68,7 @@ def setting_names_absent_device(r, c):
         if value.startswith("^"):
             return None  # an exclusion names what not to use: absent is fine
         shown = {d.split(":")[0] for msg in c.log.messages if (found := IB_LIST.search(msg.text))
-                 for d in re.findall(r"\[\d+\]\s*(\S+)", found.group(1))}
+                 for d in BRACKETED.findall(found.group(1))}
         if c.wiring is not None:
             shown |= set(c.wiring.nics)
         exact = value.startswith("=")

@@ -8,14 +8,15 @@ at all, those where a finding names another cause, and each miss by name.
 
 The diagnosis, by --via:
   python    wirebench.diagnosis (python/wirebench/diagnosis/) in this process;
-  binary    `wirebench topo --nccl-log FILE --json` (its diagnoses' ids); the C++ diagnosis compiles the
-            catalogue in, so it measures the catalogue of its last build;
+  binary    `wirebench topo --nccl-log FILE --json` (its diagnoses' ids): the front door as users run
+            it, which hands over to the same Python diagnosis (until ad4f3ae a C++ one, with the
+            catalogue of its last build compiled in);
   catalogue the catalogue's signatures alone (suites/nccl-warnings.csv) over each line: what the rows
             say by themselves, not the diagnosis (no coded rule, no error finder);
   auto      (default) python where wirebench.diagnosis imports, else binary.
 
-    python3 bench/nccl/corpus_recall.py [--via auto|python|binary|catalogue] [--bin build/ci/bin/wirebench]
-                                        [--json FILE]
+    python3 bench/diagnosis/corpus_recall.py [--via auto|python|binary|catalogue] [--bin build/ci/bin/wirebench]
+                                             [--json FILE]
 
 Exit 0 with the figures; 3 when the corpus is malformed (the file and line are named); 4 when the
 chosen diagnosis cannot be run (nothing measured).
