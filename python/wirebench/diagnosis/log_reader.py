@@ -24,7 +24,8 @@ PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S
 LOOSE = re.compile(r"(?:^|[\s>\]:])(?:\[(\d+)\] )?(?:([\w./-]+\.(?:cc|cu|cpp|h):\d+) )?NCCL (INFO|WARN) (.*)$")
 # NCCL before 2.3 printed `WARN` without `NCCL`, after its source location: `misc/ibvwrap.cu:61 WARN ...`
 OLD_WARN = re.compile(r"^(?:([^:\s\[\]<>]+):(\d+):\d+ \[(\d+)\] )?([\w./-]+\.(?:cc|cu|cpp|h):\d+) WARN (.*)$")
-CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)\[([0-9a-fA-Fx:.]+)\] -> (\d+)\[([0-9a-fA-Fx:.]+)\]"
+# NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
+CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
 RING = re.compile(r"^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$")
 TREES = re.compile(r"^Trees((?: \[\d+\] \S+)+)\s*$")
@@ -67,7 +68,7 @@ class Channel:
     channel: int
     src_rank: int
     dst_rank: int
-    src: str            # inside the brackets: a device index (new) or a bus id (old)
+    src: str            # inside the brackets: a device index (new) or a bus id (old); "" where none (2.4's NET lines)
     dst: str
     transport: str      # P2P, SHM, NET/IB, NET/Socket, NET
     via: str            # everything after "via": "P2P/direct pointer/read", "NET/IB/0/GDRDMA"
@@ -192,8 +193,8 @@ def _read_info(log, m):
     if found:
         kind, channel, src_rank, src, dst_rank, dst, via = found.groups()
         transport, gdrdma, net_device = transport_of(via)
-        log.channels.append(Channel(m.line, m.host, m.device, int(channel), int(src_rank), int(dst_rank), src, dst,
-                                    transport, via, gdrdma, net_device, kind == "Ring"))
+        log.channels.append(Channel(m.line, m.host, m.device, int(channel), int(src_rank), int(dst_rank), src or "",
+                                    dst or "", transport, via, gdrdma, net_device, kind == "Ring"))
     elif (found := RING.match(message)):
         log.rings.append([int(token) for token in found.group(3).split()])
     elif (found := TREES.match(message)):

@@ -3,6 +3,7 @@ the node's wiring show together. Each is registered with its id, verdict, scope,
 docs/nccl-diagnosis.md's tables are tested against these declarations."""
 import re
 
+from .log_reader import IB_LIST  # the reader's own pattern: one spelling of the line
 from .registry import rule
 
 ENV_DOCS = "NCCL documentation, Environment Variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html)"
@@ -14,10 +15,13 @@ SETTING = re.compile(r"^(NCCL_\w+) set by environment to (.*?)\.?\s*$")
 SOCKET_NETWORK = re.compile(r"^Using network Socket\b")
 SOCKET_DEVICES = re.compile(r"^NET/Socket : Using ")
 SOCKET_CHANNEL = re.compile(r"via NET/Socket/")
-IB_LIST = re.compile(r"^NET/IB : Using ")
 IB_DISABLED = re.compile(r"NCCL_IB_DISABLE set by environment to [1-9]")
 NET_FORCED = re.compile(r"NCCL_NET set by environment to (\S+)")
-NO_PLUGIN = re.compile(r"NET/Plugin.*(No plugin found|Could not find|Failed to find|unable to load)", re.I)
+# an RDMA device named in one of NCCL's lines: Mellanox/NVIDIA HCAs (mlx5_0, NCCL 2.3's `NET/IB: [0] mlx5_0:1/IB`),
+# AWS EFA (the OFI plugin's `Selected provider is efa`, its rdmap devices). NCCL's `NET/Plugin : No plugin
+# found (libnccl-net.so)` / `Could not find: libnccl-net.so` is no such evidence: it says only that no
+# external plugin is installed, on every host without one (NVIDIA/nccl#226: 64 AWS hosts without RDMA).
+RDMA_NAMED = re.compile(r"\bmlx[45]_\w+|\befa\b|\brdmap\w+")
 
 
 def settings(log):
@@ -31,9 +35,10 @@ def settings(log):
 
 
 @rule("socket-fallback", "FAIL", "network",
-      "`Using network Socket` (an older log: `NET/Socket : Using ...`) with evidence of RDMA: `NET/IB : Using` devices, "
-      "the node's topology listing NICs, `NCCL_IB_DISABLE set by environment`, `NCCL_NET` forced, a network plugin "
-      "that did not load",
+      "`Using network Socket` (an older log: `NET/Socket : Using ...`) with evidence of RDMA: `NET/IB : Using [0]...` "
+      "devices, an mlx5 or EFA device named in NCCL's lines, the node's topology listing NICs, `NCCL_IB_DISABLE set "
+      "by environment`, `NCCL_NET` forced (NCCL's `No plugin found (libnccl-net.so)` is none: no external plugin is "
+      "installed)",
       "inter-node data over TCP, many times slower than RDMA; the evidence says why",
       "unset NCCL_IB_DISABLE and NCCL_NET=Socket; check ibv_devinfo on the node (rdma-core, the HCA's driver); give "
       "NCCL the RDMA devices with NCCL_IB_HCA; install the network plugin the cluster uses",
@@ -46,8 +51,14 @@ def socket_fallback(r, c):
     if m is None:
         return None
     evidence = []
-    if log.first(IB_LIST)[0]:
+    if log.ib_devices:
         evidence.append("the log lists InfiniBand/RoCE devices (NET/IB : Using ...)")
+    else:
+        # a setting names what was asked for (NCCL_IB_HCA=mlx5_0), not what the node has
+        named = next(((said, device) for said in log.messages if not SETTING.match(said.text)
+                      for device in RDMA_NAMED.findall(said.text)[:1]), None)
+        if named:
+            evidence.append(f"the log names an RDMA device, {named[1]} (line {named[0].line})")
     if c.wiring is not None and c.wiring.nics:
         evidence.append("the node's topology lists network devices (mlx5 ...)")
     d, _ = log.first(IB_DISABLED)
@@ -56,9 +67,6 @@ def socket_fallback(r, c):
     n, found = log.first(NET_FORCED)
     if n:
         evidence.append(f"NCCL_NET={found.group(1)} (line {n.line})")
-    p, _ = log.first(NO_PLUGIN)
-    if p:
-        evidence.append(f"a network plugin did not load (line {p.line})")
     if not evidence:
         return None
     return r.finding(m.line, "NCCL moves inter-node data over TCP sockets (NET/Socket)",
@@ -133,7 +141,7 @@ def collnet_unavailable(r, c):
       "remove libnccl-net-fastsocket from the library path (or NCCL_NET_PLUGIN), or set NCCL_NET=IB",
       f"{ENV_DOCS}: NCCL_NET, NCCL_NET_PLUGIN; google/nccl-fastsocket README")
 def tcp_plugin_on_rdma(r, c):
-    if c.log.network and "FastSocket" in c.log.network and ((c.wiring and c.wiring.nics) or c.log.first(IB_LIST)[0]):
+    if c.log.network and "FastSocket" in c.log.network and ((c.wiring and c.wiring.nics) or c.log.ib_devices):
         return r.finding(0, "NCCL uses the FastSocket plugin (TCP) on a node with RDMA devices",
                          "FastSocket is Google Cloud's TCP transport; with InfiniBand or RoCE present, NCCL's IB "
                          "transport or the IB plugin carries the data without the host's CPU")

@@ -1,0 +1,73 @@
+"""What counts as evidence about the network (issue 55): NCCL's "no external plugin" INFO line is no
+evidence of RDMA hardware, and NCCL's "no InfiniBand here" INFO lines say nothing where no data
+crossed the network. Each case is a real log (tests/data/nccl/ORIGINS.md, the corpus's index.csv
+for tests/data/nccl-corpus/; train cases only) or lines as a thread posted them, named beside it."""
+from conftest import DATA, ROOT, TWO_NODES, diagnose, found, ids, parse, read_log
+from wirebench.diagnosis import network_carries_data
+
+CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
+
+
+def test_no_plugin_found_is_not_evidence_of_rdma():
+    """NVIDIA/nccl#226: 64 AWS hosts without RDMA (NET/IB : No device found), NCCL 2.4 on TCP
+    sockets as meant, and `NET/Plugin : No plugin found (libnccl-net.so).` on every host, which only
+    says no external plugin is installed. It read FAIL socket-fallback ("a network plugin did not
+    load")."""
+    log = read_log(DATA / "nccl-226-aws-64-hosts-socket.log")
+    assert network_carries_data(log)  # many hosts: a network finding would be said
+    assert diagnose(log) == []
+
+
+def test_nccl_2_4s_network_channel_lines_without_brackets_are_read():
+    """NVIDIA/nccl#226 (NCCL 2.4): `Ring 00 : 35 -> 34 [send] via NET/Socket/0` names the ranks
+    without a device in brackets; it was a 'channel line not understood' problem."""
+    log = read_log(DATA / "nccl-226-aws-64-hosts-socket.log")
+    assert log.problems == []
+    assert [(c.line, c.src_rank, c.dst_rank, c.transport, c.src) for c in log.channels][:2] == \
+        [(18, 35, 34, "NET/Socket", ""), (22, 34, 33, "NET/Socket", "")]
+
+
+def test_could_not_find_the_plugin_of_newer_nccl_is_not_evidence_either():
+    """NVIDIA/nccl-tests#291 (corpus, train; NCCL 2.25's `NET/Plugin: Could not find: libnccl-net.so.
+    Using internal network plugin.`), its lines as if the job spanned two nodes: sockets with no sign
+    of RDMA anywhere are the network, not a fallback."""
+    said = found((CORPUS / "nccl-tests-291.log").read_text() + TWO_NODES)
+    assert "socket-fallback" not in [f.id for f in said]
+
+
+def test_rdma_evidence_still_makes_sockets_a_fail():
+    """The evidence that stays: an RDMA device NCCL names (NCCL 2.3 printed `NET/IB: [0] mlx5_0:1/IB`,
+    horovod/horovod#1097), beside the plugin line that is no evidence; a setting naming a device
+    (NCCL_IB_HCA=mlx5_0) is what was asked for, not what the node has."""
+    plugin = "n1:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"
+    sockets = "n1:1:1 [0] NCCL INFO Using network Socket\n"
+    said = found(plugin + "n1:1:1 [0] NCCL INFO NET/IB: [0] mlx5_0:1/IB\n" + sockets + TWO_NODES)
+    assert ids(said) == ["socket-fallback:FAIL@3"]
+    assert "the log names an RDMA device, mlx5_0 (line 2)" in said[0].why and "plugin" not in said[0].why
+    assert found(plugin + "n1:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n" + sockets + TWO_NODES) == []
+
+
+def test_libibverbs_missing_on_one_host_is_said_only_as_a_warn_line():
+    """NCCL prints `Failed to open libibverbs.so[.1]` as INFO (2.12 on) on every host without
+    rdma-core: normal on one host or a socket-only cluster. NVIDIA/nccl-tests#291 (corpus, train:
+    one RTX 5090, nranks 1) read WARN libibverbs-missing; the same lines on two nodes still do. A WARN
+    line is said whatever the network (never silent): pytorch/pytorch#73790 (corpus, train; NCCL
+    2.10's `misc/ibvwrap.cc:63 NCCL WARN`, one host, two GPUs)."""
+    one_host = read_log(CORPUS / "nccl-tests-291.log")
+    assert not network_carries_data(one_host)
+    assert diagnose(one_host) == []
+    two_nodes = parse((CORPUS / "nccl-tests-291.log").read_text() + TWO_NODES, "two-nodes.log")
+    assert ids(diagnose(two_nodes)) == ["libibverbs-missing:WARN@9"]
+    warned = diagnose(read_log(CORPUS / "pytorch-73790.log"))
+    assert ids(warned) == ["libibverbs-missing:WARN@1"] and "NCCL WARN Failed to open libibverbs" in warned[0].what
+
+
+def test_libibverbs_missing_where_the_hosts_used_sockets_between_them():
+    """horovod/horovod#288: two hosts (C4140-V100-1 and -2, NCCL 2.2) whose image lacked libibverbs,
+    so NCCL used sockets over ib0 (lines as posted): the entry's case, said."""
+    log = ("C4140-V100-1:24:201 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]\n"
+           "C4140-V100-1:24:201 [0] INFO Using internal Network Socket\n"
+           "C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>\n"
+           "NCCL version 2.2.12+cuda9.0\n"
+           "C4140-V100-2:24:229 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]\n")
+    assert ids(found(log)) == ["libibverbs-missing:WARN@1"]  # the second host's same line: one finding
