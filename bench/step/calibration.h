@@ -1,6 +1,7 @@
 // Before the steps: a short size sweep of every collective the programs use, on the group it runs
 // on, through the same executor the steps use (same threads, same MPI calls), fitted to
-// t(S) = alpha + S beta. That is the cost model's measured input when no fits.csv is given.
+// t(S) = alpha + S beta, in both call contexts a step has (timeline.h): back to back, and alone
+// after every rank met (a barrier). That is the cost model's measured input when no fits.csv is given.
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ struct CalibrationPoint {
   Group group;
   int ranks;
   int element_bytes;
+  CallContext context;
   std::vector<SweepPoint> points;
   AlphaBeta fit;
 };

@@ -11,17 +11,17 @@
 namespace wb::step {
 
 void CollectiveCosts::add_sweep(CollOp op, int ranks, std::vector<SweepPoint> points, const AlphaBeta& fit, int group,
-                                int element_bytes) {
+                                int element_bytes, CallContext context) {
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  sweeps_[{op, ranks, group, element_bytes}] = std::move(points);
-  add_fit(op, ranks, fit, group, element_bytes);
+  sweeps_[index(context)][{op, ranks, group, element_bytes}] = std::move(points);
+  add_fit(op, ranks, fit, group, element_bytes, context);
 }
 
-double CollectiveCosts::predict_us(CollOp op, int ranks, double bytes, int group, int element_bytes) const {
-  if (ranks <= 1) return 0;
-  for (const auto& key : {std::tuple{op, ranks, group, element_bytes}, std::tuple{op, ranks, group, kAny},
-                          std::tuple{op, ranks, kAny, element_bytes}, std::tuple{op, ranks, kAny, kAny}}) {
-    if (const auto sweep = sweeps_.find(key); sweep != sweeps_.end() && sweep->second.size() >= 2) {
+std::optional<double> CollectiveCosts::lookup_us(int context, CollOp op, int ranks, double bytes, int group,
+                                                 int element_bytes) const {
+  for (const Key& key : {Key{op, ranks, group, element_bytes}, Key{op, ranks, group, kAny},
+                         Key{op, ranks, kAny, element_bytes}, Key{op, ranks, kAny, kAny}}) {
+    if (const auto sweep = sweeps_[context].find(key); sweep != sweeps_[context].end() && sweep->second.size() >= 2) {
       const auto& p = sweep->second;
       if (bytes >= static_cast<double>(p.front().bytes) && bytes <= static_cast<double>(p.back().bytes)) {
         std::size_t i = 1;
@@ -31,9 +31,18 @@ double CollectiveCosts::predict_us(CollOp op, int ranks, double bytes, int group
         return p[i - 1].time_us + w * (p[i].time_us - p[i - 1].time_us);
       }
     }
-    if (const auto it = fits_.find(key); it != fits_.end())
+    if (const auto it = fits_[context].find(key); it != fits_[context].end())
       return it->second.alpha_us + bytes * it->second.beta_us_per_byte;
   }
+  return std::nullopt;
+}
+
+double CollectiveCosts::predict_us(CollOp op, int ranks, double bytes, int group, int element_bytes,
+                                   CallContext context) const {
+  if (ranks <= 1) return 0;
+  const int first = index(context);
+  for (const int c : {first, 1 - first})
+    if (const auto t = lookup_us(c, op, ranks, bytes, group, element_bytes)) return *t;
   if (link_) return ring_time_us(op, ranks, bytes, *link_);
   throw std::out_of_range(std::string("no cost for ") + describe(op).name + " on " + std::to_string(ranks) +
                           " ranks: neither a fit nor a link cost");
@@ -49,7 +58,7 @@ CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const st
       const CollOp op = parse_collective(row.op);
       costs.add_fit(op, row.ranks, fit, kAny, static_cast<int>(info(parse_dtype(row.dtype)).size));
       // Also for any element size, unless an earlier row answered for it already.
-      if (!costs.fits_.count({op, row.ranks, kAny, kAny})) costs.add_fit(op, row.ranks, fit);
+      if (!costs.fits_[0].count({op, row.ranks, kAny, kAny})) costs.add_fit(op, row.ranks, fit);
     } catch (const UsageError& e) {
       throw InputError(path, row.line, e.what());
     }
@@ -58,11 +67,11 @@ CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const st
 }
 
 Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale) {
-  return simulate(program, [&](const Op& op) {
+  return simulate(program, [&](const Op& op, CallContext context) {
     if (op.kind == OpKind::kCompute) return scaled_compute_us(op, scale);
     const int n = program.group_sizes[static_cast<int>(op.group)];
     return costs.predict_us(op.collective, n, static_cast<double>(scaled_bytes(op, n, scale)), static_cast<int>(op.group),
-                            op.element_bytes);
+                            op.element_bytes, context);
   });
 }
 

@@ -32,25 +32,32 @@ inline double ring_time_us(CollOp op, int ranks, double bytes, const LinkCost& l
 class CollectiveCosts {
  public:
   static constexpr int kAny = -1;
-  void add_fit(CollOp op, int ranks, const AlphaBeta& fit, int group = kAny, int element_bytes = kAny) {
-    fits_[{op, ranks, group, element_bytes}] = fit;
+  // A fit or sweep measured in one call context (timeline.h); a call in a context nothing was
+  // measured in takes the other's (wb-coll's fits.csv is back to back: queued).
+  void add_fit(CollOp op, int ranks, const AlphaBeta& fit, int group = kAny, int element_bytes = kAny,
+               CallContext context = CallContext::kQueued) {
+    fits_[index(context)][{op, ranks, group, element_bytes}] = fit;
   }
   // A measured sweep: between its sizes the time is interpolated point to point (a local
   // alpha-beta per segment), since libraries switch algorithms with the size (MPICH's
   // reduce_scatter changes from recursive halving to pairwise exchange); outside, the fit holds.
   void add_sweep(CollOp op, int ranks, std::vector<SweepPoint> points, const AlphaBeta& fit, int group = kAny,
-                 int element_bytes = kAny);
+                 int element_bytes = kAny, CallContext context = CallContext::kQueued);
   void set_link(const LinkCost& link) { link_ = link; }
   // Throws std::out_of_range when neither a fit nor a link cost covers the collective.
-  double predict_us(CollOp op, int ranks, double bytes, int group = kAny, int element_bytes = kAny) const;
+  double predict_us(CollOp op, int ranks, double bytes, int group = kAny, int element_bytes = kAny,
+                    CallContext context = CallContext::kQueued) const;
 
   // Reads fit rows of wb-coll's fits.csv (op, ranks, alpha_us, beta_us_per_byte); rows for the
   // link class given (if any) only. Throws InputError naming the file and line.
   static CollectiveCosts from_fits_csv(const std::string& path, const std::string& link_class = "");
 
  private:
-  std::map<std::tuple<CollOp, int, int, int>, AlphaBeta> fits_;
-  std::map<std::tuple<CollOp, int, int, int>, std::vector<SweepPoint>> sweeps_;  // sorted by bytes
+  using Key = std::tuple<CollOp, int, int, int>;
+  static int index(CallContext context) { return context == CallContext::kQueued ? 0 : 1; }
+  std::optional<double> lookup_us(int context, CollOp op, int ranks, double bytes, int group, int element_bytes) const;
+  std::map<Key, AlphaBeta> fits_[2];                  // per call context
+  std::map<Key, std::vector<SweepPoint>> sweeps_[2];  // sorted by bytes
   std::optional<LinkCost> link_;
 };
 

@@ -28,11 +28,12 @@ Timeline timeline_of(const Program& program, std::vector<OpTiming> ops) {
 
 namespace {
 
-Timeline play(const Program& program, const std::function<double(std::size_t)>& duration_us) {
+Timeline play(const Program& program, const std::function<double(std::size_t, CallContext)>& duration_us) {
   Timeline t;
   t.ops.resize(program.ops.size());
   double host = 0;
   double stream_free[kStreams] = {};
+  bool stream_used[kStreams] = {};
   for (std::size_t i = 0; i < program.ops.size(); ++i) {
     const Op& op = program.ops[i];
     if (op.kind == OpKind::kHostWait) {
@@ -41,11 +42,14 @@ Timeline play(const Program& program, const std::function<double(std::size_t)>& 
       continue;
     }
     const int stream = stream_of(op);
-    double start = std::max(host, stream_free[stream]);
-    for (int dep : op.after) start = std::max(start, t.ops[static_cast<std::size_t>(dep)].end_us);
-    const double d = duration_us(i);
+    double ready = host;  // when it could start but for its stream
+    for (int dep : op.after) ready = std::max(ready, t.ops[static_cast<std::size_t>(dep)].end_us);
+    const double start = std::max(ready, stream_free[stream]);
+    const bool queued = stream_used[stream] && stream_free[stream] >= ready;
+    const double d = duration_us(i, queued ? CallContext::kQueued : CallContext::kIsolated);
     t.ops[i] = {start, start + d};
     stream_free[stream] = start + d;
+    stream_used[stream] = true;
     t.step_us = std::max(t.step_us, start + d);
     if (op.kind == OpKind::kCompute) t.compute_us += d;
   }
@@ -55,11 +59,15 @@ Timeline play(const Program& program, const std::function<double(std::size_t)>& 
 }  // namespace
 
 Timeline simulate(const Program& program, const std::function<double(const Op&)>& duration_us) {
-  return play(program, [&](std::size_t i) { return duration_us(program.ops[i]); });
+  return play(program, [&](std::size_t i, CallContext) { return duration_us(program.ops[i]); });
+}
+
+Timeline simulate(const Program& program, const std::function<double(const Op&, CallContext)>& duration_us) {
+  return play(program, [&](std::size_t i, CallContext context) { return duration_us(program.ops[i], context); });
 }
 
 Timeline replay(const Program& program, const std::vector<double>& durations_us) {
-  return play(program, [&](std::size_t i) { return durations_us.at(i); });
+  return play(program, [&](std::size_t i, CallContext) { return durations_us.at(i); });
 }
 
 double communication_busy_us(const Program& program, const Timeline& timeline) {

@@ -188,16 +188,17 @@ class StepRun {
     }
     // Every measured point, for whoever wants to check the fits.
     std::ofstream points(options_.harness.run_dir + "/step_calibration.csv");
-    points << "op,group,ranks,element_bytes,bytes,time_us,alpha_us,beta_us_per_byte\n";
+    points << "op,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n";
     for (const auto& c : calibration)
       for (const auto& p : c.points)
         points << describe(c.op).name << ',' << group_name(c.group) << ',' << c.ranks << ',' << c.element_bytes << ','
-               << p.bytes << ',' << p.time_us << ',' << c.fit.alpha_us << ',' << c.fit.beta_us_per_byte << '\n';
+               << context_name(c.context) << ',' << p.bytes << ',' << p.time_us << ',' << c.fit.alpha_us << ',' << c.fit.beta_us_per_byte << '\n';
     std::printf("cost model calibration (t = alpha + S beta, %zu collectives; points in step_calibration.csv):\n",
                 calibration.size());
     for (const auto& c : calibration)
-      std::printf("  %-15s %-9s %2d ranks %s  alpha %9.1f us  %8.3f GB/s  (%zu sizes up to %s)\n",
+      std::printf("  %-15s %-9s %2d ranks %s %-8s alpha %9.1f us  %8.3f GB/s  (%zu sizes up to %s)\n",
                   describe(c.op).name, group_name(c.group), c.ranks, c.element_bytes == 2 ? "bf16" : "fp32",
+                  context_name(c.context),
                   c.fit.alpha_us, c.fit.bandwidth_GBps(), c.points.size(),
                   c.points.empty() ? "-" : format_size(c.points.back().bytes).c_str());
     std::fflush(stdout);

@@ -88,6 +88,38 @@ TEST(CostModelTest, PredictedStepUsesScaledBytesAndGroupSizes) {
   EXPECT_DOUBLE_EQ(t.step_us, 500 + 20 + 2000);
 }
 
+// A collective queued behind another on its communicator costs its back-to-back figure; one that
+// starts on an idle communicator (after compute, or the first) its isolated figure.
+TEST(CostModelTest, ACallCostsWhatItsContextCosts) {
+  Program p;
+  p.group_sizes[0] = 2;
+  const int bwd = p.compute("bwd", 1000);
+  p.collective(CollOp::kAllReduce, Group::kWorld, 1000, 4, "bucket 0", {bwd});  // isolated: after compute
+  p.collective(CollOp::kAllReduce, Group::kWorld, 1000, 4, "bucket 1", {bwd});  // queued behind bucket 0
+  CollectiveCosts costs;
+  costs.add_fit(CollOp::kAllReduce, 2, AlphaBeta{100, 0, 2});
+  costs.add_fit(CollOp::kAllReduce, 2, AlphaBeta{300, 0, 2}, CollectiveCosts::kAny, CollectiveCosts::kAny,
+                CallContext::kIsolated);
+  const Timeline t = predict_step(p, costs, 1.0);
+  EXPECT_DOUBLE_EQ(t.ops[1].end_us - t.ops[1].start_us, 300);
+  EXPECT_DOUBLE_EQ(t.ops[2].end_us - t.ops[2].start_us, 100);
+  EXPECT_DOUBLE_EQ(t.step_us, 1400);
+  // Nothing measured alone: the back-to-back figure stands for both.
+  CollectiveCosts queued_only;
+  queued_only.add_fit(CollOp::kAllReduce, 2, AlphaBeta{100, 0, 2});
+  EXPECT_DOUBLE_EQ(queued_only.predict_us(CollOp::kAllReduce, 2, 10, CollectiveCosts::kAny, CollectiveCosts::kAny,
+                                          CallContext::kIsolated),
+                   100);
+  // A gap between two calls (the host waited on compute) makes the second isolated too.
+  Program q;
+  q.group_sizes[0] = 2;
+  q.collective(CollOp::kAllReduce, Group::kWorld, 1000, 4, "a");
+  const int c = q.compute("c", 1000);
+  q.collective(CollOp::kAllReduce, Group::kWorld, 1000, 4, "b", {c});
+  const Timeline u = predict_step(q, costs, 1.0);
+  EXPECT_DOUBLE_EQ(u.ops[2].end_us - u.ops[2].start_us, 300);
+}
+
 TEST(CostModelTest, FitsFileIsReadAndBadLinesAreNamed) {
   const wb::testing::TempDir dir;
   const std::string path = dir.file("fits.csv");
