@@ -274,8 +274,7 @@ def main(argv):
         for _, tool, (rows, notes) in imported:
             if tool == "nccl-tests" and settings:
                 nccl_tests.apply_settings(rows, settings)
-                notes.append(f"{args.nccl_log}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))}"
-                             ": judged against that algorithm's expectation")
+                notes.append(f"{args.nccl_log}: " + nccl_tests.ran_with(settings, "NCCL's log"))
     topology = read_topology(args)
     # NCCL's lines inside the imported outputs are diagnosed as --nccl-log's (docs/nccl-diagnosis.md)
     topology = add_pasted(topology, [path for path, _, _ in imported], args.nccl_log)

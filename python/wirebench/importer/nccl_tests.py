@@ -11,6 +11,7 @@ from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
 from ..report.judging import declare
 from .lines import Aside, as_paste, cut_note, cut_row
+from .paste import NCCL_PREFIX
 from .rows import number, row
 from .importer import Importer
 
@@ -24,11 +25,15 @@ DATA_NO_ROOT = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)((?:\s+[\d.e+-]+|\s
 RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
 VERSION = re.compile(r"nccl-tests version (\S+)(?:.*nccl-library=(\d+))?")
 COUNTS = re.compile(r"nThread (\d+) nGpus (\d+)")  # threads a process, GPUs a thread (-t, -g)
-PROGRAM = re.compile(r"^#\s*Collective test starting:\s*(\S+)")  # nccl-tests 2.16 on name their binary
+# nccl-tests 2.16 on name their binary, at the start and the end (a paste from the table on keeps the end)
+PROGRAM = re.compile(r"^#\s*Collective test (?:starting|concluded):\s*(\S+)")
 # nccl-tests' own header and footer lines, with or without their `#`
 HEADER = re.compile(r"^#|^\s*(nThread\s|Using devices|Rank\s+\d+|out-of-place|size\s+count|\(B\)|Avg bus bandwidth|"
                     r"Out of bounds|Blocking Enabled|Collective test|nccl-tests version|Device\s+\d+\s+\[)")
 COMMAND_OP = re.compile(r"\b(\w+?)_perf(?:_mpi)?\b")
+# NCCL's init (or destroy) line of a rank: `ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 0 ...` (2.19
+# on), `comm 0x.. rank 15 nranks 64 cudaDev 0 nvmlDev 0 - Init COMPLETE` before it, `... - Destroy COMPLETE`
+NCCL_RANK = re.compile(r"\brank (\d+) nranks (\d+) cudaDev \d+")
 
 
 # the table's column header, where a paste starts at the table (its `#` lost to Markdown or not)
@@ -176,11 +181,21 @@ def parse(path, source, op=None, link_class="", hosts=()):
         if len(columns) not in (width, 2 * width, 2 * width + 2):  # + 2: -T's timestamp, a date and a time
             raise InputError(f"{where}: {len(columns)} figures after the root; nccl-tests prints {width} per placement")
         if launch is None:  # the Rank lines are all above the table
-            launch = Launch(ranks, threads, gpus, named_hosts(path, [h for h, _ in ranks.values()], hosts, notes),
-                            banner)
+            said_by = "its Rank lines"
+            if not banner and not ranks:  # a paste from the table on: NCCL's lines in it may say the ranks
+                ranks = ranks_from_nccl(paste)
+                processes = len(set(ranks.values()))
+                if ranks and len(ranks) % processes == 0:
+                    gpus, said_by = len(ranks) // processes, "NCCL's lines"
+            launch = Launch(ranks, threads, gpus, named_hosts(path, [h for h, _ in ranks.values()], hosts, notes,
+                                                              said_by), banner)
             if launch.ranks is None:
                 notes.append(f"{where}: the paste starts at nccl-tests' table, without its header (nThread ..., the "
                              "Rank lines): how many ranks ran on which nodes is not said; the rerun says -np N")
+            elif not banner:
+                notes.append(f"{where}: the paste starts at nccl-tests' table, without its header: its {launch.ranks} "
+                             f"rank(s) on {', '.join(launch.hosts)} from NCCL's lines in it (their host:pid and "
+                             "`rank R nranks N`)")
         for placement, (time_us, algbw, busbw, wrong) in zip(("out_of_place", "in_place"),
                                                               (columns[i:i + 4] for i in range(0, min(len(columns), 2 * width), width))):
             try:
@@ -192,8 +207,7 @@ def parse(path, source, op=None, link_class="", hosts=()):
     settings = nccl_settings([c for _, c in paste.commands] + [l.text for l in paste.lines], [l.text for l in paste.nccl])
     if settings and rows:
         apply_settings(rows, settings)
-        notes.append(f"{path}: ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))} (its command line, "
-                     "an export or NCCL's log): judged against that algorithm's expectation, rerun with them")
+        notes.append(f"{path}: " + ran_with(settings, "its command line, an export or NCCL's log"))
     if op_unknown:
         op, why = _op_from_columns(shapes, max(len(ranks), 1))
         if op is None:
@@ -247,6 +261,20 @@ def nccl_settings(commands=(), log_lines=()):
     return found
 
 
+def ran_with(settings, said_by):
+    """The note of a run's NCCL settings: each one, and what judging and the rerun make of it. Only
+    NCCL_ALGO names an algorithm, whose expectation the rows are held to; the other settings of
+    the path name the rows' item; every one goes into the rerun (NCCL_SOCKET_IFNAME is a setting,
+    no algorithm)."""
+    said = [f"judged against NCCL_ALGO={settings['NCCL_ALGO']}'s expectation"] if "NCCL_ALGO" in settings else []
+    path = [k for k in sorted(settings) if k in PATH_SETTINGS and k != "NCCL_ALGO"]
+    if path:
+        said.append(f"{', '.join(path)} named on its rows (the path its data takes)")
+    said.append("rerun with these settings")
+    return (f"ran with {', '.join(f'{k}={v}' for k, v in sorted(settings.items()))} ({said_by}): "
+            + ", ".join(said))
+
+
 def apply_settings(rows, settings):
     """The run's NCCL settings on its rows: the path's as items (the algorithm decides the
     expectation), all of them in the rerun as `-x NAME=VALUE` (Open MPI's, which mpirun passes to
@@ -258,7 +286,7 @@ def apply_settings(rows, settings):
         r["rerun"] = re.sub(r"^(mpirun -np \d+(?: -N \d+)?)", lambda m: m.group(1) + exports, r["rerun"], count=1)
 
 
-def named_hosts(path, printed, given, notes):
+def named_hosts(path, printed, given, notes, said_by="its Rank lines"):
     """The nodes --hosts names for a run whose output names none; where both name them, the output's
     stand: a note where --hosts says the same nodes by other names (dgx01 and dgx01.cluster), an
     InputError where they are other nodes (which ran it cannot be told)."""
@@ -269,11 +297,38 @@ def named_hosts(path, printed, given, notes):
     short = lambda host: host.split(".", 1)[0]
     if sorted(map(short, printed)) == sorted(map(short, given)):
         if sorted(printed) != sorted(given):
-            notes.append(f"{path}: its Rank lines name {', '.join(printed)}; --hosts {','.join(given)} names the same "
-                         "node(s): the Rank lines' names are kept")
+            notes.append(f"{path}: {said_by} name {', '.join(printed)}; --hosts {','.join(given)} names the same "
+                         f"node(s): the names of {said_by.replace('its ', '')} are kept")
         return given
-    raise InputError(f"{path}: its Rank lines say it ran on {', '.join(printed)}, --hosts says {','.join(given)}: "
+    raise InputError(f"{path}: {said_by} say it ran on {', '.join(printed)}, --hosts says {','.join(given)}: "
                      "give the nodes it ran on, or leave --hosts out")
+
+
+def ranks_from_nccl(paste):
+    """{rank: (host, pid)} of a paste without nccl-tests' Rank lines, from NCCL's own lines in it:
+    each process's `host:pid:tid [dev]` prefix (a rank: its host, pid and device; -g puts several in
+    one process) and the rank its init or destroy line names (`rank R nranks N cudaDev D`), the
+    ranks no line names given to the processes no line names, in the order their lines come. {}
+    unless they account for every rank: one N said, as many ranks shown as it says, none twice."""
+    seen, sizes = {}, set()  # (host, pid, device) -> its rank, or None; in the order of their first line
+    for line in paste.nccl:
+        found = NCCL_PREFIX.match(line.text)
+        if not found:
+            continue
+        said = NCCL_RANK.search(line.text)
+        if said is None:
+            seen.setdefault(found.groups(), None)
+            continue
+        sizes.add(int(said.group(2)))
+        if seen.get(found.groups()) not in (None, int(said.group(1))):
+            return {}  # one rank of several communicators: not nccl-tests' one
+        seen[found.groups()] = int(said.group(1))
+    named = [rank for rank in seen.values() if rank is not None]
+    if len(sizes) != 1 or len(seen) != next(iter(sizes)) or len(set(named)) != len(named) or \
+            any(rank >= len(seen) for rank in named):
+        return {}
+    free = iter(sorted(set(range(len(seen))) - set(named)))
+    return {(next(free) if rank is None else rank): (host, pid) for (host, pid, _), rank in seen.items()}
 
 
 ELEMENT_BYTES = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "uint32": 4,

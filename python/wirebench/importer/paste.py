@@ -31,8 +31,10 @@ The transforms, each a line's (`clean`), in this order: the line end (CRLF); Mar
 or two ranks interleaved (`[1,0]<stdout>:`, `[0]` before each piece of an nccl-tests row). A line
 that only says which host a rank runs on (`srun -l hostname`'s `0: dgx01`) names the host and is no
 line of the tool's. Those of the whole paste (Paste.of): an editor's or `cat -n`'s line numbers, a
-Markdown note's text outside its code blocks (fences) and the blocks' common indentation, and
-(unwrapped) a terminal's hard wrap."""
+Markdown note's text outside its code blocks (fences) and the blocks' common indentation, a shell
+line ending in a backslash joined to its continuation (`mpirun -np 8` so ended, then `
+./build/all_reduce_perf ...`: one command, at its first line's number), and (unwrapped) a
+terminal's hard wrap."""
 import codecs
 import io
 import re
@@ -77,6 +79,9 @@ PROMPT = re.compile(r"^[\w.-]+@([A-Za-z][\w.-]*):\S*[$#]")  # user@HOST:dir$ bef
 # its banner alone (`NCCL version 2.21.5+cuda12.4`) or as an INFO line (`host:pid:tid [0] NCCL INFO NCCL version ...`)
 NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
 LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
+# a shell line continued on the next (`mpirun -np 8 \`, `srun ... --label \` / `    -- all_gather_perf ...`,
+# ROCm/rccl#1490): one backslash last, not an escaped one
+CONTINUED = re.compile(r"(?<!\\)\\\s*$")
 WRAP_MIN = 60  # a terminal narrower than this is not a terminal a table is read in
 
 
@@ -193,7 +198,7 @@ class Paste:
     def _build(cls, numbered, cut):
         paste = cls([], raw=numbered, cut=cut)
         fenced = _fenced(numbered)
-        numbered = _without_line_numbers(_dedented(numbered, fenced), fenced)
+        numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
         inside = False
         for position, (number, line) in enumerate(numbered):
             line = clean(line, paste.hosts)
@@ -295,6 +300,7 @@ class Paste:
 
 
 NCCL_START = re.compile(r"^\S+:\d+:\d+ \[\d+\] NCCL |^NCCL version ")  # a line of NCCL's log, where it begins
+NCCL_PREFIX = re.compile(r"^([^:\s\[\]<>]+):(\d+):\d+ \[(\d+)\] NCCL ")  # its host, pid and device
 
 
 def _continues(piece, text, strict=False):
@@ -344,6 +350,22 @@ def _dedented(numbered, fenced):
     if not common:
         return numbered
     return [(number, line[common:] if line[:common].isspace() else line) for number, line in numbered]
+
+
+def _continued(numbered):
+    """The lines with each shell line continued by a trailing backslash joined to the line after it,
+    at the first one's number (a command pasted over several lines is one command: its binary and
+    options on the continuation lines belong to it). A blank line or a fence after it ends it."""
+    out = []
+    for number, line in numbered:
+        cleaned = clean(line)
+        continues = cleaned is not None and bool(CONTINUED.search(cleaned))
+        if out and out[-1][2] and cleaned is not None and cleaned.strip() and not FENCE.match(cleaned):
+            first, so_far, _ = out[-1]
+            out[-1] = (first, CONTINUED.sub("", so_far).rstrip() + " " + cleaned.strip(), continues)
+            continue
+        out.append((number, line, continues))
+    return [(number, line) for number, line, _ in out]
 
 
 def _without_line_numbers(numbered, fenced):
