@@ -2,7 +2,12 @@
 first of each rank, quoted verbatim with its line, with what NCCL's error class means and the next
 step; a catalogue entry that matches adds its cause, fix and thread. Each log is reconstructed from
 the public thread tests/data/nccl/ORIGINS.md names."""
-from conftest import DATA, diagnose, found, ids, read_log
+from conftest import DATA, diagnose, found, ids, parse, read_log
+
+
+def uncatalogued(text):
+    """The findings without the catalogue: what the error finder says by itself."""
+    return diagnose(parse(text, "job.log"), entries=[])
 
 
 def test_a_catalogued_warn_with_its_chain_and_nccl_tests_failure_is_one_finding_with_its_class():
@@ -102,13 +107,21 @@ def test_lines_without_nccls_prefix_count_too():
 def test_cuda_error_strings_and_other_programs_nccl_failures_are_errors():
     """pick-pytorch#14's `cuda runtime error (101) : invalid device ordinal`, vLLM's `Cuda error
     FILE:LINE '...'` (sgl-project/sglang#552) and XGBoost's `NCCL failure :remote process exited ...`
-    (dmlc/xgboost#8929), each as posted, no NCCL line beside them."""
-    said = found("RuntimeError: cuda runtime error (101) : invalid device ordinal at "
-                 "/pytorch/torch/csrc/cuda/Module.cpp:59\n")
+    (dmlc/xgboost#8929), each as posted, no NCCL line beside them. The first two are errors without the
+    catalogue, and since their entries (invalid-device-ordinal, custom-allreduce-no-peer-access) the
+    entries' findings, quoting the line and its class all the same."""
+    ordinal = "RuntimeError: cuda runtime error (101) : invalid device ordinal at /pytorch/torch/csrc/cuda/Module.cpp:59\n"
+    said = uncatalogued(ordinal)
     assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and said[0].why.startswith("CUDA error")
-    said = found("Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not "
-                 "supported between these two devices'\n")
+    said = found(ordinal)
+    assert ids(said) == ["invalid-device-ordinal:FAIL@1"] and "invalid device ordinal at /pytorch" in said[0].what
+    assert "(CUDA error: " in said[0].why
+    peer = ("Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not "
+            "supported between these two devices'\n")
+    said = uncatalogued(peer)
     assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and "peer access is not supported" in said[0].what
+    said = found(peer)
+    assert ids(said) == ["custom-allreduce-no-peer-access:FAIL@1"] and "custom_all_reduce.cuh:307" in said[0].what
     said = found("Exception: \"XGBoostError('[18:46:50] ../src/collective/../common/device_helpers.cuh:135: NCCL failure "
                  ":remote process exited or there was a network error')\"\n")
     assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and said[0].why.startswith("ncclRemoteError")
