@@ -72,3 +72,18 @@ def test_understood_or_said_so():
     assert len(log.problems) == 1 and "x.log:2: channel line not understood" in log.problems[0]
     with pytest.raises(InputError, match=r"^bin.log:1: not text: byte 0x00"):
         parse("a\0b", "bin.log")
+
+
+def test_a_log_written_by_powershell_is_read_as_utf16(tmp_path):
+    """NVIDIA/nccl#975's log (tests/data/nccl/ORIGINS.md) as Windows PowerShell 5.1's `>` writes a
+    redirected output: UTF-16LE with its byte-order mark, CRLF line ends. It was refused: 'byte 0
+    (0xff) is not UTF-8 text'. Another encoding is refused naming the line and the iconv."""
+    utf8 = read_log(DATA / "nccl-975-socket-abort.log")
+    utf16 = tmp_path / "nccl-975.log"
+    utf16.write_bytes((DATA / "nccl-975-socket-abort.log").read_text().replace("\n", "\r\n").encode("utf-16"))
+    log = read_log(utf16)
+    assert [(m.line, m.text) for m in log.messages] == [(m.line, m.text) for m in utf8.messages]
+    latin1 = tmp_path / "latin1.log"
+    latin1.write_bytes("gpu-a:1:1 [0] NCCL INFO NET/Socket : Using [0]caf\u00e9:10.0.0.1<0>\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin1.log:1: byte \d+ \(0xe9\) is not UTF-8 text.*iconv"):
+        read_log(latin1)

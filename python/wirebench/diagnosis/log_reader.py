@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..contracts.input_files import InputError, read_utf8, readable_file
+from ..contracts.input_files import InputError, readable_file
 from ..importer import lines as paste_lines
+from ..importer.paste import read_text
 from . import errors
 
 # [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
@@ -138,9 +139,11 @@ def transport_of(via):
 
 def read_log(file):
     """The log of a file: an InputError naming it where it is not a readable file, is empty, is not
-    text, or holds no line of NCCL's (errors.py says which count)."""
+    text, or holds no line of NCCL's (errors.py says which count). Its text is read as every paste
+    is (importer/paste.py's read_text): UTF-8, or UTF-16 as PowerShell's `>` writes it; another
+    encoding is refused naming the line and the `iconv` that converts it."""
     file = readable_file(Path(file))
-    text = read_utf8(file)
+    text = read_text(file)
     if not text.strip():
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
     log = parse(text, str(file))
