@@ -6,11 +6,67 @@
 #include <set>
 
 #include "harness/statistics.h"
+#include "step/mpich_selection.h"
 
 namespace wb::step {
 
+std::optional<LinkCost> link_from_calibration(const CalibrationPoint& c, bool mpich) {
+  // Each point as t = ca alpha + cb beta under the formula of the algorithm that ran it.
+  struct Term {
+    double ca, cb, t;
+  };
+  std::vector<Term> terms;
+  std::set<std::uint64_t> sizes;
+  for (const SweepPoint& point : c.points) {
+    if (point.time_us <= 0 || !sizes.insert(point.bytes).second) continue;
+    const double n = static_cast<double>(point.bytes);
+    const Algorithm alg = mpich ? mpich_nonblocking_choice(c.op, c.ranks, n, c.element_bytes).algorithm : Algorithm::kRing;
+    terms.push_back({flat_time_us(c.op, alg, c.ranks, n, {1, 0, 0}), flat_time_us(c.op, alg, c.ranks, n, {0, 1, 0}),
+                     point.time_us});
+  }
+  if (terms.size() < 2 || c.ranks <= 1) return std::nullopt;
+  std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.cb < y.cb; });
+  // beta over the large half (a least-squares slope), alpha over the small half given beta, as the
+  // sweep fits do: small calls ride a link's burst allowance and would pull a joint fit's beta down.
+  const std::size_t half = terms.size() / 2;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, m = 0;
+  for (std::size_t i = half; i < terms.size(); ++i) {
+    sx += terms[i].cb, sy += terms[i].t, sxx += terms[i].cb * terms[i].cb, sxy += terms[i].cb * terms[i].t, m += 1;
+  }
+  double beta = m * sxx - sx * sx > 0 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : 0;
+  if (beta <= 0) beta = terms.back().t / terms.back().cb;  // one size in the large half, or a flat one
+  std::vector<double> alphas;
+  for (std::size_t i = 0; i < std::max<std::size_t>(half, 1); ++i)
+    alphas.push_back(std::max(0.0, (terms[i].t - terms[i].cb * beta) / terms[i].ca));
+  return LinkCost{summarize(alphas).median, beta, 0};
+}
+
+CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& calibration, bool mpich) {
+  CollectiveCosts costs;
+  if (mpich) costs.follow_mpich_selection();
+  // The world group's link first: the others' (a subgroup's) only where the world has none.
+  std::vector<const CalibrationPoint*> order;
+  for (const auto& c : calibration)
+    if (c.group == Group::kWorld) order.push_back(&c);
+  for (const auto& c : calibration)
+    if (c.group != Group::kWorld) order.push_back(&c);
+  std::set<std::tuple<CollOp, int, CallContext>> linked;
+  for (const CalibrationPoint* c : order) {
+    if (c->points.size() >= 2)
+      costs.add_sweep(c->op, c->ranks, c->points, c->fit, static_cast<int>(c->group), c->element_bytes, c->context);
+    else if (!c->points.empty())
+      costs.add_fit(c->op, c->ranks, c->fit, static_cast<int>(c->group), c->element_bytes, c->context);
+    if (linked.count({c->op, c->element_bytes, c->context})) continue;
+    if (const auto link = link_from_calibration(*c, mpich)) {
+      costs.add_link_fit(c->op, *link, c->element_bytes, c->context);
+      linked.insert({c->op, c->element_bytes, c->context});
+    }
+  }
+  return costs;
+}
+
 CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& executor, MpiControl& control,
-                          double scale, std::vector<CalibrationPoint>* measured) {
+                          double scale, bool mpich, std::vector<CalibrationPoint>* measured) {
   // The smallest and largest call of each (collective, group, element size) the steps will make:
   // the sweep covers that range, so the fit describes the sizes that matter.
   std::map<std::tuple<CollOp, Group, int>, std::pair<std::uint64_t, std::uint64_t>> range;
@@ -26,7 +82,7 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
     }
   constexpr int kRuns = 6;
   constexpr int kSizes = 8;  // geometric from the smallest call to the largest, at least a factor 64 apart
-  CollectiveCosts costs;
+  std::vector<CalibrationPoint> all;
   for (const auto& [key, sizes] : range) {
     const std::uint64_t top = sizes.second;
     const double bottom = std::min(static_cast<double>(sizes.first), static_cast<double>(top) / 64);
@@ -38,14 +94,27 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
     Program probe;
     probe.ranks = n;
     probe.group_sizes[static_cast<int>(group)] = n;
+    std::vector<std::uint64_t> targets;
+    for (int k = kSizes - 1; k >= 0; --k) targets.push_back(static_cast<std::uint64_t>(static_cast<double>(top) / std::pow(factor, k)));
+    if (mpich) {
+      // The last size of one algorithm and the first of the next, where MPICH switches inside the range.
+      const auto step = static_cast<std::uint64_t>(element_bytes) * static_cast<std::uint64_t>(n);
+      for (const double at : mpich_switch_bytes(collective, n, element_bytes)) {
+        if (at <= bottom || at > static_cast<double>(top)) continue;
+        const auto first = static_cast<std::uint64_t>(std::ceil(at / static_cast<double>(step))) * step;
+        targets.push_back(first);
+        if (first > step) targets.push_back(first - step);
+      }
+      std::sort(targets.begin(), targets.end());
+    }
     std::set<std::uint64_t> seen;
-    for (int k = kSizes - 1; k >= 0; --k) {
+    for (const std::uint64_t target : targets) {
       Op op;
       op.kind = OpKind::kCollective;
       op.collective = collective;
       op.group = group;
       op.element_bytes = element_bytes;
-      op.bytes = static_cast<std::uint64_t>(static_cast<double>(top) / std::pow(factor, k));
+      op.bytes = target;
       op.label = "calibration " + std::string(describe(collective).name);
       const std::uint64_t bytes = scaled_bytes(op, n, 1.0);
       if (!seen.insert(bytes).second) continue;
@@ -71,22 +140,19 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
     for (CalibrationPoint* c : {&queued, &isolated}) {
       if (auto fit = fit_alpha_beta(c->points)) {
         c->fit = *fit;
-        costs.add_sweep(collective, n, c->points, *fit, static_cast<int>(group), element_bytes, c->context);
       } else if (!c->points.empty()) {
         // Too few distinct sizes to fit (a tiny model): the time per byte of the largest call.
         const SweepPoint& p = *std::max_element(c->points.begin(), c->points.end(),
                                                 [](const auto& x, const auto& y) { return x.bytes < y.bytes; });
         c->fit.beta_us_per_byte = p.time_us / static_cast<double>(p.bytes);
         c->fit.points = c->points.size();
-        costs.add_fit(collective, n, c->fit, static_cast<int>(group), element_bytes, c->context);
       }
-    }
-    if (measured) {
-      measured->push_back(std::move(queued));
-      measured->push_back(std::move(isolated));
+      std::sort(c->points.begin(), c->points.end(), [](const auto& x, const auto& y) { return x.bytes < y.bytes; });
+      all.push_back(*c);
     }
   }
-  return costs;
+  if (measured) *measured = all;
+  return costs_from_calibration(all, mpich);
 }
 
 }  // namespace wb::step

@@ -4,6 +4,7 @@
 // after every rank met (a barrier). That is the cost model's measured input when no fits.csv is given.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,19 @@ struct CalibrationPoint {
   AlphaBeta fit;
 };
 
-// Every rank calls it with the same programs. Returns the costs and what was measured.
+// Every rank calls it with the same programs. Returns the costs and what was measured. With `mpich`
+// (the MPI executor: the library is MPICH), the sweep also takes the sizes on both sides of each
+// size where MPICH switches algorithms inside its range.
 CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& executor, MpiControl& control,
-                          double scale, std::vector<CalibrationPoint>* measured = nullptr);
+                          double scale, bool mpich, std::vector<CalibrationPoint>* measured = nullptr);
+
+// The costs a calibration gives: each sweep and its fit at the group size it was measured on, and
+// each collective's link (link_from_calibration) for the group sizes it was not.
+CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& calibration, bool mpich);
+
+// The link (alpha, beta) that makes the formula of the algorithm run at each point (MPICH's choice
+// with `mpich`, else ring) best match the points: least squares on the relative error, alpha >= 0.
+// nullopt with fewer than two points of different sizes.
+std::optional<LinkCost> link_from_calibration(const CalibrationPoint& c, bool mpich);
 
 }  // namespace wb::step

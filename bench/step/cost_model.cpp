@@ -6,6 +6,7 @@
 
 #include "coll/fits_file.h"
 #include "harness/errors.h"
+#include "step/mpich_selection.h"
 #include "step/nccl_algorithms.h"
 
 namespace wb::step {
@@ -17,23 +18,53 @@ void CollectiveCosts::add_sweep(CollOp op, int ranks, std::vector<SweepPoint> po
   add_fit(op, ranks, fit, group, element_bytes, context);
 }
 
+namespace {
+
+// Linear through two points, and beyond them along the same line.
+double through(const SweepPoint& a, const SweepPoint& b, double bytes) {
+  const double x0 = static_cast<double>(a.bytes), x1 = static_cast<double>(b.bytes);
+  const double w = x1 > x0 ? (bytes - x0) / (x1 - x0) : 0;
+  return a.time_us + w * (b.time_us - a.time_us);
+}
+
+}  // namespace
+
 std::optional<double> CollectiveCosts::lookup_us(int context, CollOp op, int ranks, double bytes, int group,
                                                  int element_bytes) const {
   for (const Key& key : {Key{op, ranks, group, element_bytes}, Key{op, ranks, group, kAny},
                          Key{op, ranks, kAny, element_bytes}, Key{op, ranks, kAny, kAny}}) {
     if (const auto sweep = sweeps_[context].find(key); sweep != sweeps_[context].end() && sweep->second.size() >= 2) {
-      const auto& p = sweep->second;
-      if (bytes >= static_cast<double>(p.front().bytes) && bytes <= static_cast<double>(p.back().bytes)) {
-        std::size_t i = 1;
-        while (i + 1 < p.size() && static_cast<double>(p[i].bytes) < bytes) ++i;
-        const double x0 = static_cast<double>(p[i - 1].bytes), x1 = static_cast<double>(p[i].bytes);
-        const double w = x1 > x0 ? (bytes - x0) / (x1 - x0) : 0;
-        return p[i - 1].time_us + w * (p[i].time_us - p[i - 1].time_us);
+      const auto& all = sweep->second;
+      if (bytes >= static_cast<double>(all.front().bytes) && bytes <= static_cast<double>(all.back().bytes)) {
+        // Only the points MPICH ran the same algorithm at: never a line from one algorithm to another.
+        std::vector<SweepPoint> p;
+        const int element = std::get<3>(key) == kAny ? 4 : std::get<3>(key);
+        const std::string runs = mpich_ ? mpich_nonblocking_choice(op, ranks, bytes, element).name : "";
+        for (const SweepPoint& point : all)
+          if (!mpich_ || mpich_nonblocking_choice(op, ranks, static_cast<double>(point.bytes), element).name == runs)
+            p.push_back(point);
+        if (p.size() >= 2) {
+          std::size_t i = 1;
+          while (i + 1 < p.size() && static_cast<double>(p[i].bytes) < bytes) ++i;
+          return std::max(0.0, through(p[i - 1], p[i], bytes));
+        }
+        if (p.size() == 1) {  // one point of that algorithm: its time, the fit's slope for the rest
+          const auto fit = fits_[context].find(key);
+          const double slope = fit != fits_[context].end() ? fit->second.beta_us_per_byte : 0;
+          return p[0].time_us + (bytes - static_cast<double>(p[0].bytes)) * slope;
+        }
       }
     }
     if (const auto it = fits_[context].find(key); it != fits_[context].end())
       return it->second.alpha_us + bytes * it->second.beta_us_per_byte;
   }
+  // Another group size: the collective's own link through the formula of what runs at this one.
+  for (const auto& link_key : {std::pair{op, element_bytes}, std::pair{op, kAny}})
+    if (const auto it = links_[context].find(link_key); it != links_[context].end()) {
+      const int element = element_bytes == kAny ? 4 : element_bytes;
+      const Algorithm a = mpich_ ? mpich_nonblocking_choice(op, ranks, bytes, element).algorithm : Algorithm::kRing;
+      return flat_time_us(op, a, ranks, bytes, it->second);
+    }
   return std::nullopt;
 }
 

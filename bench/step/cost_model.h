@@ -44,6 +44,16 @@ class CollectiveCosts {
   void add_sweep(CollOp op, int ranks, std::vector<SweepPoint> points, const AlphaBeta& fit, int group = kAny,
                  int element_bytes = kAny, CallContext context = CallContext::kQueued);
   void set_link(const LinkCost& link) { link_ = link; }
+  // A collective's own link, fitted at one group size (link_from_calibration): a group size with no
+  // sweep or fit of its own costs the formula of the algorithm that runs there on this link.
+  void add_link_fit(CollOp op, const LinkCost& link, int element_bytes = kAny,
+                    CallContext context = CallContext::kQueued) {
+    links_[index(context)][{op, element_bytes}] = link;
+  }
+  // The library is MPICH (mpich_selection.h): a sweep is not interpolated across the sizes where
+  // MPICH switches algorithms, and a link fit is played through the algorithm MPICH picks.
+  void follow_mpich_selection() { mpich_ = true; }
+  bool follows_mpich_selection() const { return mpich_; }
   // Throws std::out_of_range when neither a fit nor a link cost covers the collective.
   double predict_us(CollOp op, int ranks, double bytes, int group = kAny, int element_bytes = kAny,
                     CallContext context = CallContext::kQueued) const;
@@ -58,7 +68,9 @@ class CollectiveCosts {
   std::optional<double> lookup_us(int context, CollOp op, int ranks, double bytes, int group, int element_bytes) const;
   std::map<Key, AlphaBeta> fits_[2];                  // per call context
   std::map<Key, std::vector<SweepPoint>> sweeps_[2];  // sorted by bytes
+  std::map<std::pair<CollOp, int>, LinkCost> links_[2];  // per call context, by collective and element size
   std::optional<LinkCost> link_;
+  bool mpich_ = false;
 };
 
 // The predicted timeline of a program at `scale`, each collective costed on its group's size.

@@ -26,6 +26,35 @@ double StepBatch::run() {
   return last_.step_us / 1e6;
 }
 
+StepBatch::PredictionMiss StepBatch::largest_miss() {
+  // Each collective's median duration over the timed steps, the slowest rank's, against what the
+  // prediction gave it: the one over by the most explains a step slower than predicted. What ran
+  // beside it in the last step (another collective, compute) says whether it shared the wire or the CPU.
+  PredictionMiss worst;
+  double worst_over = 0;
+  for (std::size_t op = 0; op < program_.ops.size(); ++op) {
+    if (program_.ops[op].kind != OpKind::kCollective) continue;
+    std::vector<double> mine;
+    for (std::size_t i = warmup_steps_; i < durations_.size(); ++i) mine.push_back(durations_[i][op]);
+    if (mine.empty()) continue;
+    const double measured = control_.max(summarize(mine).median);
+    const double predicted = predicted_.ops[op].end_us - predicted_.ops[op].start_us;
+    if (measured - predicted <= worst_over) continue;
+    worst_over = measured - predicted;
+    worst = {program_.ops[op].label, measured, predicted, {}};
+    const OpTiming& t = last_.ops[op];
+    for (std::size_t other = 0; other < program_.ops.size(); ++other) {
+      const Op& o = program_.ops[other];
+      if (other == op || o.kind == OpKind::kHostWait) continue;
+      const OpTiming& u = last_.ops[other];
+      if (std::min(t.end_us, u.end_us) - std::max(t.start_us, u.start_us) <= 0) continue;
+      const std::string what = o.kind == OpKind::kCompute ? "compute" : o.label;
+      if (worst.beside.find(what) == std::string::npos) worst.beside += (worst.beside.empty() ? "" : ", ") + what;
+    }
+  }
+  return worst;
+}
+
 std::string StepBatch::extra_after_run() {
   // The slowest rank's step, step by step, as the harness times it; compute is each rank's own.
   // The harness's warm-up steps come first; they are not part of the medians.
@@ -46,6 +75,7 @@ std::string StepBatch::extra_after_run() {
     replayed.push_back(control_.max(replay(program_, durations_[i]).step_us));
   outcome_.replayed_us = replayed.empty() ? 0.0 : summarize(replayed).median;
   outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
+  const PredictionMiss miss = largest_miss();
   outcome_.predicted_by_kind = collective_time_by_kind(program_, predicted_);
   const auto events = control_.all_gather(trace_events(program_, last_, predicted_, control_.rank()));
   if (control_.is_root()) write_chrome_trace(trace_path_, events);
@@ -59,7 +89,13 @@ std::string StepBatch::extra_after_run() {
       .set("predicted_compute_us", number(predicted_.compute_us))
       .set("predicted_comm_us", number(communication_busy_us(program_, predicted_)))
       .set("predicted_exposed_us", number(predicted_.exposed_us()))
-      .set("replayed_us", number(outcome_.replayed_us));
+      .set("replayed_us", number(outcome_.replayed_us))
+      .set("judge", "prediction");  // judged against predicted_us, made before the steps ran (issue 56)
+  if (!miss.label.empty())
+    extra.set("miss_op", miss.label)
+        .set("miss_op_us", number(miss.measured_us))
+        .set("miss_op_predicted_us", number(miss.predicted_us))
+        .set("miss_op_beside", miss.beside.empty() ? "nothing" : miss.beside);
   for (const auto& [kind, bytes] : bytes_by_kind(program_)) {
     std::string key = "bytes_" + kind;
     std::replace(key.begin(), key.end(), '@', '_');  // all_gather@shard -> bytes_all_gather_shard: a key

@@ -40,6 +40,13 @@ class StepBatch final : public TimedBatch {
   std::string extra_after_run() override;
 
  private:
+  struct PredictionMiss {
+    std::string label;  // the collective, as the program names it ("reduce_scatter layer3")
+    double measured_us = 0, predicted_us = 0;
+    std::string beside;  // what overlapped it in the last step: "compute, all_gather layer2"
+  };
+  // Every rank calls it (it takes the slowest rank's durations).
+  PredictionMiss largest_miss();
   const Program& program_;
   StepExecutor& executor_;
   MpiControl& control_;

@@ -80,6 +80,10 @@ void declare_step_options(OptionParser& p, RawValues& raw, HarnessOptions& harne
   p.value("--overlap-comm", "0|1", "DeepSpeed overlap_comm (default: on for stage 3 only)", into("overlap-comm"));
   p.value("--gpu-memory", "GB", "memory per GPU for the recommendation (default 80)", into("gpu-memory"));
   p.value("--fits", "FILE", "predict from wb-coll's fits.csv instead of calibrating here", into("fits"));
+  p.value("--calibration", "FILE",
+          "predict from another run's step_calibration.csv (e.g. 2 nodes) instead of calibrating here: group sizes "
+          "it did not measure cost the algorithm MPICH runs there on each collective's fitted link",
+          into("calibration"));
   p.value("--wiring", "NAME", "label of the wiring (the dst column), e.g. vcluster-1gbit", into("wiring"));
   p.value("--link-class", "CLASS", "the link_class column between nodes (default: detected)", into("link-class"));
   p.group("What-if (measures nothing)");
@@ -178,6 +182,8 @@ StepOptions parse_step_options(CommandLine& line) {
   }
   if (auto v = args.take("gpu-memory")) o.gpu_memory_GB = positive_number("--gpu-memory", *v);
   o.fits = args.take("fits");
+  o.calibration = args.take("calibration");
+  if (o.fits && o.calibration) throw UsageError("--fits and --calibration: give one source of costs");
   if (auto v = args.take("what-if")) {
     WhatIfRequest w;
     w.shapes = parse_cluster_shapes(*v);
@@ -207,9 +213,10 @@ StepOptions parse_step_options(CommandLine& line) {
       throw UsageError("--algorithm " + *a + ": a measured run forces one algorithm on the library (ring, "
                        "recursive_doubling, rabenseifner, binomial on MPI; ring or tree on NCCL); several, nccl "
                        "and mpi are for --what-if");
-    if (o.fits)
-      throw UsageError("--algorithm with --fits: the fits were measured under the library's own choice; leave "
-                       "--fits out and the calibration measures the forced algorithm");
+    if (o.fits || o.calibration)
+      throw UsageError(std::string("--algorithm with ") + (o.fits ? "--fits" : "--calibration") +
+                       ": those were measured under the library's own choice; leave it out and the calibration "
+                       "measures the forced algorithm");
     o.forced_algorithm = parse_algorithm(names.front());
     forced_algorithm_settings(*o.forced_algorithm, o.backend);  // throws where the backend has no such algorithm
   } else if (args.take("global-tokens")) {

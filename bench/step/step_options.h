@@ -23,6 +23,7 @@ struct StepOptions {
   bool measure_tflops = false;
   double gpu_memory_GB = 80;
   std::optional<std::string> fits;
+  std::optional<std::string> calibration;  // another run's step_calibration.csv
   std::optional<WhatIfRequest> what_if;
   std::optional<Algorithm> forced_algorithm;  // a measured run's --algorithm (step/forced_algorithm.h)
   std::string wiring;

@@ -24,6 +24,7 @@
 #include "harness/size_spec.h"
 #include "harness/statistics.h"
 #include "step/calibration.h"
+#include "step/calibration_file.h"
 #include "step/forced_algorithm.h"
 #include "step/memory_model.h"
 #include "step/step_batch.h"
@@ -124,8 +125,10 @@ class StepRun {
                              "--collective " + describe(op.collective).name + " on this wiring first)");
           }
         }
+    } else if (options_.calibration) {
+      costs_ = costs_from_calibration(read_calibration_csv(*options_.calibration), follows_mpich());
     } else {
-      costs_ = calibrate(programs_, *executor_, control_, options_.scale, &calibration);
+      costs_ = calibrate(programs_, *executor_, control_, options_.scale, follows_mpich(), &calibration);
     }
     if (control_.is_root()) print_calibration(calibration);
     if (control_.is_root() && options_.forced_algorithm)
@@ -150,7 +153,9 @@ class StepRun {
                 number(activation_bytes(model.shape, settings.tokens, settings.activation_checkpointing) / 1e9));
       extra.set("tflops", number(settings.tflops));
       if (options_.measure_tflops) extra.set("tflops_measured", "1");
-      extra.set("costs", options_.fits ? "fits.csv" : "calibrated").merge(path_settings_extra(environ));
+      extra.set("costs", options_.fits          ? std::string("fits.csv")
+                        : options_.calibration ? "calibration " + std::filesystem::path(*options_.calibration).filename().string()
+                                               : std::string("calibrated")).merge(path_settings_extra(environ));
       if (p.strategy == "fsdp-hybrid") extra.set("shard_group", static_cast<std::uint64_t>(settings.shard_group));
       info.row.extra = extra.text();
       // judged: the step against the cost model's prediction; measured again by the same run (all its strategies)
@@ -181,18 +186,21 @@ class StepRun {
     return kExitOk;
   }
 
+  // MPICH picks the algorithm itself unless --algorithm forces one (then the calibration measured that).
+  bool follows_mpich() const { return options_.backend == "mpi" && !options_.forced_algorithm; }
+
   void print_calibration(const std::vector<CalibrationPoint>& calibration) const {
     if (options_.fits) {
       std::printf("cost model: fits from %s\n", options_.fits->c_str());
       return;
     }
-    // Every measured point, for whoever wants to check the fits.
-    std::ofstream points(options_.harness.run_dir + "/step_calibration.csv");
-    points << "op,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n";
-    for (const auto& c : calibration)
-      for (const auto& p : c.points)
-        points << describe(c.op).name << ',' << group_name(c.group) << ',' << c.ranks << ',' << c.element_bytes << ','
-               << context_name(c.context) << ',' << p.bytes << ',' << p.time_us << ',' << c.fit.alpha_us << ',' << c.fit.beta_us_per_byte << '\n';
+    if (options_.calibration) {
+      std::printf("cost model: calibration from %s (group sizes it did not measure: %s on each collective's link)\n",
+                  options_.calibration->c_str(), follows_mpich() ? "the algorithm MPICH runs there" : "ring");
+      return;
+    }
+    // Every measured point, for whoever wants to check the fits, or to predict a larger run from.
+    write_calibration_csv(options_.harness.run_dir + "/step_calibration.csv", calibration);
     std::printf("cost model calibration (t = alpha + S beta, %zu collectives; points in step_calibration.csv):\n",
                 calibration.size());
     for (const auto& c : calibration)

@@ -539,6 +539,41 @@ def test_steps_are_judged_by_their_own_operations_replayed_and_a_noisy_miss_is_n
     assert v[4].verdict == "NOT JUDGED" and "spread 60%, as much as the 15% it misses by or more" in v[4].reason
 
 
+def test_steps_are_judged_against_the_prediction_made_before_they_ran_and_the_replay_explains_a_miss(tmp_path):
+    """Issue 56: once the prediction holds (call contexts, MPICH's algorithm switches), a step is
+    held to the prediction its calibration made before any step ran (10%); its own operations
+    replayed say where a miss went: time no operation holds (WARN, a stall), or collectives slower
+    than calibrated, naming the one over its prediction by the most and what ran beside it."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+
+    def step(case, step_us, predicted, replayed, spread, costs="calibrated", miss=""):
+        extra = (f"scale=0.1;compute_us=40000;exposed_us={step_us - 40000};comm_us=50000;predicted_us={predicted};"
+                 f"predicted_compute_us=40000;predicted_comm_us=50000;replayed_us={replayed};judge=prediction;"
+                 f"costs={costs}{miss}")
+        return (f"step,{case},mpi,eth,tiny,vc,uni,step,fp32,34616832,3,3,1,{step_us},{step_us},{step_us},,,,"
+                f"\"{extra}\",OK,,7,{spread}")
+    miss = (";miss_op=all_reduce bucket 0;miss_op_us=109830;miss_op_predicted_us=87080;"
+            "miss_op_beside=compute, all_gather parameters 0")
+    rows = [step("zero3", 80000, 77500, 79600, 3),                    # -3.1%: PASS
+            step("zero1", 170000, 145000, 169000, 2, miss=miss),      # -14.7%, replay -0.6%: the collectives
+            step("ddp", 100000, 85000, 85000, 4),                     # -15%, replay -15%: a stall
+            step("zero2", 100000, 85000, 99000, 40),                  # -15% within a 40% spread
+            step("fsdp-full", 104750, 82860, 104440, 2, costs="calibration step_calibration.csv", miss=miss)]
+    (run_dir / "results.csv").write_text(HEADER_WITH_SPREAD + "\n" + "\n".join(rows) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "PASS", v[2].reason
+    assert "predicted from the calibration before the steps: 77.5 ms (-3.1%)" in v[2].reason
+    assert v[2].expected == "77.5 ms +-10% (predicted from the calibration before the steps, before the steps ran)"
+    assert v[3].verdict == "WARN", v[3].reason
+    assert ("its operations explain the step, and its collectives ran slower than calibrated: most of all "
+            "'all_reduce bucket 0', 109.8 ms against 87.08 ms predicted, beside compute, all_gather parameters 0"
+            in v[3].reason)
+    assert v[4].verdict == "WARN" and "holds 15% its operations do not explain" in v[4].reason
+    assert v[5].verdict == "NOT JUDGED" and "spread 40%, as much as the 15% the prediction misses by" in v[5].reason
+    assert v[6].verdict == "WARN" and "predicted from another run's calibration step_calibration.csv" in v[6].reason
+
+
 def test_a_sibling_difference_inside_the_item_s_own_spread_is_no_warn(tmp_path):
     """Issue 44: an 8 B latency 13% over its siblings with a spread of 574% was a WARN on a healthy
     machine. A difference that the item's own spread covers twice over decides nothing; a clear one

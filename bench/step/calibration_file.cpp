@@ -1,0 +1,101 @@
+#include "step/calibration_file.h"
+
+#include <libfccp/csv.h>
+
+#include <fstream>
+#include <map>
+#include <tuple>
+
+#include "harness/errors.h"
+
+namespace wb::step {
+
+namespace {
+
+const std::string kFormatLine = "# wirebench step_calibration format " + std::to_string(kCalibrationFormat);
+
+double number_in(const std::string& text, const char* column, const std::string& path, long line) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw InputError(path, line, std::string("column ") + column + ": '" + text + "' is not a number");
+}
+
+Group group_named(const std::string& text, const std::string& path, long line) {
+  for (int g = 0; g < kGroups; ++g)
+    if (text == group_name(static_cast<Group>(g))) return static_cast<Group>(g);
+  throw InputError(path, line, "column group: '" + text + "' is not world, shard or replicate");
+}
+
+CallContext context_named(const std::string& text, const std::string& path, long line) {
+  for (CallContext c : {CallContext::kQueued, CallContext::kIsolated})
+    if (text == context_name(c)) return c;
+  throw InputError(path, line, "column context: '" + text + "' is not queued or isolated");
+}
+
+}  // namespace
+
+void write_calibration_csv(const std::string& path, const std::vector<CalibrationPoint>& calibration) {
+  std::ofstream out(path);
+  out << kFormatLine << "\nop,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n";
+  for (const auto& c : calibration)
+    for (const auto& p : c.points)
+      out << describe(c.op).name << ',' << group_name(c.group) << ',' << c.ranks << ',' << c.element_bytes << ','
+          << context_name(c.context) << ',' << p.bytes << ',' << p.time_us << ',' << c.fit.alpha_us << ','
+          << c.fit.beta_us_per_byte << '\n';
+  if (!out) throw InputError(path, 0, "could not be written");
+}
+
+std::vector<CalibrationPoint> read_calibration_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "cannot be read");
+  std::string first;
+  std::getline(in, first);
+  if (first != kFormatLine)
+    throw InputError(path, 1,
+                     first.rfind("op,", 0) == 0
+                         ? "format 1 (before call contexts): calibrate again with this wb-step"
+                         : "not a wb-step calibration of format " + std::to_string(kCalibrationFormat) +
+                               " (its first line should be '" + kFormatLine + "')");
+  std::vector<CalibrationPoint> points;
+  std::map<std::tuple<CollOp, Group, int, int, CallContext>, std::size_t> where;
+  try {
+    io::CSVReader<9, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(path, in);
+    csv.read_header(io::ignore_extra_column, "op", "group", "ranks", "element_bytes", "context", "bytes", "time_us",
+                    "alpha_us", "beta_us_per_byte");
+    std::string op, group, ranks, element, context, bytes, time, alpha, beta;
+    while (csv.read_row(op, group, ranks, element, context, bytes, time, alpha, beta)) {
+      const long line = static_cast<long>(csv.get_file_line()) + 1;  // the format line came first
+      CollOp collective;
+      try {
+        collective = parse_collective(op);
+      } catch (const UsageError& e) {
+        throw InputError(path, line, e.what());
+      }
+      const Group g = group_named(group, path, line);
+      const int n = static_cast<int>(number_in(ranks, "ranks", path, line));
+      const int e = static_cast<int>(number_in(element, "element_bytes", path, line));
+      const CallContext c = context_named(context, path, line);
+      const auto key = std::tuple{collective, g, n, e, c};
+      auto [it, added] = where.try_emplace(key, points.size());
+      if (added) {
+        points.push_back({collective, g, n, e, c, {}, {}});
+        points.back().fit = {number_in(alpha, "alpha_us", path, line), number_in(beta, "beta_us_per_byte", path, line),
+                             0};
+      }
+      CalibrationPoint& point = points[it->second];
+      point.points.push_back({static_cast<std::uint64_t>(number_in(bytes, "bytes", path, line)),
+                              number_in(time, "time_us", path, line), 0});
+      point.fit.points = point.points.size();
+    }
+  } catch (const io::error::base& e) {
+    throw InputError(path, 0, e.what());
+  }
+  if (points.empty()) throw InputError(path, 2, "no calibration points");
+  return points;
+}
+
+}  // namespace wb::step

@@ -1,0 +1,98 @@
+// step_calibration.csv read back (a real 2-node calibration of the 1 Gbit/s virtual cluster), and
+// the links it gives each collective, carried to group sizes it did not measure.
+#include "step/calibration_file.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/errors.h"
+#include "step/mpich_selection.h"
+#include "../test_files.h"
+
+namespace wb::step {
+namespace {
+
+const std::string kTwoNodes = std::string(WB_SOURCE_DATA_DIR) + "/step-calibration/vcluster-2node-1gbit.csv";
+
+const CalibrationPoint& find(const std::vector<CalibrationPoint>& all, CollOp op, Group g, CallContext c) {
+  for (const auto& p : all)
+    if (p.op == op && p.group == g && p.context == c) return p;
+  throw std::runtime_error("not in the fixture");
+}
+
+TEST(CalibrationFileTest, AWrittenCalibrationReadsBackPointForPoint) {
+  const auto all = read_calibration_csv(kTwoNodes);
+  EXPECT_EQ(all.size(), 8u);  // all_reduce world and replicate, all_gather, reduce_scatter; two contexts each
+  const auto& rs = find(all, CollOp::kReduceScatter, Group::kWorld, CallContext::kIsolated);
+  EXPECT_EQ(rs.ranks, 2);
+  EXPECT_EQ(rs.element_bytes, 4);
+  ASSERT_EQ(rs.points.size(), 10u);  // 8 sizes and the two beside MPICH's switch at 2 MiB
+  EXPECT_EQ(rs.points.front().bytes, 54088u);
+  EXPECT_DOUBLE_EQ(rs.points.front().time_us, 141.935);
+  const wb::testing::TempDir dir;
+  write_calibration_csv(dir.file("again.csv"), all);
+  const auto again = read_calibration_csv(dir.file("again.csv"));
+  ASSERT_EQ(again.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(again[i].points.size(), all[i].points.size());
+    EXPECT_DOUBLE_EQ(again[i].points.back().time_us, all[i].points.back().time_us);
+  }
+}
+
+TEST(CalibrationFileTest, OtherFormatsAndBadFieldsAreRefusedNamingTheLine) {
+  const wb::testing::TempDir dir;
+  wb::testing::write_text(dir.file("v1.csv"), "op,group,ranks,element_bytes,bytes,time_us,alpha_us,beta_us_per_byte\n"
+                                              "all_reduce,world,3,4,54096,1106.1,0,0.025\n");
+  try {
+    read_calibration_csv(dir.file("v1.csv"));
+    FAIL() << "format 1 read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("format 1"), std::string::npos) << e.what();
+  }
+  wb::testing::write_text(dir.file("bad.csv"), "# wirebench step_calibration format 2\n"
+                                               "op,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n"
+                                               "all_reduce,world,2,4,queued,100,5,0,0.01\n"
+                                               "all_reduce,world,2,4,sideways,200,7,0,0.01\n");
+  try {
+    read_calibration_csv(dir.file("bad.csv"));
+    FAIL() << "an unknown context read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sideways"), std::string::npos) << e.what();
+  }
+}
+
+// On 2 ranks every algorithm MPICH picks sends half the buffer each way: the link is the shaped
+// 1 Gbit/s (8 ns a byte), a little faster where tbf's 32 kB burst carries the small calls.
+TEST(CalibrationFileTest, TwoNodesGiveTheShapedLinkForEveryCollective) {
+  const auto all = read_calibration_csv(kTwoNodes);
+  for (CollOp op : {CollOp::kAllGather, CollOp::kReduceScatter, CollOp::kAllReduce}) {
+    const auto link = link_from_calibration(find(all, op, Group::kWorld, CallContext::kIsolated), true);
+    ASSERT_TRUE(link) << describe(op).name;
+    EXPECT_GT(link->beta_us_per_byte, 0.0075) << describe(op).name;
+    EXPECT_LT(link->beta_us_per_byte, 0.0095) << describe(op).name;
+  }
+}
+
+// At 3 ranks MPICH runs other algorithms (ring all_gather, pairwise or recursive halving with the
+// extra rank's two whole-buffer hops, Rabenseifner's all_reduce with them): their formulas on the
+// 2-node link.
+TEST(CalibrationFileTest, AnotherGroupSizeCostsTheAlgorithmMpichRunsThere) {
+  const CollectiveCosts costs = costs_from_calibration(read_calibration_csv(kTwoNodes), true);
+  const auto iso = CallContext::kIsolated;
+  const double s = 3461688;  // the tiny model's gradients at scale 0.1
+  const auto link = link_from_calibration(find(read_calibration_csv(kTwoNodes), CollOp::kAllGather, Group::kWorld, iso), true);
+  EXPECT_DOUBLE_EQ(costs.predict_us(CollOp::kAllGather, 3, s, 0, 4, iso),
+                   flat_time_us(CollOp::kAllGather, Algorithm::kRing, 3, s, *link));
+  // About 2/3 S at 1 Gbit/s: 18.5 ms.
+  EXPECT_NEAR(costs.predict_us(CollOp::kAllGather, 3, s, 0, 4, iso), 18500, 2500);
+  // reduce_scatter: recursive halving below 2 MiB of fp32 (S + S/2 + S/3 on 3 ranks), pairwise above.
+  EXPECT_GT(costs.predict_us(CollOp::kReduceScatter, 3, 2097144, 0, 4, iso),
+            2 * costs.predict_us(CollOp::kReduceScatter, 3, 2097156, 0, 4, iso));
+  // all_reduce on 3 ranks: 3 S on the link (Rabenseifner with the extra rank's hops): about 83 ms.
+  EXPECT_NEAR(costs.predict_us(CollOp::kAllReduce, 3, s, 0, 4, iso), 83000, 10000);
+  // The measured group size keeps its own sweep.
+  EXPECT_NEAR(costs.predict_us(CollOp::kAllGather, 2, s, 0, 4, iso), 14333.5, 1);
+}
+
+}  // namespace
+}  // namespace wb::step
