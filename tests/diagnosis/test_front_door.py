@@ -64,22 +64,28 @@ def test_the_healthy_single_host_log_is_exit_0_without_findings():
 
 
 def test_nccl_lines_inside_an_imported_nccl_tests_output_are_diagnosed(tmp_path):
-    """NVIDIA/nccl-tests#293's output as posted (tests/data/imports/real/), with its rank's
-    `NCCL_SHM_DISABLE set by environment to 1.` line put among its INFO lines: the import's
-    topology.json carries the finding with the file and line, and the report says it."""
+    """NVIDIA/nccl-tests#293's output as posted (tests/data/imports/real/): `mpirun ... -x
+    NCCL_SHM_DISABLE=1` on its command line, NCCL's INFO lines without their ENV lines. The setting
+    is read from the command line (it was read only from NCCL's `NCCL_SHM_DISABLE set by environment
+    to 1.`, which this log lacks: no finding); the import's topology.json carries the finding with
+    the file and line, and the report says it. With NCCL's own lines put among its INFO lines, the
+    command line still says it first."""
     real = ROOT / "tests/data/imports/real/nccl-tests-293-nccl-info-interleaved.txt"
     lines = real.read_text().splitlines(True)
-    at = next(i for i, l in enumerate(lines) if "NCCL INFO" in l)
-    for host in ("test1:3595:3595", "test2:4017:4017"):  # its two ranks, as `mpirun -x NCCL_SHM_DISABLE=1` sets both
-        lines.insert(at, f"{host} [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n")
-    pasted = tmp_path / "all_reduce.txt"
-    pasted.write_text("".join(lines))
+    assert "-x NCCL_SHM_DISABLE=1" in lines[0]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-    result = subprocess.run([sys.executable, "-m", "wirebench", "import", str(pasted), "--out", str(tmp_path / "run")],
-                            capture_output=True, text=True, env=env, timeout=300)
-    assert result.returncode in (0, 1), result.stdout + result.stderr
-    nccl = json.loads((tmp_path / "run" / "topology.json").read_text())["nccl"]
-    assert nccl["source"] == str(pasted)
-    assert [(d["id"], d["line"]) for d in nccl["diagnoses"]] == [("transport-disabled", at + 1)]
-    assert "test2" in lines[at] and "test1" in lines[at + 1]
-    assert "NCCL log: transport-disabled" in result.stdout
+    for name, extra in (("as-posted.txt", ()), ("with-env-lines.txt", ("test1:3595:3595", "test2:4017:4017"))):
+        at = next(i for i, l in enumerate(lines) if "NCCL INFO" in l)
+        text = lines[:at] + [f"{host} [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n" for host in extra] + \
+            lines[at:]
+        pasted = tmp_path / name
+        pasted.write_text("".join(text))
+        result = subprocess.run([sys.executable, "-m", "wirebench", "import", str(pasted), "--out",
+                                 str(tmp_path / name.replace(".txt", ""))], capture_output=True, text=True, env=env,
+                                timeout=300)
+        assert result.returncode in (0, 1), result.stdout + result.stderr
+        nccl = json.loads((tmp_path / name.replace(".txt", "") / "topology.json").read_text())["nccl"]
+        assert nccl["source"] == str(pasted)
+        assert [(d["id"], d["line"]) for d in nccl["diagnoses"]] == [("transport-disabled", 1)]
+        assert "NCCL_SHM_DISABLE is set" in nccl["diagnoses"][0]["what"]
+        assert "NCCL log: transport-disabled" in result.stdout

@@ -90,3 +90,18 @@ def test_every_rule_declares_its_words():
     for r in registry.RULES.values():
         assert r.verdict in ("FAIL", "WARN") and r.scope in registry.SCOPES
         assert r.signature and r.means and r.fix and r.source, r.id
+
+
+def test_settings_on_a_command_line_or_an_export_are_read_and_zero_is_off():
+    """NVIDIA/nccl#1773 as posted: `NCCL_P2P_DISABLE=0 NCCL_P2P_LEVEL=SYS ... ./build/all_reduce_perf
+    -g 8` at a root prompt, then P2P channels: 0 is off and SYS allows P2P everywhere, so nothing is
+    said. The same command line with LOC, or an `export NCCL_NVLS_ENABLE=0` before it, is read as
+    NCCL's own `set by environment` line is (which NCCL prints only with NCCL_DEBUG_SUBSYS's ENV)."""
+    posted = ("root@10-4-3-3:/opt/nccl-tests# NCCL_P2P_DISABLE=0 NCCL_P2P_LEVEL=SYS NCCL_DEBUG=info "
+              "./build/all_reduce_perf -g 8 | tail -n 30\n"
+              "10-4-3-3:97095:97196 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/direct pointer\n"
+              "10-4-3-3:97095:97191 [5] NCCL INFO Channel 00/0 : 5[5] -> 6[6] via P2P/direct pointer\n")
+    assert found(posted) == []
+    assert ids(found(posted.replace("NCCL_P2P_LEVEL=SYS", "NCCL_P2P_LEVEL=LOC"))) == ["p2p-level:WARN@1"]
+    said = found("export NCCL_NVLS_ENABLE=0\n" + posted)
+    assert ids(said) == ["nvls-unavailable:WARN@1"] and said[0].what == "NVLS (NVLink SHARP) is not used"

@@ -20,7 +20,8 @@ GDR_NUMBERS = {"0": "LOC", "1": "PIX", "2": "PXB", "3": "PHB", "4": "SYS", "5": 
       "unset NCCL_NET_GDR_LEVEL (NCCL allows GPUDirect RDMA up to PXB by default) or set it to the NICs' distance",
       f"{ENV_DOCS}: NCCL_NET_GDR_LEVEL", needs=("topology",))
 def gdr_level_below_wiring(r, c):
-    for m, value in settings(c.log).get("NCCL_NET_GDR_LEVEL", [])[:1]:
+    for m in settings(c.log).get("NCCL_NET_GDR_LEVEL", [])[:1]:
+        value = m.value
         level = GDR_NUMBERS.get(value, value.upper())
         if level not in GDR_LEVELS:
             continue
@@ -40,7 +41,8 @@ def gdr_level_below_wiring(r, c):
       "unset NCCL_ALGO (NCCL picks NVLS where it is faster), or add NVLS to it",
       f"{ENV_DOCS}: NCCL_ALGO; NVIDIA/nccl-tests#212", needs=("topology",))
 def algo_excludes_nvls(r, c):
-    for m, value in settings(c.log).get("NCCL_ALGO", [])[:1]:
+    for m in settings(c.log).get("NCCL_ALGO", [])[:1]:
+        value = m.value
         names = value.lower()
         excluded = names.startswith("^") and "nvls" in names
         if (excluded or (not names.startswith("^") and "nvls" not in names)) and c.wiring.nvswitch_with_nvls():
@@ -64,7 +66,8 @@ def _hca_names(value):
       "name the node's devices (ibv_devices; NCCL_IB_HCA matches names by prefix: mlx5 takes every mlx5_N), or unset it",
       f"{ENV_DOCS}: NCCL_IB_HCA")
 def setting_names_absent_device(r, c):
-    for m, value in settings(c.log).get("NCCL_IB_HCA", [])[:1]:
+    for m in settings(c.log).get("NCCL_IB_HCA", [])[:1]:
+        value = m.value
         if value.startswith("^"):
             return None  # an exclusion names what not to use: absent is fine
         shown = {d.split(":")[0] for msg in c.log.messages if (found := IB_LIST.search(msg.text))

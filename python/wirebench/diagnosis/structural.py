@@ -2,7 +2,9 @@
 the node's wiring show together. Each is registered with its id, verdict, scope, needs and words;
 docs/nccl-diagnosis.md's tables are tested against these declarations."""
 import re
+from dataclasses import dataclass
 
+from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING  # the paste reader's: one spelling of a command
 from .log_reader import IB_LIST  # the reader's own pattern: one spelling of the line
 from .registry import rule
 
@@ -15,8 +17,6 @@ SETTING = re.compile(r"^(NCCL_\w+) set by environment to (.*?)\.?\s*$")
 SOCKET_NETWORK = re.compile(r"^Using network Socket\b")
 SOCKET_DEVICES = re.compile(r"^NET/Socket : Using ")
 SOCKET_CHANNEL = re.compile(r"via NET/Socket/")
-IB_DISABLED = re.compile(r"NCCL_IB_DISABLE set by environment to [1-9]")
-NET_FORCED = re.compile(r"NCCL_NET set by environment to (\S+)")
 # an RDMA device named in one of NCCL's lines: Mellanox/NVIDIA HCAs (mlx5_0, NCCL 2.3's `NET/IB: [0] mlx5_0:1/IB`),
 # AWS EFA (the OFI plugin's `Selected provider is efa`, its rdmap devices). NCCL's `NET/Plugin : No plugin
 # found (libnccl-net.so)` / `Could not find: libnccl-net.so` is no such evidence: it says only that no
@@ -24,14 +24,41 @@ NET_FORCED = re.compile(r"NCCL_NET set by environment to (\S+)")
 RDMA_NAMED = re.compile(r"\bmlx[45]_\w+|\befa\b|\brdmap\w+")
 
 
+@dataclass(frozen=True)
+class Setting:
+    line: int
+    host: str   # the host whose NCCL line says it; "" where a command line or an export in the log sets it
+    value: str
+
+
 def settings(log):
-    """{name: [(message, value)]} of every `NCCL_X set by environment to V` line."""
-    out = {}
+    """{name: [Setting]} of every NCCL_* the log shows set, in the log's order: NCCL's own `NCCL_X set by
+    environment to V` line, and a command line, an export or a line of `env` the log holds (`mpirun -x
+    NCCL_X=V`, `srun --export=...,NCCL_X=V`, `export NCCL_X=V`), which say it where NCCL's ENV lines
+    are not printed (NCCL_DEBUG_SUBSYS without ENV, NCCL_DEBUG=WARN)."""
+    found = []
     for m in log.messages:
-        found = SETTING.match(m.text)
-        if found:
-            out.setdefault(found.group(1), []).append((m, found.group(2)))
+        said = SETTING.match(m.text)
+        if said:
+            found.append((m.line, said.group(1), Setting(m.line, m.host, said.group(2))))
+    for other in log.others:
+        text = other.text.strip()
+        if COMMAND.match(text) or EXPORT.match(text):
+            found += [(other.line, name, Setting(other.line, "", value)) for name, value in NCCL_SETTING.findall(text)]
+    out = {}
+    for _, name, setting in sorted(found, key=lambda item: item[0]):
+        out.setdefault(name, []).append(setting)
     return out
+
+
+def first_setting(log, name, meant=lambda value: True):
+    """The first Setting of `name` in the log whose value is `meant`, or None."""
+    return next((s for s in settings(log).get(name, []) if meant(s.value)), None)
+
+
+def turned_on(value):
+    """An NCCL switch's value that turns it on (NCCL reads a number: 1, 2 ...; 0 is off)."""
+    return value.strip().isdigit() and int(value) > 0
 
 
 @rule("socket-fallback", "FAIL", "network",
@@ -61,12 +88,12 @@ def socket_fallback(r, c):
             evidence.append(f"the log names an RDMA device, {named[1]} (line {named[0].line})")
     if c.wiring is not None and c.wiring.nics:
         evidence.append("the node's topology lists network devices (mlx5 ...)")
-    d, _ = log.first(IB_DISABLED)
-    if d:
-        evidence.append(f"NCCL_IB_DISABLE is set (line {d.line})")
-    n, found = log.first(NET_FORCED)
-    if n:
-        evidence.append(f"NCCL_NET={found.group(1)} (line {n.line})")
+    disabled = first_setting(log, "NCCL_IB_DISABLE", turned_on)
+    if disabled:
+        evidence.append(f"NCCL_IB_DISABLE is set (line {disabled.line})")
+    forced = first_setting(log, "NCCL_NET")
+    if forced:
+        evidence.append(f"NCCL_NET={forced.value} (line {forced.line})")
     if not evidence:
         return None
     return r.finding(m.line, "NCCL moves inter-node data over TCP sockets (NET/Socket)",
@@ -165,22 +192,18 @@ def gdrdma_disabled(r, c):
                      f"NCCL stages the network's data through host memory{reason}")
 
 
-P2P_OFF = re.compile(r"(NCCL_P2P_DISABLE|NCCL_SHM_DISABLE) set by environment to [1-9]")
-
-
 @rule("transport-disabled", "WARN", "node", "`NCCL_P2P_DISABLE` or `NCCL_SHM_DISABLE set by environment to 1`",
       "GPU pairs of a node through host memory or the network",
       "unset it (it is often left from debugging an ACS or IOMMU problem: fix that instead)",
       f"{ENV_DOCS}: NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; {TROUBLESHOOTING}: PCI ACS; NVIDIA/nccl#2079")
 def transport_disabled(r, c):
-    m, found = c.log.first(P2P_OFF)
-    if m is None:
+    off = [(s.line, name) for name in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE")
+           if (s := first_setting(c.log, name, turned_on))]
+    if not off:
         return None
-    return r.finding(m.line, f"{found.group(1)} is set",
+    line, name = min(off)
+    return r.finding(line, f"{name} is set",
                      "NCCL cannot use that transport inside a node: GPU pairs go through host memory or the network")
-
-
-TOPO_FILE = re.compile(r"NCCL_TOPO_FILE set by environment to (\S+)")
 
 
 @rule("topology-file", "WARN", "node", "`NCCL_TOPO_FILE set by environment to F`",
@@ -188,10 +211,10 @@ TOPO_FILE = re.compile(r"NCCL_TOPO_FILE set by environment to (\S+)")
       "use the file written for this exact machine type, or unset NCCL_TOPO_FILE",
       f"{ENV_DOCS}: NCCL_TOPO_FILE; NVIDIA/nccl#1008, NVIDIA/nccl-tests#86")
 def topology_file(r, c):
-    m, found = c.log.first(TOPO_FILE)
-    if m is None:
+    given = first_setting(c.log, "NCCL_TOPO_FILE")
+    if given is None:
         return None
-    return r.finding(m.line, f"NCCL's topology comes from a file: {found.group(1)}",
+    return r.finding(given.line, f"NCCL's topology comes from a file: {given.value}",
                      "NCCL does not discover the node: a file from another machine type makes wrong rings and paths")
 
 
@@ -339,24 +362,20 @@ def p2p_disabled_by_hardware(r, c):
                      "hardware issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1")
 
 
-P2P_LEVEL = re.compile(r"NCCL_P2P_LEVEL set by environment to (LOC|0)\b")
-
-
 @rule("p2p-level", "WARN", "node", "`NCCL_P2P_LEVEL set by environment to LOC` (or 0)",
       "P2P never used: NCCL_P2P_LEVEL is how far apart two GPUs may be for P2P (NVL, PIX, PXB, PHB, SYS); LOC forbids it",
       "unset NCCL_P2P_LEVEL (NCCL picks by the topology) or set the level the node's wiring allows",
       f"{ENV_DOCS}: NCCL_P2P_LEVEL")
 def p2p_level(r, c):
-    m, found = c.log.first(P2P_LEVEL)
-    if m is None:
+    level = first_setting(c.log, "NCCL_P2P_LEVEL", lambda value: value.upper() in ("LOC", "0"))
+    if level is None:
         return None
-    return r.finding(m.line, f"NCCL_P2P_LEVEL={found.group(1)}: P2P is never used",
+    return r.finding(level.line, f"NCCL_P2P_LEVEL={level.value}: P2P is never used",
                      "NCCL_P2P_LEVEL says how far apart two GPUs may be for P2P (NVL: NVLink only, PIX: one PCIe "
                      "switch, PXB: several switches, PHB: the CPU's root complex, SYS: across sockets); LOC forbids it "
                      "everywhere, so every pair inside the node goes through host memory")
 
 
-NVLS_ENV = re.compile(r"NCCL_NVLS_ENABLE set by environment to 0")
 NVLS_MISSING = re.compile(r"NVLS multicast support is not available")
 
 
@@ -368,9 +387,10 @@ NVLS_MISSING = re.compile(r"NVLS multicast support is not available")
       "NVIDIA/nccl-tests#212); unset NCCL_NVLS_ENABLE, check nvidia-fabricmanager and the driver",
       f"{ENV_DOCS}: NCCL_NVLS_ENABLE; NVIDIA/nccl-tests#212")
 def nvls_unavailable(r, c):
-    m, _ = c.log.first(NVLS_ENV)
-    if m is not None:
-        return r.finding(m.line, f"NVLS (NVLink SHARP) is not used on {m.host}", "NCCL_NVLS_ENABLE=0 turns it off")
+    off = first_setting(c.log, "NCCL_NVLS_ENABLE", lambda value: value.strip() == "0")
+    if off is not None:
+        return r.finding(off.line, f"NVLS (NVLink SHARP) is not used{' on ' + off.host if off.host else ''}",
+                         "NCCL_NVLS_ENABLE=0 turns it off")
     if c.wiring is None or not c.wiring.nvswitch_with_nvls():
         return None
     m, _ = c.log.first(NVLS_MISSING)
@@ -399,19 +419,16 @@ def plugin_vs_nics(r, c):
     return None
 
 
-HCA_ENV = re.compile(r"NCCL_IB_HCA set by environment to (\S+)")
-
-
 @rule("ib-hca-excludes-ports", "WARN", "network",
       "`NCCL_IB_HCA set by environment to ...` and fewer devices in `NET/IB : Using` than the node has NICs",
       "the GPUs whose NIC is left out send over another GPU's: a fraction of the node's bandwidth",
       "list every fabric port in NCCL_IB_HCA, or unset it; exclude only ports off the fabric ('^mlx5_bond_0')",
       f"{ENV_DOCS}: NCCL_IB_HCA; NVIDIA/nccl#236, NVIDIA/nccl-tests#150", needs=("topology",))
 def ib_hca_excludes_ports(r, c):
-    m, found = c.log.first(HCA_ENV)
-    if m is None or not c.log.ib_devices or len(c.log.ib_devices) >= len(c.wiring.nics):
+    hca = first_setting(c.log, "NCCL_IB_HCA")
+    if hca is None or not c.log.ib_devices or len(c.log.ib_devices) >= len(c.wiring.nics):
         return None
-    return r.finding(m.line, f"NCCL uses {len(c.log.ib_devices)} of the node's {len(c.wiring.nics)} network devices "
-                             f"(NCCL_IB_HCA={found.group(1)})",
+    return r.finding(hca.line, f"NCCL uses {len(c.log.ib_devices)} of the node's {len(c.wiring.nics)} network devices "
+                             f"(NCCL_IB_HCA={hca.value})",
                      "the GPUs whose NIC is left out send over another GPU's NIC: the node gets a fraction of its "
                      "bandwidth")

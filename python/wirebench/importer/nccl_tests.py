@@ -11,7 +11,7 @@ from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
 from ..report.judging import declare
 from .lines import Aside, as_paste, cut_note, cut_row
-from .paste import NCCL_PREFIX
+from .paste import NCCL_PREFIX, NCCL_SETTING
 from .rows import number, row
 from .importer import Importer
 
@@ -243,7 +243,7 @@ def parse(path, source, op=None, link_class="", hosts=()):
 # the rerun; those that change the path taken (wb-coll's, bench/harness/run_metadata.cpp
 # path_settings_extra) also name the item, and NCCL_ALGO the expectation it is held to
 # (ceilings.for_collective).
-SETTING = re.compile(r"(?<![\w$])(NCCL_[A-Z0-9_]+)=([\w,^:;./-]+)")
+SETTING = NCCL_SETTING
 SETTING_LOGGED = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+?)\.?$")
 PATH_SETTINGS = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
                  "NCCL_IB_DISABLE")

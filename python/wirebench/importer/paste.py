@@ -79,6 +79,10 @@ PROMPT = re.compile(r"^[\w.-]+@([A-Za-z][\w.-]*):\S*[$#]")  # user@HOST:dir$ bef
 # its banner alone (`NCCL version 2.21.5+cuda12.4`) or as an INFO line (`host:pid:tid [0] NCCL INFO NCCL version ...`)
 NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
 LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
+# an NCCL setting as a command line, an export or an environment listing writes it: `-x NCCL_ALGO=Ring`,
+# `NCCL_IB_HCA=mlx5_0 ./app`, `export NCCL_DEBUG=INFO`
+NCCL_SETTING = re.compile(r"(?<![\w$])(NCCL_[A-Z0-9_]+)=([\w,^:;./-]+)")
+EXPORT = re.compile(r"^\s*(?:export\s+)?NCCL_[A-Z0-9_]+=")  # an export or a line of `env`
 # a shell line continued on the next (`mpirun -np 8 \`, `srun ... --label \` / `    -- all_gather_perf ...`,
 # ROCm/rccl#1490): one backslash last, not an escaped one
 CONTINUED = re.compile(r"(?<!\\)\\\s*$")
