@@ -105,3 +105,32 @@ def test_settings_on_a_command_line_or_an_export_are_read_and_zero_is_off():
     assert ids(found(posted.replace("NCCL_P2P_LEVEL=SYS", "NCCL_P2P_LEVEL=LOC"))) == ["p2p-level:WARN@1"]
     said = found("export NCCL_NVLS_ENABLE=0\n" + posted)
     assert ids(said) == ["nvls-unavailable:WARN@1"] and said[0].what == "NVLS (NVLink SHARP) is not used"
+
+
+def test_a_host_local_address_in_a_job_across_hosts_fails():
+    """horovod/horovod#584 (NCCL 2.3, two hosts): one host moves socket data on lo:127.0.0.1 among
+    its interfaces, and the connections are refused. It read only the refused connect, as a
+    collective's timeout; the address says why, and the connect's class is its chain's (-> 2)."""
+    said = diagnose(read_log(DATA / "horovod-584-lo-across-hosts.log"))
+    assert ids(said) == ["address-unreachable:FAIL@5", "error-not-in-catalogue:FAIL@10"]
+    assert "paigcr-b-gpu-1012 uses lo:127.0.0.1" in said[0].what and "^docker0,lo" in said[0].fix
+    assert said[1].why.startswith("ncclSystemError")
+
+
+def test_loopback_on_one_host_and_distinct_addresses_across_hosts_say_nothing():
+    """ParCIS/Chimera#2 as posted: one host (gpt-dev-ppt) with NCCL_SOCKET_IFNAME=lo, `Bootstrap :
+    Using lo:127.0.0.1<0>`: nothing crosses a network, lo is right. NVIDIA/nccl#226's 64 hosts each
+    on its own ens3 address: nothing. The same two-host lines with one address on both hosts (as
+    containers on Docker's default bridge have): a FAIL naming both."""
+    one_host = ("gpt-dev-ppt:65958:65958 [1] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+                "gpt-dev-ppt:65960:65960 [1] NCCL INFO cudaDriverVersion 12000\n"
+                "gpt-dev-ppt:65960:65960 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to lo\n"
+                "gpt-dev-ppt:65960:65960 [1] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n")
+    assert found(one_host) == []
+    assert "address-unreachable" not in [f.id for f in diagnose(read_log(DATA / "nccl-226-aws-64-hosts-socket.log"))]
+    two = ("ip-172-31-12-210:45305:45305 [0] NCCL INFO NET/Socket : Using [0]ens3:172.31.12.210<0>\n"
+           "ip-172-31-5-237:45266:45266 [0] NCCL INFO NET/Socket : Using [0]ens3:172.31.5.237<0>\n")
+    assert found(two) == []
+    said = found(two.replace("172.31.5.237<0>", "172.31.12.210<0>"))
+    assert ids(said) == ["address-unreachable:FAIL@2"]
+    assert said[0].what == "ip-172-31-12-210 (line 1) and ip-172-31-5-237 both use 172.31.12.210 (ens3)"

@@ -133,3 +133,46 @@ def ranks_share_gpu(r, c):
                                      f"(rank {first[1]}, line {first[2]}) and {m.host}:{m.pid} (rank {rank})",
                              "the launcher or the program maps two ranks to one device")
     return None
+
+
+# the address a rank bootstraps on or moves socket data on: `Bootstrap : Using [0]eth0:10.0.0.1<0>` (2.4),
+# `Bootstrap: Using enp39s0:10.0.10.221<0>` (2.29), `NET/Socket : Using [0]lo:127.0.0.1<0> [1]eth0:...`,
+# NCCL 2.3's `NET : Using interface lo:127.0.0.1<0>`
+ADDRESS_LINE = re.compile(r"^(?:Bootstrap ?: Using|NET/Socket ?: Using|NET : Using interface)\s+(.*)$")
+ADDRESS = re.compile(r"(?:\[\d+\])?([\w.-]+):([0-9a-fA-F.:]+(?:%[\w.-]+)?)<\d+>")
+
+
+def _host_local(interface, address):
+    """An address no other host reaches: the loopback, docker0's bridge (172.17.0.1 on every host)."""
+    return interface in ("lo", "docker0") or address.startswith("127.") or address == "::1"
+
+
+@rule("address-unreachable", "FAIL", "network",
+      "a rank of a job whose data crosses the network bootstrapping or moving socket data on a loopback interface "
+      "(`Bootstrap : Using lo:127.0.0.1<0>`, `NET/Socket : Using [0]lo:...`, 2.3's `NET : Using interface lo:...`) "
+      "or docker0's bridge, or two hosts on one address",
+      "the other hosts cannot reach that address: NCCL's connections to it are refused or time out (or reach "
+      "another host)",
+      "set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on (=eth0), or leave the host-local ones "
+      "out (^docker0,lo); in containers use the host's network (docker run --network=host)",
+      f"{ENV_DOCS}: NCCL_SOCKET_IFNAME; horovod/horovod#700 (sjeaugey: NCCL_SOCKET_IFNAME=^docker0 may pick lo, set "
+      "^docker0,lo); horovod/horovod#666 (solved so)", needs=("ranks",))
+def address_unreachable(r, c):
+    # said only where the network carries data (scope): one host reaches itself on any address
+    seen = {}  # address -> (host, line) of its first use
+    for m in c.log.messages:
+        found = ADDRESS_LINE.search(m.text)
+        if not found:
+            continue
+        for interface, address in ADDRESS.findall(found.group(1)):
+            if _host_local(interface, address):
+                return r.finding(m.line, f"{m.host or 'a rank'} uses {interface}:{address}, an address only its own "
+                                         "host reaches, in a job across hosts",
+                                 f"{interface} is host-local: the other hosts' connections to {address} reach "
+                                 "themselves, not this host")
+            first = seen.setdefault(address, (m.host, m.line))
+            if m.host and first[0] and first[0] != m.host and not address.lower().startswith("fe80"):
+                return r.finding(m.line, f"{first[0]} (line {first[1]}) and {m.host} both use {address} ({interface})",
+                                 "two hosts on one address (containers on Docker's default bridge, or a NAT): a "
+                                 "connection to it reaches one of them, not the rank meant")
+    return None

@@ -100,7 +100,9 @@ def class_of(text):
     found = CLASS_NAMED.search(text)
     if found:
         return CLASSES[NAMES[found.group()]], True
-    if re.search(r"time(?:d)? ?out|timing out", text, re.I) and "Connection timed out" not in text:
+    # a socket's connect timing out (`Connection timed out`, NCCL 2.3's `Call to connect timeout : Connection
+    # refused`) is a system error the chain after it names, not a collective's timeout
+    if re.search(r"time(?:d)? ?out|timing out", text, re.I) and not re.search(r"[Cc]onnect(?:ion)? timed? ?out", text):
         return CLASSES["timeout"], True
     return CLASSES["warn"], False
 
