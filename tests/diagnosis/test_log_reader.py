@@ -85,5 +85,5 @@ def test_a_log_written_by_powershell_is_read_as_utf16(tmp_path):
     assert [(m.line, m.text) for m in log.messages] == [(m.line, m.text) for m in utf8.messages]
     latin1 = tmp_path / "latin1.log"
     latin1.write_bytes("gpu-a:1:1 [0] NCCL INFO NET/Socket : Using [0]caf\u00e9:10.0.0.1<0>\n".encode("latin-1"))
-    with pytest.raises(InputError, match=r"latin1.log:1: byte \d+ \(0xe9\) is not UTF-8 text.*iconv"):
+    with pytest.raises(InputError, match=r"latin1.log:1: 0xe9 is not UTF-8 text.*iconv"):
         read_log(latin1)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..contracts.input_files import InputError, readable_file
 from ..importer import lines as paste_lines
-from ..importer.paste import read_text
+from ..importer.paste import numbered_lines
 from . import errors
 
 # [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
@@ -139,14 +139,15 @@ def transport_of(via):
 
 def read_log(file):
     """The log of a file: an InputError naming it where it is not a readable file, is empty, is not
-    text, or holds no line of NCCL's (errors.py says which count). Its text is read as every paste
-    is (importer/paste.py's read_text): UTF-8, or UTF-16 as PowerShell's `>` writes it; another
-    encoding is refused naming the line and the `iconv` that converts it."""
+    text, or holds no line of NCCL's (errors.py says which count). Its lines are read as they stream
+    and decoded as every paste is (importer/paste.py): UTF-8, or UTF-16 as PowerShell's `>` writes
+    it; another encoding is refused naming the line and the `iconv` that converts it. A repeated
+    line is kept once with its count as it comes, so a long log of repeated lines is never held
+    whole: what is held is its distinct lines."""
     file = readable_file(Path(file))
-    text = read_text(file)
-    if not text.strip():
+    log = _parse(numbered_lines(file), str(file))
+    if log is None:
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
-    log = parse(text, str(file))
     if not log.messages and not errors.find(log):
         raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
                          "of nccl-tests or PyTorch): is NCCL_DEBUG=INFO set in the job?")
@@ -154,12 +155,17 @@ def read_log(file):
 
 
 def parse(text, source):
-    bad = NOT_TEXT.search(text)
-    if bad:
-        line = text.count("\n", 0, bad.start()) + 1
-        raise InputError(f"{source}:{line}: not text: byte 0x{ord(bad.group()):02x}")
+    """The log of a text (its lines numbered from 1)."""
+    return _parse(enumerate(text.split("\n"), 1), source) or NcclLog(source)
+
+
+def _parse(numbered, source):
+    """The log of (number, line) pairs, or None where no line holds text."""
+    folded = _folded_lines(numbered, source)
+    if folded is None:
+        return None
     log = NcclLog(source)
-    for number, line, repeats, nccl in _folded_lines(ANSI.sub("", text)):
+    for number, line, repeats, nccl in folded:
         m = _message(number, line, repeats, nccl)
         if m is None:
             log.others.append(Other(number, line, repeats))
@@ -210,23 +216,32 @@ def _read_info(log, m):
         log.problems.append(f"{log.source}:{m.line}: channel line not understood: {message}")
 
 
-def _folded_lines(text):
+def _folded_lines(numbered, source):
     """(number, line, repeats, is NCCL's) of each distinct line at its first place, launchers' tags
-    off (importer/lines.py's read()). Empty lines and Markdown fences never fold: the reader counts
-    the fences to know what a code block holds."""
-    raw = text.split("\n")
-    first, kept, numbers, repeats = {}, [], [], {}
-    for index, line in enumerate(raw):
+    and terminal colours off (importer/lines.py's read()), read from (number, line) pairs as they
+    come; None where no line holds text. Empty lines and Markdown fences never fold: the reader
+    counts the fences to know what a code block holds. A control byte is an InputError naming
+    its line: the file is not text."""
+    first, kept, numbers, repeats, text = {}, [], [], {}, False
+    for number, line in numbered:
+        bad = NOT_TEXT.search(line)
+        if bad:
+            raise InputError(f"{source}:{number}: not text: byte 0x{ord(bad.group()):02x}")
+        line = ANSI.sub("", line)
         at = first.get(line)
         if at is not None:
             repeats[at] += 1
             continue
-        if line.strip() and not paste_lines.FENCE.match(paste_lines.QUOTE.sub("", line)):
-            first[line] = index + 1
-            repeats[index + 1] = 1
+        if line.strip():
+            text = True
+            if not paste_lines.FENCE.match(paste_lines.QUOTE.sub("", line)):
+                first[line] = number
+                repeats[number] = 1
         kept.append(line)
-        numbers.append(index + 1)
-    paste = paste_lines.read("\n".join(kept))
+        numbers.append(number)
+    if not text:
+        return None
+    paste = paste_lines.read("\n".join(kept) + "\n")
     out = [(numbers[l.number - 1], l.text.strip(), True) for l in paste.nccl]
     out += [(numbers[l.number - 1], l.text, False) for l in paste.lines if l.text.strip()]
     out.sort(key=lambda item: item[0])

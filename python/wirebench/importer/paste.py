@@ -19,6 +19,8 @@ the same way by the importers' detection (`looks_like`), by their parsing and by
                                 repeated within the last `window` distinct lines folded into its first
                                 with a count: Folded(number, text, count)
     clean(text, hosts)          one line through the per-line transforms (what `folded` yields)
+    numbered_lines(path)        (number, line) of a file's lines as they stream, decoded as read_text
+                                decodes (the NCCL-log reader folds a long log from it)
 
 The transforms, each a line's (`clean`), in this order: the line end (CRLF); Markdown's quote marks
 (`> `) and list bullets (`- `, `* `, `+ `); any stack of line prefixes: timestamps (ISO 8601 of
@@ -283,7 +285,7 @@ class Paste:
         passed by."""
         recent = OrderedDict()  # text -> [number, count], the window, oldest first
         cleaned = OrderedDict()  # the window's lines as read -> as cleaned: a repeated line is cleaned once
-        for number, raw in _numbered(source):
+        for number, raw in numbered_lines(source):
             text = cleaned.get(raw, raw)
             if raw not in cleaned:
                 text = cleaned[raw] = clean(raw)
@@ -317,9 +319,9 @@ def _continues(piece, text, strict=False):
     return not (strict and piece[-1:].strip() and rest[:1].isspace())
 
 
-def _numbered(source):
-    """(number, line without its line break) of a path's lines, decoded as Paste.read decodes, or
-    of an iterable of lines."""
+def numbered_lines(source):
+    """(number, line without its line break) of a path's lines, decoded as Paste.read decodes and
+    read as they stream (a long log is never held whole), or of an iterable of lines."""
     if not isinstance(source, (str, Path)):
         yield from ((number, line.rstrip("\n")) for number, line in enumerate(source, 1))
         return
