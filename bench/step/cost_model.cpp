@@ -97,13 +97,13 @@ CollectiveCosts CollectiveCosts::from_fits_csv(const std::string& path, const st
   return costs;
 }
 
-Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale) {
+Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale, const SharedLink& shared) {
   return simulate(program, [&](const Op& op, CallContext context) {
     if (op.kind == OpKind::kCompute) return scaled_compute_us(op, scale);
     const int n = program.group_sizes[static_cast<int>(op.group)];
     return costs.predict_us(op.collective, n, static_cast<double>(scaled_bytes(op, n, scale)), static_cast<int>(op.group),
                             op.element_bytes, context);
-  });
+  }, shared);
 }
 
 }  // namespace wb::step

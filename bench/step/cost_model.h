@@ -73,8 +73,10 @@ class CollectiveCosts {
   bool mpich_ = false;
 };
 
-// The predicted timeline of a program at `scale`, each collective costed on its group's size.
-Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale);
+// The predicted timeline of a program at `scale`, each collective costed on its group's size in its
+// call context; collectives of the groups in `shared` that run at once share the link (timeline.h).
+Timeline predict_step(const Program& program, const CollectiveCosts& costs, double scale,
+                      const SharedLink& shared = {});
 
 // A cluster that has not been measured (ClusterWiring, collective_algorithms.h). Under NCCL's
 // policies each collective costs what nccl_algorithms.h says NCCL's algorithm costs on the group's

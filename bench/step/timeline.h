@@ -3,6 +3,7 @@
 // (docs/step-emulation.md, rule 2, as ASTRA-sim reports it).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <string>
@@ -43,7 +44,18 @@ Timeline simulate(const Program& program, const std::function<double(const Op&)>
 // 1 Gbit/s virtual cluster: 87 ms back to back, 111 ms alone after backward).
 enum class CallContext { kQueued, kIsolated };
 inline const char* context_name(CallContext c) { return c == CallContext::kQueued ? "queued" : "isolated"; }
-Timeline simulate(const Program& program, const std::function<double(const Op&, CallContext)>& duration_us);
+
+// Which groups' collectives cross the network between nodes (a rank's NIC), by where the groups'
+// ranks sit (ranks placed node by node, `ranks_per_node` each; step_groups.h): collectives of such
+// groups that run at the same time share that NIC. All false: nothing shared (one node).
+using SharedLink = std::array<bool, kGroups>;
+SharedLink groups_crossing_nodes(const Program& program, int ranks_per_node, int nodes);
+
+// Plays the program with each operation's duration alone; collectives of groups in `shared` that
+// run at the same time share the link max-min fairly (flow-level: k of them each progress at 1/k of
+// their own speed, as k equal flows on one bottleneck do), so each takes longer than alone.
+Timeline simulate(const Program& program, const std::function<double(const Op&, CallContext)>& duration_us,
+                  const SharedLink& shared = {});
 
 // Plays the program by the same rules with each operation's own duration (index-aligned with
 // program.ops): a run's measured durations replayed, as trace-driven models (Lumos) predict a step.

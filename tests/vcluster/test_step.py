@@ -74,3 +74,30 @@ def test_prediction_and_strategy_order_on_slow_and_fast_links(wirings):
         fast_ratio = fast[sharded][0] / fast["ddp"][0]
         assert slow_ratio > 1.15, f"{sharded} is not slower than DDP on the slow wiring ({slow_ratio:.2f})"
         assert fast_ratio < slow_ratio - 0.1, f"{sharded}: gap {fast_ratio:.2f} fast vs {slow_ratio:.2f} slow"
+
+
+def test_collectives_at_once_on_one_link_share_it_as_the_model_says(tmp_path):
+    """Issue 56: planted concurrency. HYBRID_SHARD on 4 nodes x 1 rank with shard groups of 2: in
+    backward a layer's reduce_scatter on its shard group and the all_reduce of the replicas run at
+    once through each node's one shaped NIC. Calibrated alone, each is slower beside the other; the
+    model that shares the link between collectives in flight (max-min, flow-level) predicts the
+    step closer than the one that gives each its own link (predicted_apart_us). Measured 2026-12-06:
+    sharing +4.4% and -1.4%, apart -13.8% (bench/MEASUREMENTS.md); asserted: only the order."""
+    up = vcluster("up", "--nodes", "4", "--rate", "1gbit")
+    assert up.returncode == 0, up.stderr
+    try:
+        binary = Path(os.environ.get("WB_BIN_DIR", ROOT / "build" / "dev" / "bin")) / "wb-step"
+        result = vcluster("exec", str(binary), "--model", "tiny", "--scale", "0.1", "--tflops", "0.5",
+                          "--strategy", "fsdp-hybrid", "--shard-group", "2", "--link-class", "eth",
+                          "--wiring", "vc4", "--run-dir", str(tmp_path), "--benchmark_min_time=0.5",
+                          "--timeout", "60")
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    finally:
+        assert vcluster("down").returncode == 0
+    [row] = list(csv.DictReader((tmp_path / "results.csv").open()))
+    extra = dict(item.split("=", 1) for item in row["extra"].split(";") if "=" in item)
+    measured, shared, apart = float(row["time_us"]), float(extra["predicted_us"]), float(extra["predicted_apart_us"])
+    print(f"measured {measured / 1e3:.2f} ms, shared link {shared / 1e3:.2f} ms ({100 * (shared - measured) / measured:+.1f}%), "
+          f"a link each {apart / 1e3:.2f} ms ({100 * (apart - measured) / measured:+.1f}%)")
+    assert apart < shared, "sharing the link can only lengthen a step"
+    assert abs(shared - measured) < abs(apart - measured), result.stdout[-3000:]

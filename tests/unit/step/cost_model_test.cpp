@@ -120,6 +120,50 @@ TEST(CostModelTest, ACallCostsWhatItsContextCosts) {
   EXPECT_DOUBLE_EQ(u.ops[2].end_us - u.ops[2].start_us, 300);
 }
 
+// Two collectives of groups that cross nodes, at once on one NIC: each progresses at half its
+// speed while both run (two equal flows on one bottleneck), the one left alone at full speed again.
+TEST(CostModelTest, CollectivesAtOnceOnOneLinkShareIt) {
+  Program p;
+  p.ranks = 4;
+  p.group_sizes[0] = 4, p.group_sizes[1] = 2, p.group_sizes[2] = 2;
+  p.collective(CollOp::kReduceScatter, Group::kShard, 1000, 4, "rs");        // 100 alone
+  p.collective(CollOp::kAllReduce, Group::kReplicate, 1000, 4, "ar");        // 300 alone
+  const auto alone = [](const Op& op, CallContext) { return op.group == Group::kShard ? 100.0 : 300.0; };
+  // Apart (one node, or groups inside nodes): 100 and 300 side by side.
+  Timeline t = simulate(p, alone);
+  EXPECT_DOUBLE_EQ(t.ops[0].end_us, 100);
+  EXPECT_DOUBLE_EQ(t.ops[1].end_us, 300);
+  // Sharing: both at half speed until rs is done at 200 (ar has done 100 of 300), then ar alone: 400.
+  SharedLink both{};
+  both[static_cast<int>(Group::kShard)] = both[static_cast<int>(Group::kReplicate)] = true;
+  t = simulate(p, alone, both);
+  EXPECT_DOUBLE_EQ(t.ops[0].end_us, 200);
+  EXPECT_DOUBLE_EQ(t.ops[1].end_us, 400);
+  EXPECT_DOUBLE_EQ(t.step_us, 400);
+  // Compute beside them shares nothing; a group inside the node neither.
+  SharedLink one{};
+  one[static_cast<int>(Group::kReplicate)] = true;
+  t = simulate(p, alone, one);
+  EXPECT_DOUBLE_EQ(t.ops[1].end_us, 300);
+}
+
+TEST(CostModelTest, WhichGroupsCrossNodesFollowsWhereTheirRanksSit) {
+  Program p;
+  p.ranks = 4;
+  p.group_sizes[0] = 4, p.group_sizes[1] = 2, p.group_sizes[2] = 2;
+  // 2 nodes x 2 ranks: a shard group of 2 consecutive ranks is one node; the replicas span both.
+  SharedLink s = groups_crossing_nodes(p, 2, 2);
+  EXPECT_TRUE(s[static_cast<int>(Group::kWorld)]);
+  EXPECT_FALSE(s[static_cast<int>(Group::kShard)]);
+  EXPECT_TRUE(s[static_cast<int>(Group::kReplicate)]);
+  // 4 nodes x 1 rank: every group crosses.
+  s = groups_crossing_nodes(p, 1, 4);
+  EXPECT_TRUE(s[static_cast<int>(Group::kShard)] && s[static_cast<int>(Group::kReplicate)]);
+  // One node: nothing does.
+  s = groups_crossing_nodes(p, 4, 1);
+  EXPECT_FALSE(s[0] || s[1] || s[2]);
+}
+
 TEST(CostModelTest, FitsFileIsReadAndBadLinesAreNamed) {
   const wb::testing::TempDir dir;
   const std::string path = dir.file("fits.csv");
