@@ -26,6 +26,7 @@
 #include "harness/statistics.h"
 #include "step/calibration.h"
 #include "step/calibration_file.h"
+#include "step/prediction_errors.h"
 #include "step/forced_algorithm.h"
 #include "step/memory_model.h"
 #include "step/step_batch.h"
@@ -190,7 +191,24 @@ class StepRun {
     const Model model = load_model(options_.model, suites_dir() + "/models");
     print_what_if(model, options_.strategies, options_.settings, request, options_.shard_group,
                   options_.gpu_memory_GB * 1e9);
+    print_error_bands();
     return kExitOk;
+  }
+
+  // How far this model's predictions missed measured steps here: the band to read them with.
+  void print_error_bands() const {
+    const std::string path = suites_dir() + "/step-prediction-errors.csv";
+    const std::vector<PredictionError> errors = read_prediction_errors(path);
+    std::string machine;
+    int runs = 0;
+    for (const PredictionError& e : errors) machine = e.machine, runs = std::max(runs, e.runs);
+    std::printf("\nhow far this model's prediction missed measured steps (%% of the step, min..max, by node count; "
+                "%d runs each on the %s; MPICH, calibrated before the steps: not these links, nor NCCL; %s):\n",
+                runs, machine.c_str(), path.c_str());
+    for (Strategy s : options_.strategies) {
+      const std::string band = error_band(errors, strategy_name(s));
+      std::printf("  %-17s %s\n", strategy_name(s), band.empty() ? "not measured" : band.c_str());
+    }
   }
 
   // MPICH picks the algorithm itself unless --algorithm forces one (then the calibration measured that).

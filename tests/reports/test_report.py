@@ -400,9 +400,10 @@ def test_a_slow_communicator_among_several_is_named(tmp_path):
     assert v[2].verdict == "PASS" and v[2].reason == "held against its 4 communicators (median 802.5 us per call)"
 
 
-def _step_row(case, wiring, step, compute, exposed, predicted):
+def _step_row(case, wiring, step, compute, exposed, predicted, replayed=None):
     extra = (f"scale=0.1;compute_us={compute};exposed_us={exposed};comm_us={exposed + 5000};predicted_us={predicted};"
-             f"predicted_compute_us={compute};predicted_comm_us={exposed + 4000};bytes_all_reduce=34616832")
+             f"predicted_compute_us={compute};predicted_comm_us={exposed + 4000};bytes_all_reduce=34616832"
+             + (f";replayed_us={replayed}" if replayed is not None else ""))
     return (f"step,{case},mpi,eth,tiny,{wiring},uni,step,fp32,34616832,4,2,8,{step},{step},{step},,,,"
             f"\"{extra}\",OK,")
 
@@ -475,11 +476,14 @@ def test_step_breakdown_plot_shows_measured_and_predicted_parts(tmp_path):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     header = (DATA / "basic" / "results.csv").read_text().splitlines()[0]
-    rows = [_step_row("ddp", "1gbit", 100000, 80000, 20000, 110000),
+    rows = [_step_row("ddp", "1gbit", 100000, 80000, 20000, 110000, replayed=99000),
             _step_row("zero3", "1gbit", 120000, 80000, 40000, 125000)]
     (run_dir / "results.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
     results = read_results(run_dir / "results.csv")
     figures = step_breakdown_figures(judge(results, Ceilings.load(run_dir)))
+    lines = {line.get_gid(): line for line in figures[0][2].axes[0].lines}
+    assert list(lines["ddp:replayed"].get_ydata()) == pytest.approx([99, 99])  # the replay beside the bars
+    assert "zero3:replayed" not in lines  # a row without replayed_us draws none
     assert len(figures) == 1
     bars = {p.get_gid(): p for p in figures[0][2].axes[0].patches}
     assert bars["ddp:measured:compute"].get_height() == pytest.approx(80)

@@ -352,6 +352,12 @@ def step_breakdown_figures(verdicts):
                     axes.bar(x, overlapped / 1e3, width * 0.35, color="#dd8452", alpha=0.8,
                              gid=f"{v.row.text('case')}:{kind}:overlapped",
                              label="overlapped communication" if index == 0 and kind == "measured" else None)
+            # The step's own operations replayed under the overlap rules: where a prediction's miss went.
+            replayed = e.get("replayed_us")
+            if replayed:
+                axes.plot([index - width, index + width], [float(replayed) / 1e3] * 2, color="black", linestyle=":",
+                          linewidth=1.5, gid=f"{v.row.text('case')}:replayed",
+                          label="its operations replayed" if index == 0 else None)
         axes.set_xticks(range(len(members)))
         axes.set_xticklabels([f"{m.row.text('case')}\n(left: measured,\nright: predicted)" if i == 0
                               else m.row.text("case") for i, m in enumerate(members)], fontsize=7)
@@ -359,7 +365,8 @@ def step_breakdown_figures(verdicts):
             figure, axes, f"step emulation: {model}, {nodes} node(s), wiring {wiring}",
             f"step-{_safe(model)}-{_safe(wiring)}-{_safe(nodes)}",
             f"step emulation {model} on {wiring}: compute (blue), exposed communication (red) and communication "
-            "hidden under compute (orange), measured beside predicted; look at the red share"))
+            "hidden under compute (orange), measured beside predicted (hatched), the step's own operations replayed "
+            "(dotted); look at the red share"))
     return figures
 
 
@@ -381,13 +388,17 @@ def step_wiring_figures(verdicts):
             line, = axes.plot(xs, measured, marker="o", label=strategy, gid=f"measured:{strategy}")
             predicted = [float(row_items(points[wirings[i]].row).get("predicted_us", "nan")) / 1e3 for i in xs]
             axes.plot(xs, predicted, linestyle="--", color=line.get_color(), gid=f"predicted:{strategy}")
+            replayed = [float(row_items(points[wirings[i]].row).get("replayed_us", "nan")) / 1e3 for i in xs]
+            if any(r == r for r in replayed):  # not all NaN: runs from before replayed_us have none
+                axes.plot(xs, replayed, linestyle=":", color=line.get_color(), gid=f"replayed:{strategy}")
         axes.set_xticks(range(len(wirings)))
         axes.set_xticklabels(wirings, fontsize=7)
         axes.set_yscale("log")
         figures.append(_finish_step_figure(
-            figure, axes, f"step emulation: {model}, {nodes} node(s), by wiring (dashed: predicted)",
+            figure, axes, f"step emulation: {model}, {nodes} node(s), by wiring (dashed: predicted, dotted: replayed)",
             f"step-wirings-{_safe(model)}-{_safe(nodes)}",
-            f"step emulation {model}: step time by wiring, measured (solid) and predicted (dashed); look at how much "
+            f"step emulation {model}: step time by wiring, measured (solid), predicted (dashed) and its operations "
+            "replayed (dotted); look at how much "
             "slower each strategy gets on the slower wiring"))
     return figures
 

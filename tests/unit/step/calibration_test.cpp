@@ -6,6 +6,7 @@
 
 #include "harness/errors.h"
 #include "step/mpich_selection.h"
+#include "step/prediction_errors.h"
 #include "../test_files.h"
 
 namespace wb::step {
@@ -92,6 +93,45 @@ TEST(CalibrationFileTest, AnotherGroupSizeCostsTheAlgorithmMpichRunsThere) {
   EXPECT_NEAR(costs.predict_us(CollOp::kAllReduce, 3, s, 0, 4, iso), 83000, 10000);
   // The measured group size keeps its own sweep.
   EXPECT_NEAR(costs.predict_us(CollOp::kAllGather, 2, s, 0, 4, iso), 14333.5, 1);
+}
+
+}  // namespace
+}  // namespace wb::step
+
+namespace wb::step {
+namespace {
+
+TEST(PredictionErrorsTest, TheShippedTableReadsAndGivesEachStrategyItsBand) {
+  const auto errors = read_prediction_errors(std::string(WB_SOURCE_SUITES_DIR) + "/step-prediction-errors.csv");
+  for (const char* s : {"ddp", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", "zero1", "zero2", "zero3", "zero1-paper",
+                        "zero2-paper", "zero3-paper"}) {
+    const std::string band = error_band(errors, s);
+    EXPECT_NE(band.find("own calibration "), std::string::npos) << s << ": " << band;
+    EXPECT_NE(band.find("; from 2 nodes "), std::string::npos) << s << ": " << band;
+    EXPECT_NE(band.find("% (8)"), std::string::npos) << s << ": " << band;
+  }
+  EXPECT_EQ(error_band(errors, "tp8+ddp"), "");
+}
+
+TEST(PredictionErrorsTest, ABandIsMinToMaxByNodeCountAndBadRowsAreNamed) {
+  const wb::testing::TempDir dir;
+  wb::testing::write_text(dir.file("e.csv"), "# a comment\n# another\n"
+                                             "strategy,calibration,nodes,runs,min_pct,median_pct,max_pct,machine\n"
+                                             "ddp,own,3,3,-3.7,-0.6,-0.3,vm\n"
+                                             "ddp,own,2,3,-2,-1.5,-0.8,vm\n"
+                                             "ddp,from 2 nodes,8,3,-32.4,-31.9,-27.7,vm\n");
+  EXPECT_EQ(error_band(read_prediction_errors(dir.file("e.csv")), "ddp"),
+            "own calibration -2.0..-0.8% (2) -3.7..-0.3% (3); from 2 nodes -32.4..-27.7% (8)");
+  wb::testing::write_text(dir.file("bad.csv"), "# a comment\n"
+                                               "strategy,calibration,nodes,runs,min_pct,median_pct,max_pct,machine\n"
+                                               "ddp,own,three,3,-3.7,-0.6,-0.3,vm\n");
+  try {
+    read_prediction_errors(dir.file("bad.csv"));
+    FAIL() << "a bad row read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("three"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
