@@ -207,7 +207,7 @@ class StepRun {
                 runs, machine.c_str(), path.c_str());
     for (Strategy s : options_.strategies) {
       const std::string band = error_band(errors, strategy_name(s));
-      std::printf("  %-17s %s\n", strategy_name(s), band.empty() ? "not measured" : band.c_str());
+      std::printf("  %-18s %s\n", (std::string(strategy_name(s)) + ":").c_str(), band.empty() ? "not measured" : band.c_str());
     }
   }
 

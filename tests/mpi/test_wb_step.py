@@ -176,6 +176,30 @@ def test_predictions_from_wb_coll_fits(tmp_path):
     assert "has no shm fit for reduce_scatter on 2 ranks" in result.stderr
 
 
+def test_a_run_predicted_from_another_run_s_calibration(tmp_path):
+    """Issue 56: calibrate once (2 ranks), then predict another run from that step_calibration.csv
+    (wb-step --calibration): the group sizes it did not measure cost MPICH's algorithm there."""
+    first = run_mpi(2, "wb-step", [*QUICK, "--strategy", "ddp,fsdp-full", "--run-dir", str(tmp_path / "two")])
+    assert first.returncode == 0, first.stdout + first.stderr
+    saved = tmp_path / "two" / "step_calibration.csv"
+    assert saved.read_text().startswith("# wirebench step_calibration format 2\n")
+    result = run_mpi(3, "wb-step", [*QUICK, "--strategy", "ddp,fsdp-full", "--calibration", str(saved),
+                                    "--run-dir", str(tmp_path / "three")])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"cost model: calibration from {saved}" in result.stdout
+    assert not (tmp_path / "three" / "step_calibration.csv").exists()  # nothing calibrated here
+    rows = read_results(tmp_path / "three" / "results.csv")
+    for row in rows:
+        e = extra_items(row)
+        assert e["costs"] == "calibration step_calibration.csv" and e["judge"] == "prediction", row
+        assert float(e["predicted_us"]) > 0, row
+    # A file that is not one: refused before anything runs, naming it.
+    (tmp_path / "bad.csv").write_text("op,group\n")
+    bad = run_mpi(2, "wb-step", [*QUICK, "--strategy", "ddp", "--calibration", str(tmp_path / "bad.csv"),
+                                 "--run-dir", str(tmp_path / "bad")])
+    assert bad.returncode == 3 and "bad.csv:1" in bad.stderr and "format 1" in bad.stderr, bad.stderr
+
+
 def test_what_if_predicts_a_cluster_it_does_not_have():
     slow = run_mpi(1, "wb-step", ["--what-if", "4x8", "--model", "llama2-70b", "--strategy", "ddp,fsdp-full,fsdp-hybrid",
                                   "--inter-GBps", "12.5"])
@@ -185,6 +209,10 @@ def test_what_if_predicts_a_cluster_it_does_not_have():
              if line.split() and line.split()[0] in ("ddp", "fsdp-full", "fsdp-hybrid")}
     # 100 Gb/s per GPU between nodes: FSDP loses to DDP, HYBRID_SHARD (one node per shard group) wins.
     assert steps["fsdp-full"] > steps["ddp"] > steps["fsdp-hybrid"], steps
+    # How far to trust it: the error band measured here, per strategy (suites/step-prediction-errors.csv).
+    assert "how far this model's prediction missed measured steps" in slow.stdout
+    bands = [line for line in slow.stdout.splitlines() if line.startswith("  fsdp-hybrid:")]
+    assert len(bands) == 1 and "own calibration" in bands[0] and "from 2 nodes" in bands[0], bands
     bad = run_mpi(1, "wb-step", ["--what-if", "8by8"])
     assert bad.returncode == 3 and "is not NODESxGPUS" in bad.stderr
 
