@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, diagnose, parse
+from wirebench.diagnosis.structural import settings
 
 SHAPE = {"source", "network", "ib_devices", "rings", "trees", "channels", "problems", "diagnoses"}
 
@@ -63,29 +64,41 @@ def test_the_healthy_single_host_log_is_exit_0_without_findings():
     assert json.loads(result.stdout)["nccl"]["diagnoses"] == []
 
 
-def test_nccl_lines_inside_an_imported_nccl_tests_output_are_diagnosed(tmp_path):
-    """NVIDIA/nccl-tests#293's output as posted (tests/data/imports/real/): `mpirun ... -x
-    NCCL_SHM_DISABLE=1` on its command line, NCCL's INFO lines without their ENV lines. The setting
-    is read from the command line (it was read only from NCCL's `NCCL_SHM_DISABLE set by environment
-    to 1.`, which this log lacks: no finding); the import's topology.json carries the finding with
-    the file and line, and the report says it. With NCCL's own lines put among its INFO lines, the
-    command line still says it first."""
-    real = ROOT / "tests/data/imports/real/nccl-tests-293-nccl-info-interleaved.txt"
-    lines = real.read_text().splitlines(True)
-    assert "-x NCCL_SHM_DISABLE=1" in lines[0]
+def _import(pasted, out):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-    for name, extra in (("as-posted.txt", ()), ("with-env-lines.txt", ("test1:3595:3595", "test2:4017:4017"))):
-        at = next(i for i, l in enumerate(lines) if "NCCL INFO" in l)
-        text = lines[:at] + [f"{host} [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n" for host in extra] + \
-            lines[at:]
-        pasted = tmp_path / name
-        pasted.write_text("".join(text))
-        result = subprocess.run([sys.executable, "-m", "wirebench", "import", str(pasted), "--out",
-                                 str(tmp_path / name.replace(".txt", ""))], capture_output=True, text=True, env=env,
-                                timeout=300)
-        assert result.returncode in (0, 1), result.stdout + result.stderr
-        nccl = json.loads((tmp_path / name.replace(".txt", "") / "topology.json").read_text())["nccl"]
-        assert nccl["source"] == str(pasted)
-        assert [(d["id"], d["line"]) for d in nccl["diagnoses"]] == [("transport-disabled", 1)]
-        assert "NCCL_SHM_DISABLE is set" in nccl["diagnoses"][0]["what"]
-        assert "NCCL log: transport-disabled" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "wirebench", "import", str(pasted), "--out", str(out)],
+                            capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode in (0, 1, 4), result.stdout + result.stderr
+    topology = out / "topology.json"
+    return result, json.loads(topology.read_text()).get("nccl") if topology.exists() else None
+
+
+def test_nccl_lines_inside_an_imported_nccl_tests_output_are_diagnosed(tmp_path):
+    """An 8-GPU one-node nccl-tests output under mpirun --tag-output (tests/data/imports/, nccl-tests'
+    format), NCCL's `NCCL_SHM_DISABLE set by environment to 1.` among its NCCL lines: the import's
+    topology.json carries the finding with the file and line, and the report says it."""
+    lines = (ROOT / "tests/data/imports/all_reduce_perf-mpirun.txt").read_text().splitlines(True)
+    at = next(i for i, l in enumerate(lines) if "NCCL INFO" in l)
+    lines.insert(at, "[1,0]<stdout>:dgx01:4000:4000 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n")
+    pasted = tmp_path / "all_reduce.txt"
+    pasted.write_text("".join(lines))
+    result, nccl = _import(pasted, tmp_path / "run")
+    assert nccl["source"] == str(pasted)
+    assert [(d["id"], d["line"]) for d in nccl["diagnoses"]] == [("transport-disabled", at + 1)]
+    assert "NCCL log: transport-disabled" in result.stdout
+
+
+def test_a_setting_on_the_command_line_is_read_and_judged_by_the_ranks_a_node_runs(tmp_path):
+    """NVIDIA/nccl-tests#293 as posted (tests/data/imports/real/): `mpirun ... -x NCCL_SHM_DISABLE=1`
+    on its command line, no ENV line of NCCL's. The setting is read from the command line, but each
+    of its two hosts runs one rank (its Rank lines, NCCL's `rank 0 nranks 2`): no two GPUs of a node
+    talk, so disabling SHM changes nothing and nothing is said; the import stays NOT JUDGED (exit 4)
+    as before, where an NCCL line saying the same read a WARN."""
+    real = ROOT / "tests/data/imports/real/nccl-tests-293-nccl-info-interleaved.txt"
+    log = parse(real.read_text(), str(real))
+    assert [(s.line, s.value) for s in settings(log)["NCCL_SHM_DISABLE"]] == [(1, "1")]
+    result, nccl = _import(real, tmp_path / "run")
+    assert result.returncode == 4 and nccl is None
+    # the same command line on one node of two GPUs (its two Rank lines on test1): a WARN
+    one_node = real.read_text().replace(" on      test2 ", " on      test1 ").replace("test2:4017:4017", "test1:4017:4017")
+    assert [f.id for f in diagnose(parse(one_node, "one-node.txt"))] == ["transport-disabled"]

@@ -4,7 +4,7 @@ docs/nccl-diagnosis.md's tables are tested against these declarations."""
 import re
 from dataclasses import dataclass
 
-from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING  # the paste reader's: one spelling of a command
+from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING, NCCL_SETTING_SAID  # the paste reader's spellings
 from .log_reader import IB_LIST  # the reader's own pattern: one spelling of the line
 from .registry import rule
 
@@ -13,7 +13,7 @@ TROUBLESHOOTING = ("NCCL documentation, Troubleshooting "
                    "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)")
 VERBS = "libibverbs, enum ibv_wc_status (infiniband/verbs.h; man ibv_poll_cq)"
 
-SETTING = re.compile(r"^(NCCL_\w+) set by environment to (.*?)\.?\s*$")
+SETTING = NCCL_SETTING_SAID  # the paste reader's: one spelling of NCCL's line, the importer reads it too
 SOCKET_NETWORK = re.compile(r"^Using network Socket\b")
 SOCKET_DEVICES = re.compile(r"^NET/Socket : Using ")
 SOCKET_CHANNEL = re.compile(r"via NET/Socket/")
@@ -54,6 +54,25 @@ def settings(log):
 def first_setting(log, name, meant=lambda value: True):
     """The first Setting of `name` in the log whose value is `meant`, or None."""
     return next((s for s in settings(log).get(name, []) if meant(s.value)), None)
+
+
+LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")  # NCCL 2.19 on: the ranks of this rank's node
+NRANKS = re.compile(r"\brank \d+ nranks (\d+)\b", re.I)        # an init line: the communicator's ranks
+TOOL_RANK = re.compile(r"^#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device")  # nccl-tests
+
+
+def one_rank_a_host(log):
+    """Whether the log shows every host running one rank, so no two GPUs of one node talk (P2P and
+    SHM, NVLS are never used): NCCL's `localRanks 1` on every line that says it, a communicator of N
+    ranks on N hosts, or nccl-tests' Rank lines one a host. False where it does not show it."""
+    local = [int(found.group(1)) for m in log.messages if (found := LOCAL_RANKS.search(m.text))]
+    if local:
+        return all(n == 1 for n in local)
+    sizes = {int(found.group(1)) for m in log.messages if (found := NRANKS.search(m.text))}
+    if len(sizes) == 1 and next(iter(sizes)) == len(log.hosts()) > 1:
+        return True
+    hosts = [found.group(1) for o in log.others if (found := TOOL_RANK.match(o.text.strip()))]
+    return len(hosts) > 1 and len(set(hosts)) == len(hosts)
 
 
 def turned_on(value):
@@ -192,14 +211,15 @@ def gdrdma_disabled(r, c):
                      f"NCCL stages the network's data through host memory{reason}")
 
 
-@rule("transport-disabled", "WARN", "node", "`NCCL_P2P_DISABLE` or `NCCL_SHM_DISABLE set by environment to 1`",
+@rule("transport-disabled", "WARN", "node", "`NCCL_P2P_DISABLE` or `NCCL_SHM_DISABLE set by environment to 1` "
+      "(not where each host runs one rank: `localRanks 1`, N ranks on N hosts)",
       "GPU pairs of a node through host memory or the network",
       "unset it (it is often left from debugging an ACS or IOMMU problem: fix that instead)",
       f"{ENV_DOCS}: NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; {TROUBLESHOOTING}: PCI ACS; NVIDIA/nccl#2079")
 def transport_disabled(r, c):
     off = [(s.line, name) for name in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE")
            if (s := first_setting(c.log, name, turned_on))]
-    if not off:
+    if not off or one_rank_a_host(c.log):  # one GPU a node: no pair inside a node to send over them
         return None
     line, name = min(off)
     return r.finding(line, f"{name} is set",
@@ -368,7 +388,7 @@ def p2p_disabled_by_hardware(r, c):
       f"{ENV_DOCS}: NCCL_P2P_LEVEL")
 def p2p_level(r, c):
     level = first_setting(c.log, "NCCL_P2P_LEVEL", lambda value: value.upper() in ("LOC", "0"))
-    if level is None:
+    if level is None or one_rank_a_host(c.log):
         return None
     return r.finding(level.line, f"NCCL_P2P_LEVEL={level.value}: P2P is never used",
                      "NCCL_P2P_LEVEL says how far apart two GPUs may be for P2P (NVL: NVLink only, PIX: one PCIe "

@@ -11,7 +11,7 @@ from .. import collectives
 from ..report.extra import encode_items, parse as parse_items
 from ..report.judging import declare
 from .lines import Aside, as_paste, cut_note, cut_row
-from .paste import NCCL_PREFIX, NCCL_SETTING
+from .paste import NCCL_PREFIX, NCCL_SETTING, NCCL_SETTING_SAID
 from .rows import number, row
 from .importer import Importer
 
@@ -244,7 +244,6 @@ def parse(path, source, op=None, link_class="", hosts=()):
 # path_settings_extra) also name the item, and NCCL_ALGO the expectation it is held to
 # (ceilings.for_collective).
 SETTING = NCCL_SETTING
-SETTING_LOGGED = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+?)\.?$")
 PATH_SETTINGS = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL",
                  "NCCL_IB_DISABLE")
 
@@ -255,8 +254,8 @@ def nccl_settings(commands=(), log_lines=()):
     for command in commands:
         found.update(dict(SETTING.findall(command)))
     for text in log_lines:
-        match = SETTING_LOGGED.search(text)
-        if match:
+        match = NCCL_SETTING_SAID.search(text)
+        if match and not re.search(r"\s", match.group(2)):  # a value with a space (NCCL_NET=AWS Libfabric) no -x carries
             found[match.group(1)] = match.group(2)
     return found
 

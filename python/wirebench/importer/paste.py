@@ -85,6 +85,8 @@ LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
 # `NCCL_IB_HCA=mlx5_0 ./app`, `export NCCL_DEBUG=INFO`
 NCCL_SETTING = re.compile(r"(?<![\w$])(NCCL_[A-Z0-9_]+)=([\w,^:;./-]+)")
 EXPORT = re.compile(r"^\s*(?:export\s+)?NCCL_[A-Z0-9_]+=")  # an export or a line of `env`
+# NCCL saying a setting it read (NCCL_DEBUG_SUBSYS's ENV): `NCCL_ALGO set by environment to Ring.`
+NCCL_SETTING_SAID = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$")
 # a shell line continued on the next (`mpirun -np 8 \`, `srun ... --label \` / `    -- all_gather_perf ...`,
 # ROCm/rccl#1490): one backslash last, not an escaped one
 CONTINUED = re.compile(r"(?<!\\)\\\s*$")
