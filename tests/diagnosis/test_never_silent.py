@@ -2,7 +2,8 @@
 first of each rank, quoted verbatim with its line, with what NCCL's error class means and the next
 step; a catalogue entry that matches adds its cause, fix and thread. Each log is reconstructed from
 the public thread tests/data/nccl/ORIGINS.md names."""
-from conftest import DATA, diagnose, found, ids, parse, read_log
+from conftest import DATA, ROOT, diagnose, found, ids, parse, read_log
+from wirebench.diagnosis import errors
 
 
 def uncatalogued(text):
@@ -128,3 +129,26 @@ def test_cuda_error_strings_and_other_programs_nccl_failures_are_errors():
     # NCCL's own `unhandled cuda error` stays NCCL's class
     said = found("fastmoe: Test NCCL failure common.cu:777 'unhandled cuda error'\n")
     assert said[0].why.startswith("ncclUnhandledCudaError")
+
+
+def test_every_real_log_with_an_error_line_has_a_finding_quoting_it():
+    """Issue 55's "done when": each real log with an error line (the corpus's train cases,
+    tests/data/nccl-corpus/index.csv, and tests/data/nccl/'s logs) gives a finding quoting its first
+    error verbatim."""
+    import csv
+    corpus = ROOT / "tests" / "data" / "nccl-corpus"
+    with open(corpus / "index.csv", newline="") as index:
+        logs = [corpus / row["file"] for row in csv.DictReader(index) if row["split"] == "train"]
+    logs += sorted(DATA.glob("*.log"))
+    checked = 0
+    for path in logs:
+        if path.name == "warn-lines-from-threads.log":
+            continue  # one line per entry, each a log of its own (test_ported_cases.py)
+        log = parse(path.read_text(encoding="utf-8"), str(path))
+        first = errors.find(log)
+        if not first:
+            continue
+        said = diagnose(log)
+        assert any(first[0].quote in f.what for f in said), f"{path.name}: no finding quotes {first[0].quote!r}"
+        checked += 1
+    assert checked >= 25
