@@ -2,23 +2,10 @@
 
 #include <libfccp/csv.h>
 
+#include "harness/csv_number.h"
 #include "harness/errors.h"
 
 namespace wb {
-namespace {
-
-double number_in(const std::string& text, const char* column, const std::string& path, long line) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw InputError(path, line, std::string("column ") + column + ": '" + text + "' is not a number");
-}
-
-}  // namespace
-
 std::vector<FitRow> read_fits_csv(const std::string& path) {
   std::vector<FitRow> rows;
   try {
@@ -29,9 +16,9 @@ std::vector<FitRow> read_fits_csv(const std::string& path) {
     while (in.read_row(op, dtype, case_name, link_class, ranks, alpha, beta)) {
       const long line = static_cast<long>(in.get_file_line());
       if (alpha.empty() || beta.empty()) continue;
-      const double ranks_value = number_in(ranks, "ranks", path, line);
+      const double ranks_value = csv_number(ranks, "ranks", path, line);
       rows.push_back({op, dtype, case_name, link_class, static_cast<int>(ranks_value),
-                      number_in(alpha, "alpha_us", path, line), number_in(beta, "beta_us_per_byte", path, line), line});
+                      csv_number(alpha, "alpha_us", path, line), csv_number(beta, "beta_us_per_byte", path, line), line});
     }
   } catch (const io::error::base& e) {
     throw InputError(path, 0, e.what());

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "harness/csv_number.h"
 #include "harness/errors.h"
 
 namespace wb::step {
@@ -13,16 +14,6 @@ namespace wb::step {
 namespace {
 
 const std::string kFormatLine = "# wirebench step_calibration format " + std::to_string(kCalibrationFormat);
-
-double number_in(const std::string& text, const char* column, const std::string& path, long line) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw InputError(path, line, std::string("column ") + column + ": '" + text + "' is not a number");
-}
 
 Group group_named(const std::string& text, const std::string& path, long line) {
   for (int g = 0; g < kGroups; ++g)
@@ -76,19 +67,19 @@ std::vector<CalibrationPoint> read_calibration_csv(const std::string& path) {
         throw InputError(path, line, e.what());
       }
       const Group g = group_named(group, path, line);
-      const int n = static_cast<int>(number_in(ranks, "ranks", path, line));
-      const int e = static_cast<int>(number_in(element, "element_bytes", path, line));
+      const int n = static_cast<int>(csv_number(ranks, "ranks", path, line));
+      const int e = static_cast<int>(csv_number(element, "element_bytes", path, line));
       const CallContext c = context_named(context, path, line);
       const auto key = std::tuple{collective, g, n, e, c};
       auto [it, added] = where.try_emplace(key, points.size());
       if (added) {
         points.push_back({collective, g, n, e, c, {}, {}});
-        points.back().fit = {number_in(alpha, "alpha_us", path, line), number_in(beta, "beta_us_per_byte", path, line),
+        points.back().fit = {csv_number(alpha, "alpha_us", path, line), csv_number(beta, "beta_us_per_byte", path, line),
                              0};
       }
       CalibrationPoint& point = points[it->second];
-      point.points.push_back({static_cast<std::uint64_t>(number_in(bytes, "bytes", path, line)),
-                              number_in(time, "time_us", path, line), 0});
+      point.points.push_back({static_cast<std::uint64_t>(csv_number(bytes, "bytes", path, line)),
+                              csv_number(time, "time_us", path, line), 0});
       point.fit.points = point.points.size();
     }
   } catch (const io::error::base& e) {

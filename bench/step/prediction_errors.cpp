@@ -7,21 +7,12 @@
 #include <fstream>
 #include <map>
 
+#include "harness/csv_number.h"
 #include "harness/errors.h"
 
 namespace wb::step {
 
 namespace {
-
-double number_in(const std::string& text, const char* column, const std::string& path, long line) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw InputError(path, line, std::string("column ") + column + ": '" + text + "' is not a number");
-}
 
 std::string range(double low, double high) {
   char text[48];
@@ -50,9 +41,9 @@ std::vector<PredictionError> read_prediction_errors(const std::string& path) {
       const long line = static_cast<long>(csv.get_file_line()) + skipped;
       if (calibration != "own" && calibration != "from 2 nodes")
         throw InputError(path, line, "column calibration: '" + calibration + "' is not own or from 2 nodes");
-      rows.push_back({strategy, calibration, static_cast<int>(number_in(nodes, "nodes", path, line)),
-                      static_cast<int>(number_in(runs, "runs", path, line)), number_in(low, "min_pct", path, line),
-                      number_in(median, "median_pct", path, line), number_in(high, "max_pct", path, line), machine});
+      rows.push_back({strategy, calibration, static_cast<int>(csv_number(nodes, "nodes", path, line)),
+                      static_cast<int>(csv_number(runs, "runs", path, line)), csv_number(low, "min_pct", path, line),
+                      csv_number(median, "median_pct", path, line), csv_number(high, "max_pct", path, line), machine});
     }
   } catch (const io::error::base& e) {
     throw InputError(path, 0, e.what());
