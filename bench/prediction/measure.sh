@@ -19,7 +19,7 @@ for ((r = 1; r <= rounds; r++)); do
       dir=$out/r$r-n$n-$mode
       mkdir -p "$dir"
       extra=()
-      [[ $mode == from2 ]] && extra=(--calibration "$out/r$r-n2-own/step_calibration.csv")
+      [[ $mode == from2 ]] && extra=(--calibration "$out/r$r-n2-own/step_calibration_vc2.csv")
       "$here/ci/vcluster" exec "$bin/wb-step" --model tiny --strategy all --scale 0.1 --tflops 0.5 --link-class eth \
         --wiring "vc$n" --benchmark_min_time=0.5 --timeout 120 --run-dir "$dir" "${extra[@]}" >"$dir.out" 2>&1 ||
         echo "measure.sh: $dir failed (see $dir.out)" >&2

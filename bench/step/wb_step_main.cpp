@@ -225,9 +225,11 @@ class StepRun {
       return;
     }
     // Every measured point, for whoever wants to check the fits, or to predict a larger run from.
-    write_calibration_csv(options_.harness.run_dir + "/step_calibration.csv", calibration);
-    std::printf("cost model calibration (t = alpha + S beta, %zu collectives; points in step_calibration.csv):\n",
-                calibration.size());
+    // Named by the wiring as the traces are: a suite that steps over two wirings keeps both.
+    const std::string name = "step_calibration" + (options_.wiring.empty() ? "" : "_" + options_.wiring) + ".csv";
+    write_calibration_csv(options_.harness.run_dir + "/" + name, calibration);
+    std::printf("cost model calibration (t = alpha + S beta, %zu collectives; points in %s):\n", calibration.size(),
+                name.c_str());
     for (const auto& c : calibration)
       std::printf("  %-15s %-9s %2d ranks %s %-8s alpha %9.1f us  %8.3f GB/s  (%zu sizes up to %s)\n",
                   describe(c.op).name, group_name(c.group), c.ranks, c.element_bytes == 2 ? "bf16" : "fp32",

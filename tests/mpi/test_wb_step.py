@@ -187,12 +187,16 @@ def test_a_run_predicted_from_another_run_s_calibration(tmp_path):
                                     "--run-dir", str(tmp_path / "three")])
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"cost model: calibration from {saved}" in result.stdout
-    assert not (tmp_path / "three" / "step_calibration.csv").exists()  # nothing calibrated here
+    assert not list((tmp_path / "three").glob("step_calibration*.csv"))  # nothing calibrated here
     rows = read_results(tmp_path / "three" / "results.csv")
     for row in rows:
         e = extra_items(row)
         assert e["costs"] == "calibration step_calibration.csv" and e["judge"] == "prediction", row
         assert float(e["predicted_us"]) > 0, row
+    # Named by the wiring, as the traces are: a suite stepping over two wirings keeps both.
+    named = run_mpi(2, "wb-step", [*QUICK, "--strategy", "ddp", "--wiring", "shm", "--run-dir", str(tmp_path / "named")])
+    assert named.returncode == 0, named.stdout + named.stderr
+    assert (tmp_path / "named" / "step_calibration_shm.csv").exists() and "points in step_calibration_shm.csv" in named.stdout
     # A file that is not one: refused before anything runs, naming it.
     (tmp_path / "bad.csv").write_text("op,group\n")
     bad = run_mpi(2, "wb-step", [*QUICK, "--strategy", "ddp", "--calibration", str(tmp_path / "bad.csv"),

@@ -563,7 +563,8 @@ def test_steps_are_judged_against_the_prediction_made_before_they_ran_and_the_re
             step("zero1", 170000, 145000, 169000, 2, miss=miss),      # -14.7%, replay -0.6%: the collectives
             step("ddp", 100000, 85000, 85000, 4),                     # -15%, replay -15%: a stall
             step("zero2", 100000, 85000, 99000, 40),                  # -15% within a 40% spread
-            step("fsdp-full", 104750, 82860, 104440, 2, costs="calibration step_calibration.csv", miss=miss)]
+            step("fsdp-full", 104750, 82860, 104440, 2, costs="calibration step_calibration.csv", miss=miss),
+            step("zero1", 185500, 159200, 184700, 14, miss=miss)]  # -14.2%, spread 14%: tolerance and noise
     (run_dir / "results.csv").write_text(HEADER_WITH_SPREAD + "\n" + "\n".join(rows) + "\n")
     v, _ = verdicts_by_line(run_dir)
     assert v[2].verdict == "PASS", v[2].reason
@@ -576,6 +577,9 @@ def test_steps_are_judged_against_the_prediction_made_before_they_ran_and_the_re
     assert v[4].verdict == "WARN" and "holds 15% its operations do not explain" in v[4].reason
     assert v[5].verdict == "NOT JUDGED" and "spread 40%, as much as the 15% the prediction misses by" in v[5].reason
     assert v[6].verdict == "WARN" and "predicted from another run's calibration step_calibration.csv" in v[6].reason
+    # Seen once in 20 healthy default runs: past 10% by less than the step's own spread decides nothing.
+    assert v[7].verdict == "NOT JUDGED", v[7].reason
+    assert "14.2% is past the 10% tolerance by less than the step's own spread of 14%" in v[7].reason
 
 
 def test_a_sibling_difference_inside_the_item_s_own_spread_is_no_warn(tmp_path):
