@@ -1,7 +1,9 @@
 #include "step/collective_algorithms.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "harness/errors.h"
 
@@ -112,7 +114,74 @@ struct PowerOfTwo {
   }
 };
 
+// MPICH's recursive halving reduce_scatter (ireduce_scatter_block_intra_sched_recursive_halving.c):
+// where p is no power of two, the p' ranks left after the hand-over each own the blocks of the
+// ranks they stand for, two for those that took a partner's buffer, so the halves they exchange are
+// unequal (on 3 ranks, 2/3 of the buffer one way, where an even split would be 1/2). Each step's
+// pairs exchange at once, both ways; the step lasts as long as its largest send or receive.
+double halving_time_us(int ranks, double n, double al, double be, double ga) {
+  const PowerOfTwo two(ranks);
+  const int p2 = static_cast<int>(two.p2), rem = ranks - p2;
+  std::vector<double> counts(static_cast<std::size_t>(p2));
+  for (int i = 0; i < p2; ++i) counts[static_cast<std::size_t>(i)] = (i < rem ? 2.0 : 1.0) * n / ranks;
+  const auto sum = [&](int from, int to) {
+    double s = 0;
+    for (int i = from; i < to; ++i) s += counts[static_cast<std::size_t>(i)];
+    return s;
+  };
+  // Every new rank walks MPICH's index ranges; a step costs its slowest pair.
+  std::vector<int> send_idx(static_cast<std::size_t>(p2), 0), recv_idx(static_cast<std::size_t>(p2), 0),
+      last_idx(static_cast<std::size_t>(p2), p2);
+  double total = 0;
+  for (int mask = p2 >> 1; mask > 0; mask >>= 1) {
+    double step = 0;
+    for (int r = 0; r < p2; ++r) {
+      int &s = send_idx[static_cast<std::size_t>(r)], &v = recv_idx[static_cast<std::size_t>(r)],
+          &last = last_idx[static_cast<std::size_t>(r)];
+      double sent = 0, received = 0;
+      if (r < (r ^ mask)) {
+        s = v + mask;
+        sent = sum(s, last);
+        received = sum(v, s);
+      } else {
+        v = s + mask;
+        sent = sum(s, v);
+        received = sum(v, last);
+      }
+      step = std::max(step, std::max(sent, received) * be + received * ga);
+      s = v;
+      last = v + mask;
+    }
+    total += al + step;
+  }
+  if (rem > 0) total += (al + n * (be + ga)) + (al + n / ranks * be);  // the hand-over, the result back
+  return total;
+}
+
 }  // namespace
+
+double early_first_step_bytes(CollOp op, Algorithm a, int ranks, double n) {
+  const PowerOfTwo two(ranks);
+  const int p2 = static_cast<int>(two.p2), rem = ranks - p2;
+  if (rem == 0) return 0;
+  // New ranks below rem stand for a hand-over pair; the others had no hand-over.
+  if (op == CollOp::kAllReduce && a == Algorithm::kRabenseifner)
+    // The reduce-scatter's first step pairs new ranks r and r^1, each sending half the buffer; rem
+    // odd: new rank rem-1 (a hand-over) pairs with rem (none).
+    return rem % 2 == 1 ? n / 2 : 0;
+  if (op == CollOp::kReduceScatter && a == Algorithm::kRecursiveDoubling) {
+    // Halving's first step pairs r and r + p'/2: r keeps blocks [0, p'/2) and sends the rest, two
+    // blocks for each new rank below rem.
+    const int half = p2 / 2;
+    bool early = false;
+    for (int r = 0; r < half; ++r) early = early || (r < rem && r + half >= rem);
+    if (!early) return 0;
+    double upper = 0;
+    for (int i = half; i < p2; ++i) upper += i < rem ? 2 : 1;
+    return upper * n / ranks;
+  }
+  return 0;
+}
 
 double flat_time_us(CollOp op, Algorithm a, int ranks, double n, const LinkCost& link) {
   if (!has_algorithm(op, a))
@@ -160,7 +229,7 @@ double flat_time_us(CollOp op, Algorithm a, int ranks, double n, const LinkCost&
       return tree_depth(ranks) * al + share * n * be;  // recursive doubling, Bruck's where p is no power of 2
     case CollOp::kReduceScatter:
       if (a == A::kRing) return (p - 1) * al + share * n * (be + ga);
-      return two.lg * al + share2 * n * (be + ga) + x * (al + n * (be + ga));  // recursive halving
+      return halving_time_us(ranks, n, al, be, ga);
     case CollOp::kAllToAll: return (p - 1) * al + share * n * be;  // pairwise exchange
     case CollOp::kSendRecv: return al + n * be;
   }

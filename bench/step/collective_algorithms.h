@@ -50,6 +50,16 @@ std::vector<Algorithm> mpi_algorithms_for(CollOp op);
 // collective has no such algorithm. One rank costs nothing.
 double flat_time_us(CollOp op, Algorithm a, int ranks, double bytes, const LinkCost& link);
 
+// Where p is no power of two, MPICH's recursive halving and Rabenseifner schemes first hand the p - p'
+// extra ranks' buffers to their partners, but a rank with no hand-over posts its first step at once.
+// Its bytes reach a partner still receiving a hand-over, share that partner's ingress and arrive
+// with the hand-over; the partner's own first-step send, which the formula overlaps with that
+// receive, then runs alone after it. Those bytes (0 on a power of two, for other algorithms, and
+// where every first-step pair waits for a hand-over) are what a call that starts on an idle
+// communicator takes longer by. 3 ranks, 3.46 MB all_reduce, 1 Gbit/s: 99-101 ms measured, 87
+// from the formula, 101.5 with it (bench/MEASUREMENTS.md, session 30).
+double early_first_step_bytes(CollOp op, Algorithm a, int ranks, double bytes);
+
 // k nodes x g GPUs, each GPU with `intra` to its node's GPUs and `inter` (its own NIC) to the other
 // nodes. A group of one node is flat on `intra`; one GPU per node flat on `inter`.
 // What NCCL's own algorithms need besides the links (nccl_algorithms.h): an NVSwitch inside the

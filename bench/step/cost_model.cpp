@@ -63,7 +63,8 @@ std::optional<double> CollectiveCosts::lookup_us(int context, CollOp op, int ran
     if (const auto it = links_[context].find(link_key); it != links_[context].end()) {
       const int element = element_bytes == kAny ? 4 : element_bytes;
       const Algorithm a = mpich_ ? mpich_nonblocking_choice(op, ranks, bytes, element).algorithm : Algorithm::kRing;
-      return flat_time_us(op, a, ranks, bytes, it->second);
+      const double early = context == index(CallContext::kIsolated) ? early_first_step_bytes(op, a, ranks, bytes) : 0;
+      return flat_time_us(op, a, ranks, bytes, it->second) + early * it->second.beta_us_per_byte;
     }
   return std::nullopt;
 }

@@ -23,27 +23,49 @@ double StepBatch::run() {
   std::vector<double> durations;
   for (const OpTiming& t : last_.ops) durations.push_back(t.end_us - t.start_us);
   durations_.push_back(std::move(durations));
+  timings_.push_back(last_.ops);
   return last_.step_us / 1e6;
 }
 
 StepBatch::PredictionMiss StepBatch::largest_miss() {
-  // Each collective's median duration over the timed steps, the slowest rank's, against what the
-  // prediction gave it: the one over by the most explains a step slower than predicted. What ran
-  // beside it in the last step (another collective, compute) says whether it shared the wire or the CPU.
+  // Each collective's own time in a step: from the last rank's start to the last rank's end. A rank
+  // that came early and waited for a late one is not the collective's fault: the op before, which
+  // made that rank late, is (a 3-rank all_reduce whose extra rank got its result 68 ms after the
+  // others once named the all_gather that waited behind it). The median over the timed steps,
+  // against what the prediction gave it: the one over by the most explains a step slower than
+  // predicted. What ran beside it in the last step says whether it shared the wire or the CPU.
+  const std::size_t ops = program_.ops.size();
+  std::vector<double> mine;
+  for (std::size_t i = warmup_steps_; i < timings_.size(); ++i)
+    for (const OpTiming& t : timings_[i]) {
+      mine.push_back(t.start_us);
+      mine.push_back(t.end_us);
+    }
+  const std::size_t per_rank = mine.size();
+  const std::vector<double> all = control_.all_gather_values(mine, per_rank);
+  const std::size_t steps = per_rank / (2 * std::max<std::size_t>(ops, 1));
   PredictionMiss worst;
   double worst_over = 0;
-  for (std::size_t op = 0; op < program_.ops.size(); ++op) {
+  for (std::size_t op = 0; op < ops; ++op) {
     if (program_.ops[op].kind != OpKind::kCollective) continue;
-    std::vector<double> mine;
-    for (std::size_t i = warmup_steps_; i < durations_.size(); ++i) mine.push_back(durations_[i][op]);
-    if (mine.empty()) continue;
-    const double measured = control_.max(summarize(mine).median);
+    std::vector<double> own;
+    for (std::size_t i = 0; i < steps; ++i) {
+      double last_start = 0, last_end = 0;
+      for (int r = 0; r < control_.size(); ++r) {
+        const std::size_t at = static_cast<std::size_t>(r) * per_rank + 2 * (i * ops + op);
+        last_start = std::max(last_start, all[at]);
+        last_end = std::max(last_end, all[at + 1]);
+      }
+      own.push_back(std::max(0.0, last_end - last_start));
+    }
+    if (own.empty()) continue;
+    const double measured = summarize(own).median;
     const double predicted = predicted_.ops[op].end_us - predicted_.ops[op].start_us;
     if (measured - predicted <= worst_over) continue;
     worst_over = measured - predicted;
     worst = {program_.ops[op].label, measured, predicted, {}};
     const OpTiming& t = last_.ops[op];
-    for (std::size_t other = 0; other < program_.ops.size(); ++other) {
+    for (std::size_t other = 0; other < ops; ++other) {
       const Op& o = program_.ops[other];
       if (other == op || o.kind == OpKind::kHostWait) continue;
       const OpTiming& u = last_.ops[other];

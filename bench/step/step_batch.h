@@ -45,7 +45,7 @@ class StepBatch final : public TimedBatch {
     double measured_us = 0, predicted_us = 0;
     std::string beside;  // what overlapped it in the last step: "compute, all_gather layer2"
   };
-  // Every rank calls it (it takes the slowest rank's durations).
+  // Every rank calls it: it gathers every rank's times of every timed step.
   PredictionMiss largest_miss();
   const Program& program_;
   StepExecutor& executor_;
@@ -57,6 +57,7 @@ class StepBatch final : public TimedBatch {
   Timeline last_;
   std::vector<double> steps_, computes_;
   std::vector<std::vector<double>> durations_;  // per step: each operation's measured duration
+  std::vector<std::vector<OpTiming>> timings_;  // per step: each operation's start and end on this rank
 };
 
 // "%.6g" of a number, for key=value details.

@@ -52,6 +52,28 @@ TEST(CollectiveAlgorithmsTest, RootedAndGatheringCollectivesByHand) {
   EXPECT_DOUBLE_EQ(flat_time_us(CollOp::kAllGather, A::kRecursiveDoubling, 5, n, kLink), 30 + 800);  // Bruck's
   EXPECT_DOUBLE_EQ(flat_time_us(CollOp::kReduceScatter, A::kRing, 4, n, kLink), 30 + 750 + 75);
   EXPECT_DOUBLE_EQ(flat_time_us(CollOp::kReduceScatter, A::kRecursiveDoubling, 4, n, kLink), 20 + 750 + 75);
+  // 3 ranks, MPICH's scheme: rank 0 hands its whole buffer to rank 1 (10 + 1000 + 100); ranks 1 and 2
+  // halve unequally, rank 1 standing for blocks 0 and 1: it receives 2/3 and sends 1/3 (10 + 666.7 +
+  // 66.7); rank 1 sends rank 0 its block (10 + 333.3). An even split would say 1/2 for the middle step.
+  EXPECT_NEAR(flat_time_us(CollOp::kReduceScatter, A::kRecursiveDoubling, 3, n, kLink),
+              1110 + (10 + 2e6 / 3 * 1.1e-3) + (10 + 1e6 / 3 * 1e-3), 1e-6);
+  // On an idle communicator, rank 2 (no hand-over) sends rank 1 its first step during rank 0's
+  // hand-over; rank 1's own first-step send then runs after it: 1/2 of the buffer for Rabenseifner,
+  // rank 1's upper block (1/3) for halving. Powers of two and other algorithms: nothing.
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kAllReduce, A::kRabenseifner, 3, n), n / 2);
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kReduceScatter, A::kRecursiveDoubling, 3, n), n / 3);
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kAllReduce, A::kRabenseifner, 4, n), 0);
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kAllReduce, A::kRabenseifner, 6, n), 0);  // 1 and 3 pair
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kAllReduce, A::kRabenseifner, 5, n), n / 2);
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kAllReduce, A::kRing, 3, n), 0);
+  // 6 ranks, halving: new rank 1 (rank 3, a hand-over) pairs with new rank 3 (rank 5, none).
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kReduceScatter, A::kRecursiveDoubling, 6, n), n / 3);
+  // 7 ranks: new rank 3 (rank 6, no hand-over) pairs with new rank 1 (rank 3, a hand-over), which
+  // sends the upper half of the new ranking: new rank 2's two blocks and new rank 3's one, 3/7.
+  EXPECT_DOUBLE_EQ(early_first_step_bytes(CollOp::kReduceScatter, A::kRecursiveDoubling, 7, n), 3 * n / 7);
+  // 6 ranks: blocks 2,2,1,1 sixths on the 4 left; steps of 4/6 and 2/6 of the buffer.
+  EXPECT_NEAR(flat_time_us(CollOp::kReduceScatter, A::kRecursiveDoubling, 6, n, kLink),
+              1110 + (10 + 4e6 / 6 * 1.1e-3) + (10 + 2e6 / 6 * 1.1e-3) + (10 + 1e6 / 6 * 1e-3), 1e-6);
   EXPECT_DOUBLE_EQ(flat_time_us(CollOp::kAllToAll, A::kRing, 4, n, kLink), 30 + 750);
   EXPECT_DOUBLE_EQ(flat_time_us(CollOp::kSendRecv, A::kRing, 2, n, kLink), 1010);
   EXPECT_THROW(flat_time_us(CollOp::kAllGather, A::kTree, 4, n, kLink), std::invalid_argument);
