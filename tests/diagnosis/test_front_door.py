@@ -99,6 +99,8 @@ def test_a_setting_on_the_command_line_is_read_and_judged_by_the_ranks_a_node_ru
     assert [(s.line, s.value) for s in settings(log)["NCCL_SHM_DISABLE"]] == [(1, "1")]
     result, nccl = _import(real, tmp_path / "run")
     assert result.returncode == 4 and nccl is None
-    # the same command line on one node of two GPUs (its two Rank lines on test1): a WARN
-    one_node = real.read_text().replace(" on      test2 ", " on      test1 ").replace("test2:4017:4017", "test1:4017:4017")
+    # the same command line on one node of two GPUs (its two Rank lines on test1, the second on its
+    # own GPU: on one GPU they would be two ranks sharing it, ranks-share-gpu): a WARN
+    one_node = (real.read_text().replace(" on      test2 device  0 [0x81]", " on      test1 device  1 [0xc1]")
+                .replace("test2:4017:4017", "test1:4017:4017"))
     assert [f.id for f in diagnose(parse(one_node, "one-node.txt"))] == ["transport-disabled"]

@@ -51,15 +51,22 @@ def test_libibverbs_missing_on_one_host_is_said_only_as_a_warn_line():
     """NCCL prints `Failed to open libibverbs.so[.1]` as INFO (2.12 on) on every host without
     rdma-core: normal on one host or a socket-only cluster. NVIDIA/nccl-tests#291 (corpus, train:
     one RTX 5090, nranks 1) read WARN libibverbs-missing; the same lines on two nodes still do. A WARN
-    line is said whatever the network (never silent): pytorch/pytorch#73790 (corpus, train; NCCL
-    2.10's `misc/ibvwrap.cc:63 NCCL WARN`, one host, two GPUs)."""
+    line is said whatever the network (never silent), but not as the network's cause where the log
+    shows the job on one host: pytorch/pytorch#73790 (corpus, train; NCCL 2.10's `misc/ibvwrap.cc:63
+    NCCL WARN`, one host, two processes; its hang was the IOMMU, the WARN harmless) read
+    libibverbs-missing, a cause the thread ruled out."""
     one_host = read_log(CORPUS / "nccl-tests-291.log")
     assert not network_carries_data(one_host)
     assert diagnose(one_host) == []
     two_nodes = parse((CORPUS / "nccl-tests-291.log").read_text() + TWO_NODES, "two-nodes.log")
     assert ids(diagnose(two_nodes)) == ["libibverbs-missing:WARN@9"]
     warned = diagnose(read_log(CORPUS / "pytorch-73790.log"))
-    assert ids(warned) == ["libibverbs-missing:WARN@1"] and "NCCL WARN Failed to open libibverbs" in warned[0].what
+    assert ids(warned) == ["warn-not-in-catalogue:WARN@1"] and "NCCL WARN Failed to open libibverbs" in warned[0].what
+    assert "a network error on a job the log shows on one host" in warned[0].what
+    assert "libibverbs-missing concerns the network" in warned[0].why
+    # the same WARN line alone (no host's job shown) is the entry's, as its thread's line is
+    alone = diagnose(parse((CORPUS / "pytorch-73790.log").read_text().splitlines()[0] + "\n", "alone.log"))
+    assert ids(alone) == ["libibverbs-missing:WARN@1"]
 
 
 def test_libibverbs_missing_where_the_hosts_used_sockets_between_them():

@@ -7,14 +7,20 @@ import re
 
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from .registry import rule
-from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING
+from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
 STARTED = re.compile(r"^(?:NCCL version |cudaDriverVersion |Bootstrap : Using )")
 SPEED = re.compile(r"^NET/IB\w* ?: \[\d+\] ([\w.-]+):.*\bspeed=(\d+)")
 MTU = re.compile(r"^NET/IB\w*: .*\bmtu (\d+)")
 LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
-RANK_GPU = re.compile(r"\brank (\d+) nranks \d+ cudaDev (\d+) (?:nvmlDev \d+ )?busId ([0-9a-fA-F]+)", re.I)
+# an init line (`ncclCommInitRank comm 0x.. rank R nranks N cudaDev D nvmlDev V busId B commId 0x.. - Init START`,
+# 2.7's `... cudaDev D busId B - Init COMPLETE`, 2.4's `... cudaDev D nvmlDev V - Init COMPLETE` without the bus id)
+RANK_GPU = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+) (?:nvmlDev (\d+) ?)?(?:busId ([0-9a-fA-F]+))?", re.I)
+DUPLICATE = re.compile(r"Duplicate GPU detected")
+# nccl-tests' device lines: `#  Rank  0 Group  0 Pid 3740409 on fengyun416 device  0 [0x01] NVIDIA RTX A6000`
+TOOL_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+"
+                       r"\[(0x[0-9a-fA-F]+)\]")
 
 
 def _first_by_host(log, pattern, value=lambda found: found.group(1)):
@@ -104,34 +110,80 @@ def nics_differ(r, c):
     return [f for f in out if f is not None]
 
 
-@rule("gpus-per-node-differ", "WARN", "any", "NCCL's `localRanks N` (2.19 on) differing between hosts",
+def ranks_by_host(log):
+    """{host: {rank}} of the job's largest communicator where the log shows every one of its ranks
+    (NCCL's init lines, `rank R nranks N`; nccl-tests' `Rank R ... on HOST` lines), else {}: a log
+    that shows some ranks only cannot say how many each host runs."""
+    comms = {}
+    for m in log.messages:
+        found = RANK_GPU.search(m.text)
+        if found and m.host:
+            comms.setdefault(int(found.group(2)), {}).setdefault(m.host, set()).add(int(found.group(1)))
+    for o in log.others:
+        found = TOOL_RANK.match(o.text.strip())
+        if found:
+            comms.setdefault("tool", {}).setdefault(found.group(3), set()).add(int(found.group(1)))
+    if "tool" in comms:
+        ranks = comms.pop("tool")
+        comms.setdefault(sum(len(r) for r in ranks.values()), ranks)
+    for size, hosts in sorted(comms.items(), key=lambda item: -item[0]):
+        if len(set().union(*hosts.values())) == size:
+            return hosts
+    return {}
+
+
+@rule("gpus-per-node-differ", "WARN", "any",
+      "NCCL's `localRanks N` (2.19 on) differing between hosts, or the init lines' ranks per host (`rank R nranks N` on "
+      "each host, nccl-tests' `Rank R ... on HOST device D` lines) where the log shows every rank",
       "the nodes run different numbers of ranks: the rings and trees are unbalanced, the busiest node sets the pace",
       "give every node the same number of ranks and GPUs (srun --ntasks-per-node, --gpus-per-node)",
       f"{TROUBLESHOOTING}", needs=("ranks",))
 def gpus_per_node_differ(r, c):
-    return _differ(r, _first_by_host(c.log, LOCAL_RANKS), "the ranks per node (localRanks)",
+    said = _first_by_host(c.log, LOCAL_RANKS)
+    if said:
+        return _differ(r, said, "the ranks per node (localRanks)",
+                       "an unbalanced job: the node with more ranks carries more of each ring")
+    hosts = ranks_by_host(c.log)
+    if len(hosts) < 2:
+        return None
+    line = min((m.line for m in c.log.messages if RANK_GPU.search(m.text)),
+               default=min((o.line for o in c.log.others if TOOL_RANK.match(o.text.strip())), default=0))
+    return _differ(r, {host: (str(len(ranks)), line) for host, ranks in hosts.items()},
+                   "the ranks per node (the init lines' ranks on each host)",
                    "an unbalanced job: the node with more ranks carries more of each ring")
 
 
-@rule("ranks-share-gpu", "FAIL", "node", "two ranks' init lines (`rank R nranks N cudaDev D busId B`) naming one "
-      "host and one bus id",
+@rule("ranks-share-gpu", "FAIL", "node", "two processes' init lines (`rank R nranks N cudaDev D busId B`; NCCL 2.4's "
+      "`cudaDev D nvmlDev V` without the bus id) or nccl-tests' `Rank R ... Pid P on HOST device D [0xBUS]` lines "
+      "naming one host and one GPU; where NCCL's own `Duplicate GPU detected` line is there, the catalogue's "
+      "duplicate-gpu finding quotes it and this rule says nothing more; not with NCCL_MULTI_RANK_GPU_ENABLE set "
+      "(NCCL 2.30 lets ranks share a GPU on purpose)",
       "two ranks mapped onto one GPU: NCCL refuses it (Duplicate GPU detected) or they share its memory and links",
       "one rank per GPU: set the device from the local rank (torch.cuda.set_device(local_rank), srun "
       "--gpus-per-task=1 --gpu-bind=closest), and check CUDA_VISIBLE_DEVICES per rank",
       "NCCL src/init.cc (Duplicate GPU detected); horovod/horovod#3929; NVIDIA/nccl#1241")
 def ranks_share_gpu(r, c):
+    if c.log.first(DUPLICATE)[0] is not None or any(DUPLICATE.search(o.text) for o in c.log.others):
+        return None  # NCCL said it itself: the catalogue's duplicate-gpu entry quotes NCCL's line
+    if "NCCL_MULTI_RANK_GPU_ENABLE" in settings(c.log):
+        return None
     seen = {}
-    for m in c.log.messages:
-        found = RANK_GPU.search(m.text)
-        if not found:
+    places = [(m.line, m.host, m.pid, found.group(1), found.group(5) or (found.group(4) and "nvml" + found.group(4)))
+              for m in c.log.messages if (found := RANK_GPU.search(m.text))]
+    places += [(o.line, found.group(3), found.group(2), found.group(1), found.group(5))
+               for o in c.log.others if (found := TOOL_RANK.match(o.text.strip()))]
+    for line, host, pid, rank, gpu in places:
+        if not gpu or not host:
             continue
         # one process is a rank of several communicators (PyTorch's groups): two processes are the problem
-        rank, bus = found.group(1), found.group(3).lower()
-        first = seen.setdefault((m.host, bus), (m.pid, rank, m.line))
-        if first[0] != m.pid:
-            return r.finding(m.line, f"two processes on {m.host} use one GPU (busId {bus}): {m.host}:{first[0]} "
-                                     f"(rank {first[1]}, line {first[2]}) and {m.host}:{m.pid} (rank {rank})",
-                             "the launcher or the program maps two ranks to one device")
+        gpu = gpu.lower()
+        first = seen.setdefault((host, gpu), (pid, rank, line))
+        if first[0] != pid:
+            named = f"nvmlDev {gpu[4:]}" if gpu.startswith("nvml") else f"busId {gpu}"
+            return r.finding(line, f"two processes on {host} use one GPU ({named}): {host}:{first[0]} "
+                                   f"(rank {first[1]}, line {first[2]}) and {host}:{pid} (rank {rank})",
+                             "the launcher or the program maps two ranks to one device; NCCL's own `Duplicate GPU "
+                             "detected` is not in the log (a log cut short, or NCCL_DEBUG below WARN)")
     return None
 
 

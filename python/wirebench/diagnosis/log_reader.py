@@ -34,6 +34,15 @@ NETWORK = re.compile(r"^Using network (.+?)\s*$")
 IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")  # NET/IB, NET/IBext_v8
 BRACKETED = re.compile(r"\[\d+\]\s*(\S+)")
 NET_VIA = re.compile(r"^NET/([A-Za-z][A-Za-z0-9_]*)/(\d+)")
+# NCCL's topology (NCCL_DEBUG_SUBSYS=GRAPH), graph/topo.cc's ncclTopoPrint and paths.cc's printNodePaths:
+# `GPU/1B000 :GPU/1B000 (0/5000.000000/LOC) GPU/1C000 (1/40.000000/NVL) ...` (2.7-2.18: the bus id in hex) or
+# `GPU/0-1b000 :GPU/0-1c000 (1/40.0/NVL) ...` (the system id before it); the dump's `GPU/1B000 (0)` (its rank)
+# and the link lines under it, `+ NVL[40.0] - GPU/1C000` or to an NVSwitch, `+ NVL[480.0] - NVS/0`
+TOPO_PATHS = re.compile(r"^GPU/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) :(.*)$")
+TOPO_PATH = re.compile(r"(\w+)/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) \((\d+)/([\d.]+)/(\w+)\)")
+TOPO_GPU = re.compile(r"(?:^|- )GPU/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) \((\d+)\)")
+TOPO_NODE = re.compile(r"(?:^|- )\w+/[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)? \(")
+TOPO_NVL = re.compile(r"^\+ NVL\[[\d.]+\] - (GPU|NVS)/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?)")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f]")
 
@@ -103,6 +112,12 @@ class NcclLog:
     ib_devices: list = field(default_factory=list)  # "mlx5_0:1/IB", in NCCL's index order
     problems: list = field(default_factory=list)  # "log:7: channel line not understood: ..."
     others: list = field(default_factory=list)    # Other
+    # NCCL's topology, per host: {host: {(bus, bus): "NVL"}} from the path lines (both ways), {host: {rank: bus}}
+    # from the dump's GPU nodes, {host: {bus: {"GPU/bus" or "NVS/n"}}} the dump's NVLinks of each GPU
+    gpu_paths: dict = field(default_factory=dict)
+    gpu_ranks: dict = field(default_factory=dict)
+    gpu_nvlinks: dict = field(default_factory=dict)
+    dump_gpu: dict = field(default_factory=dict, repr=False)  # the dump's GPU each rank prints the links of now
     folded: int = 0                               # lines read once for their repeats
 
     def first(self, pattern, warn_only=False):
@@ -117,6 +132,18 @@ class NcclLog:
 
     def hosts(self):
         return sorted({m.host for m in self.messages if m.host})
+
+    def nvlinked(self, host, a, b):
+        """Whether NCCL's own topology of `host` puts GPUs of bus ids a and b on NVLink: their path is
+        NVL, or the dump links both to one NVSwitch or one to the other. None where it says nothing."""
+        paths = self.gpu_paths.get(host, {})
+        if (a, b) in paths:
+            return paths[(a, b)] == "NVL"
+        links = self.gpu_nvlinks.get(host, {})
+        if a in links or b in links:
+            ends_a, ends_b = links.get(a, set()), links.get(b, set())
+            return f"GPU/{b}" in ends_a or f"GPU/{a}" in ends_b or any(e.startswith("NVS/") for e in ends_a & ends_b)
+        return None
 
 
 def transport_of(via):
@@ -212,8 +239,39 @@ def _read_info(log, m):
         log.network = found.group(1)
     elif (found := IB_LIST.search(message)):
         log.ib_devices = BRACKETED.findall(found.group(1))
+    elif (found := TOPO_PATHS.match(message.strip())):
+        here = log.gpu_paths.setdefault(m.host, {})
+        src = bus_id(found.group(1))
+        for kind, node, _, _, path in TOPO_PATH.findall(found.group(2)):
+            if kind == "GPU" and bus_id(node) != src:
+                here[(src, bus_id(node))] = here[(bus_id(node), src)] = path
+    elif TOPO_GPU.search(message) or TOPO_NVL.match(message.strip()) or TOPO_NODE.search(message.strip()):
+        _read_topology_dump(log, m, message.strip())
     elif (message.startswith("Channel") or message.startswith("Ring")) and " via " in message:
         log.problems.append(f"{log.source}:{m.line}: channel line not understood: {message}")
+
+
+def bus_id(said):
+    """A GPU's PCI bus id as one spelling: NCCL's topology ids (`1B000`, `0-1b000`: the system id
+    before the dash) and its init lines' `busId 1b000` alike, lower case without leading zeros."""
+    return said.rsplit("-", 1)[-1].lower().lstrip("0") or "0"
+
+
+def _read_topology_dump(log, m, text):
+    """A line of NCCL's topology dump: a GPU node (`GPU/1B000 (0)`, its rank) opens the GPU whose
+    NVLink lines (`+ NVL[40.0] - GPU/1C000`, `- NVS/0`) follow it; another node closes it."""
+    current = log.dump_gpu
+    found = TOPO_GPU.search(text)
+    if found:
+        current[m.rank] = bus_id(found.group(1))
+        log.gpu_ranks.setdefault(m.host, {})[int(found.group(2))] = bus_id(found.group(1))
+        return
+    found = TOPO_NVL.match(text)
+    if found and current.get(m.rank):
+        end = f"GPU/{bus_id(found.group(2))}" if found.group(1) == "GPU" else f"NVS/{found.group(2)}"
+        log.gpu_nvlinks.setdefault(m.host, {}).setdefault(current[m.rank], set()).add(end)
+    elif not found:
+        current[m.rank] = None  # a CPU, PCI switch or NIC node: the GPU's links are behind
 
 
 def _folded_lines(numbered, source):

@@ -4,9 +4,13 @@ wiring offers, or names a device the log and the wiring show absent. The setting
 transport off outright are structural.py's (transport-disabled, p2p-level, nvls-unavailable,
 socket-fallback's evidence)."""
 
+import difflib
+import re
+
+from . import parameters
 from .log_reader import BRACKETED, IB_LIST  # the reader's own patterns
 from .registry import rule
-from .structural import ENV_DOCS, settings
+from .structural import ENV_DOCS, SETTING, settings
 
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")  # NCCL_NET_GDR_LEVEL's names, nearest first
 GDR_NUMBERS = {"0": "LOC", "1": "PIX", "2": "PXB", "3": "PHB", "4": "SYS", "5": "SYS"}
@@ -52,34 +56,181 @@ def algo_excludes_nvls(r, c):
     return None
 
 
-def _hca_names(value):
-    """NCCL_IB_HCA's device names: `^` excludes, `=` asks exact names, `:port` follows a name."""
-    value = value.lstrip("^=")
-    return [item.split(":")[0] for item in value.split(",") if item]
+def _listed(value):
+    """A device or interface list as NCCL reads NCCL_IB_HCA and NCCL_SOCKET_IFNAME: (excluded, exact,
+    names): a leading `^` excludes, then a leading `=` asks exact names (`^=docker0`), else each name is
+    a prefix; `:port` follows an HCA's name."""
+    excluded = value.startswith("^")
+    value = value[1:] if excluded else value
+    exact = value.startswith("=")
+    value = value[1:] if exact else value
+    return excluded, exact, [item.split(":")[0] for item in value.split(",") if item.strip()]
+
+
+def _matches(name, exact, shown):
+    return [d for d in shown if d == name or (not exact and d.startswith(name))]
+
+
+SOCKET_IFS = re.compile(r"^(?:NET/Socket ?: Using|Bootstrap ?: Using|NET : Using interface)\s+(.*)$")
+OOB_IF = re.compile(r"; OOB ([\w.-]+):")
+INTERFACE = re.compile(r"(?:\[\d+\])?([\w.-]+):[0-9a-fA-F.:%\w-]*<\d+>")
+
+
+def _shown_devices(c):
+    """The RDMA devices the log's NET/IB lists (every host's) and the node's wiring show."""
+    shown = {d.split(":")[0] for msg in c.log.messages if (found := IB_LIST.search(msg.text))
+             for d in BRACKETED.findall(found.group(1))}
+    return shown | (set(c.wiring.nics) if c.wiring is not None else set())
+
+
+def _shown_interfaces(log):
+    """The IP interfaces NCCL's lines show it using: `NET/Socket : Using [0]eth0:...`, `Bootstrap :
+    Using eth0:...`, NET/IB's `OOB ib0:...`."""
+    shown = set()
+    for m in log.messages:
+        found = SOCKET_IFS.search(m.text)
+        if found:
+            shown |= set(INTERFACE.findall(found.group(1)))
+        found = OOB_IF.search(m.text) if IB_LIST.search(m.text) else None
+        if found:
+            shown.add(found.group(1))
+    return shown
 
 
 @rule("setting-names-absent-device", "WARN", "network",
-      "`NCCL_IB_HCA set by environment to NAMES` where no name is a device the log's `NET/IB : Using` lists or the "
-      "node's wiring has",
-      "the setting names RDMA devices this node does not have: NCCL finds none and falls back (another device, or "
-      "TCP sockets)",
-      "name the node's devices (ibv_devices; NCCL_IB_HCA matches names by prefix: mlx5 takes every mlx5_N), or unset it",
-      f"{ENV_DOCS}: NCCL_IB_HCA")
+      "`NCCL_IB_HCA` (`mlx5_0:1,mlx5_1`, `=mlx5_0`, `^mlx5_bond_0`) naming a device that neither the log's "
+      "`NET/IB : Using` lists nor the node's wiring has; `NCCL_SOCKET_IFNAME` (`eth`, `=eth0`, `ib0,eth0`) naming an "
+      "interface that none of NCCL's `NET/Socket : Using`, `Bootstrap : Using` or `OOB` interfaces is",
+      "the setting names a device or an interface this node does not have: NCCL uses the others, or none and falls "
+      "back (another device, TCP sockets); an exclusion of an absent name excludes nothing (a typo leaves the device "
+      "meant in use)",
+      "name the node's devices (ibv_devices; ip -br link); NCCL matches a name as a prefix (mlx5 takes every mlx5_N, "
+      "eth every ethN), `=` asks the exact name, `^` excludes; or unset it",
+      f"{ENV_DOCS}: NCCL_IB_HCA, NCCL_SOCKET_IFNAME")
 def setting_names_absent_device(r, c):
-    for m in settings(c.log).get("NCCL_IB_HCA", [])[:1]:
-        value = m.value
-        if value.startswith("^"):
-            return None  # an exclusion names what not to use: absent is fine
-        shown = {d.split(":")[0] for msg in c.log.messages if (found := IB_LIST.search(msg.text))
-                 for d in BRACKETED.findall(found.group(1))}
-        if c.wiring is not None:
-            shown |= set(c.wiring.nics)
-        exact = value.startswith("=")
-        names = _hca_names(value)
-        if not shown or not names:
-            return None
-        if not any(d == n or (not exact and d.startswith(n)) for n in names for d in shown):
-            return r.finding(m.line, f"NCCL_IB_HCA={value} names no device of this node's",
-                             f"the node's RDMA devices are {', '.join(sorted(shown))} (the log's NET/IB list"
-                             f"{' and nvidia-smi topo -m' if c.wiring is not None else ''})")
-    return None
+    out = []
+    checks = (("NCCL_IB_HCA", _shown_devices(c), "RDMA devices",
+               "the log's NET/IB list" + (" and nvidia-smi topo -m" if c.wiring is not None else "")),
+              ("NCCL_SOCKET_IFNAME", _shown_interfaces(c.log), "interfaces NCCL uses",
+               "NCCL's NET/Socket, Bootstrap and OOB lines"))
+    for name, shown, what, where in checks:
+        given = settings(c.log).get(name, [])[:1]
+        if not given or not shown:
+            continue
+        setting = given[0]
+        excluded, exact, names = _listed(setting.value)
+        if name == "NCCL_SOCKET_IFNAME" and excluded:
+            continue  # NCCL never lists an excluded interface: the log cannot show it absent
+        absent = [n for n in names if not _matches(n, exact, shown)]
+        if not absent:
+            continue
+        said = f"{', '.join(sorted(shown))} ({where})"
+        if excluded:
+            why = (f"{name}={setting.value} excludes {', '.join(absent)}, which this node does not have: the exclusion "
+                   f"excludes nothing (a misspelt name leaves the device meant in use); the node's {what}: {said}")
+        elif len(absent) == len(names):
+            why = f"none of them is among the node's {what}: {said}; NCCL finds none it may use"
+        else:
+            why = f"{', '.join(absent)} is not among the node's {what}: {said}; NCCL uses the others only"
+        out.append(r.finding(setting.line, f"{name}={setting.value} names {', '.join(absent)}, absent on this node",
+                             why))
+    return out
+
+
+TOPO_UNOPENED = re.compile(r"Could not open XML (topology|graph) file (\S+) : (.+?)\s*$")
+
+
+@rule("setting-names-absent-file", "WARN", "node",
+      "`Could not open XML topology file F : No such file or directory` (NCCL_TOPO_FILE; an INFO line from NCCL 2.19, "
+      "a WARN before) or `Could not open XML graph file F : ...` (NCCL_GRAPH_FILE)",
+      "the setting names a file NCCL could not open: for a topology file NCCL goes on and discovers the node itself "
+      "(the file meant, a VM's true PCI layout, is not used); for a graph file NCCL stops",
+      "give the path as the job's processes see it (inside the container), readable by the job's user; or unset the "
+      "setting (NCCL_TOPO_FILE is for VMs whose PCI layout NCCL cannot see; NCCL_GRAPH_FILE only for experiments)",
+      f"{ENV_DOCS}: NCCL_TOPO_FILE, NCCL_GRAPH_FILE; NCCL src/graph/xml.cc (ncclTopoGetXmlFromFile, "
+      "ncclTopoGetXmlGraphFromFile)")
+def setting_names_absent_file(r, c):
+    m, found = c.log.first(TOPO_UNOPENED)
+    if m is None:
+        return None
+    kind, file, reason = found.groups()
+    setting = "NCCL_TOPO_FILE" if kind == "topology" else "NCCL_GRAPH_FILE"
+    then = ("NCCL discovers the node itself instead" if kind == "topology"
+            else "NCCL cannot load the graph it was asked to: the communicator fails")
+    return r.finding(m.line, f"{setting} names {file}, which NCCL could not open{' on ' + m.host if m.host else ''}",
+                     f"{reason}: {then}")
+
+
+NET_NOT_FOUND = re.compile(r"Error: network (.*?) not found\.?|Failed to initialize any NET plugin")
+NET_LOADED = re.compile(r"^(?:Using network (.+?)\s*$|NET/Plugin ?: Loaded net plugin (.+?) \(v\d+\))")
+
+
+@rule("net-not-loaded", "FAIL", "any",
+      "NCCL's `WARN Error: network X not found.` (before 2.23) or `WARN Failed to initialize any NET plugin` with "
+      "NCCL_NET set",
+      "NCCL_NET names a network NCCL did not load: a plugin not installed (libnccl-net-X.so not on the library path, "
+      "NCCL_NET_PLUGIN), a misspelt name, or IB without a device; the communicator fails",
+      "spell the network as NCCL names it (`IB`, `Socket`, a plugin's own name such as `AWS Libfabric`), put the "
+      "plugin's library on LD_LIBRARY_PATH (or NCCL_NET_PLUGIN), or unset NCCL_NET and let NCCL choose",
+      f"{ENV_DOCS}: NCCL_NET, NCCL_NET_PLUGIN; NCCL src/net.cc (2.12-2.22), src/plugin/net.cc")
+def net_not_loaded(r, c):
+    m, found = c.log.first(NET_NOT_FOUND, warn_only=True)
+    forced = settings(c.log).get("NCCL_NET", [])[:1]
+    if m is None or (not found.group(1) and not forced):
+        return None
+    asked = found.group(1) or forced[0].value
+    loaded = sorted({f.group(1) or f.group(2) for x in c.log.messages if (f := NET_LOADED.search(x.text))})
+    seen = f"; the log shows {', '.join(loaded)} loaded" if loaded else ""
+    return r.finding(m.line, f"NCCL_NET={asked}: NCCL loaded no network of that name{' on ' + m.host if m.host else ''}",
+                     f"NCCL_NET names a network NCCL did not load{seen}: a plugin not installed, a misspelt name, or "
+                     "IB without a device")
+
+
+LOG_VERSION = re.compile(r"^NCCL version (\d+\.\d+\.\d+)")
+
+
+def _nccl_version(log):
+    """The first NCCL version the log says (`NCCL version 2.19.3+cuda12.3`), or None."""
+    m, found = log.first(LOG_VERSION)
+    if found:
+        return found.group(1)
+    found = next((LOG_VERSION.search(o.text.strip()) for o in log.others if LOG_VERSION.search(o.text.strip())), None)
+    return found.group(1) if found else None
+
+
+@rule("unknown-setting", "WARN", "any",
+      "an `NCCL_X=V` on a command line, an export or an env listing (or NCCL's `NCCL_X set by environment`) whose "
+      "name is no parameter of NCCL's, of its network plugins', nccl-tests' or PyTorch's "
+      "(suites/nccl-parameters.csv), or one the log's NCCL version does not read yet or any more",
+      "NCCL ignores a name it does not read, silently: the job runs without the setting meant (NCCL_SOCKET_IFNAMES, "
+      "NCCL_IB_HCAS, NCCL_TIMEOUT)",
+      "spell the name as NCCL's documentation does (the closest known name is said), or drop it; a setting NCCL's "
+      "version does not read needs that version",
+      f"{ENV_DOCS}; NVIDIA/nccl src/ (NCCL_PARAM, ncclGetEnv) at every release tag, suites/nccl-parameters.csv")
+def unknown_setting(r, c):
+    known = parameters.known()
+    read_by_nccl = {found.group(1) for m in c.log.messages if (found := SETTING.match(m.text))}
+    version = parameters.version_key(_nccl_version(c.log))
+    out = []
+    for name, said in settings(c.log).items():
+        if name in read_by_nccl:
+            continue  # NCCL printed it: it read it, whatever the list says
+        first = said[0]
+        p = known.known(name)
+        if p is None:
+            close = difflib.get_close_matches(name, known.nccls(), n=1, cutoff=0.8)
+            hint = f": did you mean {close[0]}?" if close else ""
+            out.append(r.finding(first.line, f"{name} is not a setting NCCL knows{hint}",
+                                 f"{name}={first.value} is no parameter of NCCL's (nor of its plugins', nccl-tests' or "
+                                 "PyTorch's): NCCL ignores it without a word, so the job runs without it",
+                                 f"set {close[0]} instead" if close else None))
+        elif p.owner == parameters.OWNER_NCCL and version:
+            introduced = parameters.version_key(p.first.replace("after ", ""))
+            if introduced and (version < introduced or (p.first.startswith("after ") and version <= introduced)):
+                out.append(r.finding(first.line, f"{name} is not read by NCCL {'.'.join(map(str, version))}",
+                                     f"NCCL reads {name} from {p.first} on: this NCCL ignores it"))
+            dropped = parameters.version_key(p.last)
+            if dropped and version > dropped:
+                out.append(r.finding(first.line, f"{name} is no longer read by NCCL {'.'.join(map(str, version))}",
+                                     f"NCCL read {name} up to {p.last} and dropped it: this NCCL ignores it"))
+    return out

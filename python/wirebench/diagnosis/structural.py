@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 
 from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING, NCCL_SETTING_SAID  # the paste reader's spellings
-from .log_reader import IB_LIST  # the reader's own pattern: one spelling of the line
+from .log_reader import IB_LIST, bus_id  # the reader's own pattern and spelling of a bus id
 from .registry import rule
 
 ENV_DOCS = "NCCL documentation, Environment Variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html)"
@@ -226,16 +226,38 @@ def transport_disabled(r, c):
                      "NCCL cannot use that transport inside a node: GPU pairs go through host memory or the network")
 
 
-@rule("topology-file", "WARN", "node", "`NCCL_TOPO_FILE set by environment to F`",
+TOPO_LOADED = re.compile(r"^Loading topology file (\S+)")
+TOPO_DEFAULT = "/var/run/nvidia-topologyd/virtualTopology.xml"  # NCCL's own default (a VM's topology daemon)
+TOPO_UNOPENED = re.compile(r"Could not open XML topology file ")
+# the AWS OFI plugin sets the file it ships for the instance type it runs on (aws/aws-ofi-nccl#889's p4d log)
+TOPO_BY_PLUGIN = re.compile(r"^NET/OFI .*Setting NCCL_TOPO_FILE environment variable to (\S+)")
+
+
+@rule("topology-file", "WARN", "node", "`NCCL_TOPO_FILE set by environment to F`, or NCCL's `Loading topology file F` "
+      "(a setting of /etc/nccl.conf or ~/.nccl.conf prints no ENV line), F not NCCL's default "
+      "/var/run/nvidia-topologyd/virtualTopology.xml nor the one the AWS OFI plugin sets for its instance type "
+      "(`NET/OFI ... Setting NCCL_TOPO_FILE environment variable to F`); not where NCCL could not open F "
+      "(setting-names-absent-file)",
       "NCCL does not discover the node; another machine's file makes wrong rings",
-      "use the file written for this exact machine type, or unset NCCL_TOPO_FILE",
+      "use the file written for this exact machine type, or unset NCCL_TOPO_FILE (look in /etc/nccl.conf and "
+      "~/.nccl.conf too)",
       f"{ENV_DOCS}: NCCL_TOPO_FILE; NVIDIA/nccl#1008, NVIDIA/nccl-tests#86")
 def topology_file(r, c):
-    given = first_setting(c.log, "NCCL_TOPO_FILE")
-    if given is None:
+    if c.log.first(TOPO_UNOPENED)[0] is not None:
+        return None  # NCCL discovered the node after all: setting-names-absent-file says why
+    by_plugin = {found.group(1) for m in c.log.messages if (found := TOPO_BY_PLUGIN.search(m.text))}
+    given = first_setting(c.log, "NCCL_TOPO_FILE", lambda value: value not in by_plugin)
+    if given is not None:
+        return r.finding(given.line, f"NCCL's topology comes from a file: {given.value}",
+                         "NCCL does not discover the node: a file from another machine type makes wrong rings and "
+                         "paths")
+    m, found = c.log.first(TOPO_LOADED)
+    if m is None or found.group(1) == TOPO_DEFAULT or found.group(1) in by_plugin:
         return None
-    return r.finding(given.line, f"NCCL's topology comes from a file: {given.value}",
-                     "NCCL does not discover the node: a file from another machine type makes wrong rings and paths")
+    return r.finding(m.line, f"NCCL's topology comes from a file: {found.group(1)}",
+                     "NCCL loads a topology file no NCCL_TOPO_FILE line of the log names (/etc/nccl.conf or "
+                     "~/.nccl.conf sets it): NCCL does not discover the node, and a file from another machine type "
+                     "makes wrong rings and paths")
 
 
 NO_INTERFACE = re.compile(r"no socket interface found")
@@ -308,9 +330,44 @@ def version_mismatch(r, c):
                      "NCCL's protocol between ranks is only defined for one version: hangs or wrong results")
 
 
+INIT_GPU = re.compile(r"\brank (\d+) nranks \d+ cudaDev \d+ (?:nvmlDev \d+ ?)?busId ([0-9a-fA-F]+)", re.I)
+
+
+def rank_gpus(log):
+    """{rank: (host, bus id)} from NCCL's init lines (`rank R nranks N cudaDev D busId B`) and its
+    topology dump's GPU nodes (`GPU/1B000 (R)`), where they say it."""
+    out = {}
+    for m in log.messages:
+        found = INIT_GPU.search(m.text)
+        if found and m.host:
+            out.setdefault(int(found.group(1)), (m.host, bus_id(found.group(2))))
+    for host, ranks in log.gpu_ranks.items():
+        for rank, bus in ranks.items():
+            out.setdefault(rank, (host, bus))
+    return out
+
+
+def channel_gpus(log, ch, gpus):
+    """(bus, bus) of a channel's two GPUs on its host, or None: the old format's brackets hold the bus
+    ids; else the ranks' own (rank_gpus), both on the channel's host."""
+    if ch.old_format and ch.src and ch.dst and not ch.src.isdigit():
+        return bus_id(ch.src), bus_id(ch.dst)
+    a, b = gpus.get(ch.src_rank), gpus.get(ch.dst_rank)
+    if a and b and a[0] == b[0] == ch.host:
+        return a[1], b[1]
+    return None
+
+
+def _nccl_says_nvlink(log, ch, gpus):
+    pair = channel_gpus(log, ch, gpus)
+    return pair is not None and log.nvlinked(ch.host, *pair) is True
+
+
 @rule("shm-instead-of-p2p", "WARN", "node",
-      "a `via SHM/...` channel between two GPUs that the topology puts on NVLink or one PCIe switch (PIX, PXB), or "
-      "(without a topology) whose node's other pairs use P2P",
+      "a `via SHM/...` channel between two GPUs that the topology puts on NVLink or one PCIe switch (PIX, PXB), that "
+      "NCCL's own topology in the log puts on NVLink (NCCL_DEBUG_SUBSYS=GRAPH: the path line `GPU/1B000 :GPU/1C000 "
+      "(1/40.0/NVL)`, or the dump's `+ NVL[40.0] - GPU/1C000` / a shared NVSwitch; the ranks' GPUs from the init "
+      "lines' busId), or (without either) whose node's other pairs use P2P",
       "P2P is off between them: NCCL_P2P_DISABLE or NCCL_P2P_LEVEL, or PCIe ACS / an IOMMU sending peer traffic "
       "through the root complex",
       "unset NCCL_P2P_DISABLE and NCCL_P2P_LEVEL; disable ACS on the PCIe switches (setpci) and the IOMMU's "
@@ -319,6 +376,7 @@ def version_mismatch(r, c):
       "NVIDIA/nccl#606")
 def shm_instead_of_p2p(r, c):
     with_p2p = {ch.host for ch in c.log.channels if ch.transport == "P2P"}
+    gpus = rank_gpus(c.log)
     for ch in c.log.channels:
         if ch.transport != "SHM":
             continue
@@ -327,6 +385,8 @@ def shm_instead_of_p2p(r, c):
         if distance is not None:
             if distance.startswith("NV") or distance in ("PIX", "PXB"):
                 why = f"GPU{ch.src} and GPU{ch.dst} are {distance} (nvidia-smi topo -m)"
+        elif _nccl_says_nvlink(c.log, ch, gpus):
+            why = "NCCL's own topology in the log puts their GPUs on NVLink"
         elif ch.host in with_p2p:
             why = f"other GPU pairs on {ch.host} use P2P"
         if why:
@@ -335,6 +395,27 @@ def shm_instead_of_p2p(r, c):
                              "P2P between the two GPUs is off: NCCL_P2P_DISABLE or NCCL_P2P_LEVEL, or PCIe ACS / an "
                              "IOMMU that redirects peer traffic through the CPU's root complex (NCCL then refuses P2P "
                              "or finds it slow)")
+    return None
+
+
+@rule("net-inside-node", "WARN", "node",
+      "a `via NET/...` channel between two ranks of one host (the init lines' or the topology dump's ranks and bus ids) "
+      "whose GPUs NCCL's own topology in the log puts on NVLink (the path line's NVL, the dump's NVLink or a shared "
+      "NVSwitch)",
+      "two GPUs joined by NVLink exchange data through the network card and back: P2P and SHM are both off "
+      "(NCCL_P2P_DISABLE with NCCL_SHM_DISABLE, NCCL_P2P_LEVEL=LOC) or the two ranks' containers cannot see each "
+      "other (another IPC namespace, no shared /dev/shm)",
+      "unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_P2P_LEVEL; give the ranks of one node one IPC namespace and "
+      "/dev/shm (docker --ipc=host, one pod per node)",
+      f"{ENV_DOCS}: NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_P2P_LEVEL; {TROUBLESHOOTING}")
+def net_inside_node(r, c):
+    gpus = rank_gpus(c.log)
+    for ch in c.log.channels:
+        if ch.transport.startswith("NET") and _nccl_says_nvlink(c.log, ch, gpus):
+            return r.finding(ch.line, f"rank {ch.src_rank} -> {ch.dst_rank} on {ch.host} goes over the network "
+                                      f"({ch.via}) although NCCL's own topology puts their GPUs on NVLink",
+                             "two GPUs of one host joined by NVLink send through the NIC and back: P2P and SHM are off "
+                             "between them, or the ranks cannot see each other's memory")
     return None
 
 
