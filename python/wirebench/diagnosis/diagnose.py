@@ -9,6 +9,8 @@ from .registry import Context, Finding
 
 RULE_MODULES = (structural, agreement, settings)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
+# the address a process bootstraps on or moves socket data on (its first)
+BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
 
 
 def network_carries_data(log):
@@ -30,7 +32,11 @@ def one_host_shown(log):
         if found:
             return int(found.group(1)) == 1
     hosts = log.hosts()
-    return len(hosts) == 1 and len({m.pid for m in log.messages if m.host}) > 1
+    if len(hosts) != 1 or len({m.pid for m in log.messages if m.host}) < 2:
+        return False
+    # machines of one hostname (`ubuntu` twice, NVIDIA/nccl-tests#166) bootstrap on different addresses
+    addresses = {found.group(1) for m in log.messages if (found := BOOTSTRAP.search(m.text))}
+    return len(addresses) <= 1
 
 
 def diagnose(log, wiring=None, entries=None):

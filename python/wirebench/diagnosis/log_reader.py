@@ -38,6 +38,7 @@ NET_VIA = re.compile(r"^NET/([A-Za-z][A-Za-z0-9_]*)/(\d+)")
 # `GPU/1B000 :GPU/1B000 (0/5000.000000/LOC) GPU/1C000 (1/40.000000/NVL) ...` (2.7-2.18: the bus id in hex) or
 # `GPU/0-1b000 :GPU/0-1c000 (1/40.0/NVL) ...` (the system id before it); the dump's `GPU/1B000 (0)` (its rank)
 # and the link lines under it, `+ NVL[40.0] - GPU/1C000` or to an NVSwitch, `+ NVL[480.0] - NVS/0`
+DUMP_LINK = re.compile(r"NCCL INFO\s+\+ (?:NVL|C2C)\[")  # a dump's link line: its place says its GPU
 TOPO_PATHS = re.compile(r"^GPU/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) :(.*)$")
 TOPO_PATH = re.compile(r"(\w+)/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) \((\d+)/([\d.]+)/(\w+)\)")
 TOPO_GPU = re.compile(r"(?:^|- )GPU/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) \((\d+)\)")
@@ -134,16 +135,22 @@ class NcclLog:
         return sorted({m.host for m in self.messages if m.host})
 
     def nvlinked(self, host, a, b):
-        """Whether NCCL's own topology of `host` puts GPUs of bus ids a and b on NVLink: their path is
-        NVL, or the dump links both to one NVSwitch or one to the other. None where it says nothing."""
-        paths = self.gpu_paths.get(host, {})
-        if (a, b) in paths:
-            return paths[(a, b)] == "NVL"
+        """Whether NCCL's own topology of `host` puts GPUs of bus ids a and b on NVLink: the dump
+        links one to the other or both to one NVSwitch (the wiring), or their path line says NVL
+        (NCCL's route: with P2P off by a setting NCCL routes an NVLink pair through the CPU, PHB or
+        SYS, so a path line alone never says there is no NVLink). None where it says nothing."""
         links = self.gpu_nvlinks.get(host, {})
-        if a in links or b in links:
-            ends_a, ends_b = links.get(a, set()), links.get(b, set())
-            return f"GPU/{b}" in ends_a or f"GPU/{a}" in ends_b or any(e.startswith("NVS/") for e in ends_a & ends_b)
-        return None
+        ends_a, ends_b = links.get(a, set()), links.get(b, set())
+        if f"GPU/{b}" in ends_a or f"GPU/{a}" in ends_b or any(e.startswith("NVS/") for e in ends_a & ends_b):
+            return True
+        path = self.gpu_paths.get(host, {}).get((a, b))
+        if path == "NVL":
+            return True
+        return False if (a in links and b in links) else None
+
+    def path(self, host, a, b):
+        """NCCL's route between two GPUs of `host` as its path line says it (NVL, PIX, PHB, SYS), or None."""
+        return self.gpu_paths.get(host, {}).get((a, b))
 
 
 def transport_of(via):
@@ -278,7 +285,9 @@ def _folded_lines(numbered, source):
     """(number, line, repeats, is NCCL's) of each distinct line at its first place, launchers' tags
     and terminal colours off (importer/lines.py's read()), read from (number, line) pairs as they
     come; None where no line holds text. Empty lines and Markdown fences never fold: the reader
-    counts the fences to know what a code block holds. A control byte is an InputError naming
+    counts the fences to know what a code block holds; nor do the NVLink lines of NCCL's topology
+    dump (`+ NVL[240.0] - NVS/0` under each GPU, the same text for each: which GPU it is under is
+    their place). A control byte is an InputError naming
     its line: the file is not text."""
     first, kept, numbers, repeats, text = {}, [], [], {}, False
     for number, line in numbered:
@@ -292,7 +301,7 @@ def _folded_lines(numbered, source):
             continue
         if line.strip():
             text = True
-            if not paste_lines.FENCE.match(paste_lines.QUOTE.sub("", line)):
+            if not paste_lines.FENCE.match(paste_lines.QUOTE.sub("", line)) and not DUMP_LINK.search(line):
                 first[line] = number
                 repeats[number] = 1
         kept.append(line)

@@ -164,7 +164,7 @@ def main(argv=None):
     # rows written by hand (a prefix, PyTorch's, a container image's): kept from the current file
     current = read() if path().exists() else Parameters([])
     by_source = {r[0] for r in rows}
-    kept = [p for p in current.rows if p.how == "by hand" and p.name not in by_source]
+    kept = [p for p in current.rows if p.how in ("by hand", "documented only") and p.name not in by_source]
     out = io.StringIO()
     out.write(HEADER)
     writer = csv.writer(out, lineterminator="\n")
@@ -181,8 +181,9 @@ HEADER = """# The NCCL_* names NCCL reads from its environment, and those others
 # from the sources' git history (NCCL: NCCL_PARAM and DEFINE_NCCL_PARAM declarations and NCCL_*
 # string literals of src/, ncclGetEnv's and getenv's, at every release tag v2.3.7-1 on; the
 # others at their newest commit). first: the NCCL release that introduced it (empty: 2.3.7, the
-# first release tag); last: the last release that read it (empty: NCCL still does). how = by hand: a row
-# kept by hand, its source said. A name in none of them is one NCCL silently ignores.
+# first release tag); last: the last release that read it (empty: NCCL still does). how = by
+# hand: a row kept by hand, its source said; documented only: NCCL's documentation lists it and
+# no release reads it. A name in none of them is one NCCL silently ignores.
 """
 
 if __name__ == "__main__":

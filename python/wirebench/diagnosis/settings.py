@@ -98,18 +98,20 @@ def _shown_interfaces(log):
 
 
 @rule("setting-names-absent-device", "WARN", "network",
-      "`NCCL_IB_HCA` (`mlx5_0:1,mlx5_1`, `=mlx5_0`, `^mlx5_bond_0`) naming a device that neither the log's "
-      "`NET/IB : Using` lists nor the node's wiring has; `NCCL_SOCKET_IFNAME` (`eth`, `=eth0`, `ib0,eth0`) naming an "
-      "interface that none of NCCL's `NET/Socket : Using`, `Bootstrap : Using` or `OOB` interfaces is",
+      "`NCCL_IB_HCA` (`mlx5_0:1,mlx5_1`, `=mlx5_0`, `^mlx5_bond_0`, `^=mlx5_8,^=mlx5_14`) naming a device that "
+      "neither the log's `NET/IB : Using` lists nor the node's wiring has; `NCCL_SOCKET_IFNAME` (`eth`, `=eth0`, "
+      "`ib0,eth0`) none of whose names is among the interfaces NCCL's `NET/Socket : Using`, `Bootstrap : Using` or "
+      "`OOB` lines show it using (a list may name each host's own; an exclusion `^` is never shown)",
       "the setting names a device or an interface this node does not have: NCCL uses the others, or none and falls "
-      "back (another device, TCP sockets); an exclusion of an absent name excludes nothing (a typo leaves the device "
-      "meant in use)",
+      "back (another device, TCP sockets); an exclusion that NCCL's list shows still in use (`^` or `=` repeated "
+      "inside the list: NCCL reads `^=mlx5_14` as a name), or that names no device of the wiring's, excludes nothing",
       "name the node's devices (ibv_devices; ip -br link); NCCL matches a name as a prefix (mlx5 takes every mlx5_N, "
       "eth every ethN), `=` asks the exact name, `^` excludes; or unset it",
       f"{ENV_DOCS}: NCCL_IB_HCA, NCCL_SOCKET_IFNAME")
 def setting_names_absent_device(r, c):
     out = []
-    checks = (("NCCL_IB_HCA", _shown_devices(c), "RDMA devices",
+    devices = _shown_devices(c)
+    checks = (("NCCL_IB_HCA", devices, "RDMA devices",
                "the log's NET/IB list" + (" and nvidia-smi topo -m" if c.wiring is not None else "")),
               ("NCCL_SOCKET_IFNAME", _shown_interfaces(c.log), "interfaces NCCL uses",
                "NCCL's NET/Socket, Bootstrap and OOB lines"))
@@ -119,22 +121,51 @@ def setting_names_absent_device(r, c):
             continue
         setting = given[0]
         excluded, exact, names = _listed(setting.value)
-        if name == "NCCL_SOCKET_IFNAME" and excluded:
-            continue  # NCCL never lists an excluded interface: the log cannot show it absent
-        absent = [n for n in names if not _matches(n, exact, shown)]
-        if not absent:
-            continue
         said = f"{', '.join(sorted(shown))} ({where})"
         if excluded:
-            why = (f"{name}={setting.value} excludes {', '.join(absent)}, which this node does not have: the exclusion "
-                   f"excludes nothing (a misspelt name leaves the device meant in use); the node's {what}: {said}")
+            found = _excluded_in_use(name, setting, names, exact, shown, c.wiring, said)
+            if found:
+                out.append(r.finding(setting.line, *found))
+            continue
+        absent = [n for n in names if not _matches(n, exact, shown)]
+        if not absent or (name == "NCCL_SOCKET_IFNAME" and len(absent) < len(names)):
+            continue  # a list of interfaces names each host's own (eno1,eth0: NVIDIA/nccl#286): one present will do
+        if name == "NCCL_SOCKET_IFNAME":
+            why = (f"NCCL uses {said} instead: the setting did not reach NCCL's processes (not exported to them: "
+                   "mpirun -x, srun --export, the container's environment) or another file overrides it")
         elif len(absent) == len(names):
             why = f"none of them is among the node's {what}: {said}; NCCL finds none it may use"
         else:
             why = f"{', '.join(absent)} is not among the node's {what}: {said}; NCCL uses the others only"
         out.append(r.finding(setting.line, f"{name}={setting.value} names {', '.join(absent)}, absent on this node",
-                             why))
+                             why + _misplaced(name, absent)))
     return out
+
+
+def _misplaced(name, said):
+    """NVIDIA/nccl-tests#150: in '^=mlx5_8,^=mlx5_14' NCCL reads the second item as a name."""
+    misplaced = [n for n in said if n[:1] in "^="]
+    if not misplaced:
+        return ""
+    return f"; `^` and `=` go once, before the whole list ({name}=^=a,b): NCCL reads {misplaced[0]} as a name"
+
+
+def _excluded_in_use(name, setting, names, exact, shown, wiring, said):
+    """(what, why) where an exclusion does not exclude: a name NCCL still uses (its `^` or `=` repeated
+    inside the list, NVIDIA/nccl-tests#150), or, with the node's wiring, a name no device has. NCCL
+    never lists an excluded device or interface, so the log alone cannot show one absent."""
+    in_use = [n for n in names if n[:1] in "^=" and _matches(n.lstrip("^="), exact, shown)]
+    if in_use:
+        meant = ", ".join(n.lstrip("^=") for n in in_use)
+        return (f"{name}={setting.value} does not exclude {meant}: NCCL uses it",
+                f"NCCL's list shows {meant} in use: {said}" + _misplaced(name, in_use))
+    if name == "NCCL_IB_HCA" and wiring is not None and wiring.nics:
+        absent = [n for n in names if not _matches(n.lstrip("^="), exact, set(wiring.nics))]
+        if absent:
+            return (f"{name}={setting.value} excludes {', '.join(absent)}, which this node does not have",
+                    f"the exclusion excludes nothing (a misspelt name leaves the device meant in use); the node's "
+                    f"RDMA devices (nvidia-smi topo -m): {', '.join(sorted(wiring.nics))}" + _misplaced(name, absent))
+    return None
 
 
 TOPO_UNOPENED = re.compile(r"Could not open XML (topology|graph) file (\S+) : (.+?)\s*$")
@@ -224,6 +255,10 @@ def unknown_setting(r, c):
                                  f"{name}={first.value} is no parameter of NCCL's (nor of its plugins', nccl-tests' or "
                                  "PyTorch's): NCCL ignores it without a word, so the job runs without it",
                                  f"set {close[0]} instead" if close else None))
+        elif p.owner == parameters.OWNER_NCCL and p.how == "documented only":
+            out.append(r.finding(first.line, f"{name} is read by no NCCL release from 2.3.7 on",
+                                 f"NCCL's documentation lists {name}, but no NCCL release from 2.3.7 on reads it: "
+                                 "NCCL ignores it"))
         elif p.owner == parameters.OWNER_NCCL and version:
             introduced = parameters.version_key(p.first.replace("after ", ""))
             if introduced and (version < introduced or (p.first.startswith("after ") and version <= introduced)):

@@ -348,19 +348,30 @@ def rank_gpus(log):
 
 
 def channel_gpus(log, ch, gpus):
-    """(bus, bus) of a channel's two GPUs on its host, or None: the old format's brackets hold the bus
-    ids; else the ranks' own (rank_gpus), both on the channel's host."""
-    if ch.old_format and ch.src and ch.dst and not ch.src.isdigit():
-        return bus_id(ch.src), bus_id(ch.dst)
+    """(bus, bus) of a channel's two GPUs on its host, or None: the ranks' own (rank_gpus), both on the
+    channel's host; else the brackets where they hold bus ids (before 2.12: `0[1b000] -> 1[1c000]`;
+    later ones hold device indices)."""
     a, b = gpus.get(ch.src_rank), gpus.get(ch.dst_rank)
     if a and b and a[0] == b[0] == ch.host:
         return a[1], b[1]
+    hex_ids = any(x in "abcdefABCDEF" for x in ch.src + ch.dst) or ch.old_format
+    if hex_ids and ch.src and ch.dst:
+        return bus_id(ch.src), bus_id(ch.dst)
     return None
 
 
 def _nccl_says_nvlink(log, ch, gpus):
+    """Why NCCL's own topology says the channel's two GPUs are on NVLink ("" where it does not): the
+    route it printed says whether NCCL took P2P away itself (PHB/SYS over an NVLink: NCCL_P2P_DISABLE
+    or NCCL_P2P_LEVEL) or kept it and CUDA refused it (NVL: the IOMMU, ACS, the driver)."""
     pair = channel_gpus(log, ch, gpus)
-    return pair is not None and log.nvlinked(ch.host, *pair) is True
+    if pair is None or log.nvlinked(ch.host, *pair) is not True:
+        return ""
+    route = log.path(ch.host, *pair)
+    if route and route != "NVL":
+        return (f"NCCL's own topology in the log puts their GPUs on NVLink, and NCCL routes them through the CPU "
+                f"({route}): a setting took P2P away (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL)")
+    return "NCCL's own topology in the log puts their GPUs on NVLink"
 
 
 @rule("shm-instead-of-p2p", "WARN", "node",
@@ -385,8 +396,8 @@ def shm_instead_of_p2p(r, c):
         if distance is not None:
             if distance.startswith("NV") or distance in ("PIX", "PXB"):
                 why = f"GPU{ch.src} and GPU{ch.dst} are {distance} (nvidia-smi topo -m)"
-        elif _nccl_says_nvlink(c.log, ch, gpus):
-            why = "NCCL's own topology in the log puts their GPUs on NVLink"
+        elif (said := _nccl_says_nvlink(c.log, ch, gpus)):
+            why = said
         elif ch.host in with_p2p:
             why = f"other GPU pairs on {ch.host} use P2P"
         if why:
@@ -411,11 +422,12 @@ def shm_instead_of_p2p(r, c):
 def net_inside_node(r, c):
     gpus = rank_gpus(c.log)
     for ch in c.log.channels:
-        if ch.transport.startswith("NET") and _nccl_says_nvlink(c.log, ch, gpus):
+        said = _nccl_says_nvlink(c.log, ch, gpus) if ch.transport.startswith("NET") else ""
+        if said:
             return r.finding(ch.line, f"rank {ch.src_rank} -> {ch.dst_rank} on {ch.host} goes over the network "
-                                      f"({ch.via}) although NCCL's own topology puts their GPUs on NVLink",
-                             "two GPUs of one host joined by NVLink send through the NIC and back: P2P and SHM are off "
-                             "between them, or the ranks cannot see each other's memory")
+                                      f"({ch.via}) although their GPUs are on NVLink",
+                             f"{said}; two GPUs of one host joined by NVLink send through the NIC and back: P2P and "
+                             "SHM are off between them, or the ranks cannot see each other's memory")
     return None
 
 
