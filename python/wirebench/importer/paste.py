@@ -83,7 +83,7 @@ NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
 LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
 # an NCCL setting as a command line, an export or an environment listing writes it: `-x NCCL_ALGO=Ring`,
 # `NCCL_IB_HCA=mlx5_0 ./app`, `export NCCL_DEBUG=INFO`
-NCCL_SETTING = re.compile(r"(?<![\w$])(NCCL_[A-Z0-9_]+)=([\w,^:;./-]+)")
+NCCL_SETTING = re.compile(r"(?<![\w$])(NCCL_[A-Z0-9_]+)=['\"]?([\w,^=:;./-]+)")  # a value quoted or not; '=' asks exact names (NCCL_IB_HCA=^=mlx5_8)
 EXPORT = re.compile(r"^\s*(?:export\s+)?NCCL_[A-Z0-9_]+=")  # an export or a line of `env`
 # NCCL saying a setting it read (NCCL_DEBUG_SUBSYS's ENV): `NCCL_ALGO set by environment to Ring.`
 NCCL_SETTING_SAID = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$")
