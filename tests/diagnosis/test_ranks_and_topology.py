@@ -121,3 +121,15 @@ def test_one_host_is_a_hostname_and_one_address():
     assert not one_host_shown(read_log(DATA / "nccl-tests-166-two-hosts-named-ubuntu.log"))
     assert one_host_shown(read_log(CORPUS / "pytorch-73790.log"))
     assert not one_host_shown(parse((CORPUS / "pytorch-73790.log").read_text().splitlines()[0] + "\n", "x"))
+
+
+def test_nic_rates_from_the_virtual_device_lines_nccl_prints_from_2_20():
+    """NCCL 2.20 on prints each device it makes at INFO (net_ib's `NET/IB : Made virtual device [%d]
+    name=%s speed=%d ndevs=%d`), where the per-port `speed=` line is a TRACE before 2.23: hosts whose
+    ports run at another rate differ."""
+    line = "{host}:1:1 [0] NCCL INFO NET/IB : Made virtual device [0] name=mlx5_0 speed={speed} ndevs=1\n"
+    two = line.format(host="a", speed=400000) + line.format(host="b", speed=200000)
+    assert [f.what for f in found(two) if f.id == "nics-differ"] == [
+        "the hosts differ in the NICs' rate: 200 Gb/s on b; 400 Gb/s on a"]
+    assert [f for f in found(line.format(host="a", speed=400000) + line.format(host="b", speed=400000))
+            if f.id == "nics-differ"] == []

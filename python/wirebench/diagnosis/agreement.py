@@ -11,7 +11,9 @@ from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
 STARTED = re.compile(r"^(?:NCCL version |cudaDriverVersion |Bootstrap : Using )")
-SPEED = re.compile(r"^NET/IB\w* ?: \[\d+\] ([\w.-]+):.*\bspeed=(\d+)")
+# a device's rate: `NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 ...` (TRACE before 2.23), and the
+# INFO line of each (virtual) device NCCL makes from 2.20, `NET/IB : Made virtual device [0] name=mlx5_0 speed=400000`
+SPEED = re.compile(r"^NET/IB\w* ?: (?:\[\d+\] [\w.-]+:|Made virtual device \[\d+\] name=\S+ ).*?\bspeed=(\d+)")
 MTU = re.compile(r"^NET/IB\w*: .*\bmtu (\d+)")
 LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
 # an init line (`ncclCommInitRank comm 0x.. rank R nranks N cudaDev D nvmlDev V busId B commId 0x.. - Init START`,
@@ -95,7 +97,8 @@ def _nics(found):
 
 
 @rule("nics-differ", "WARN", "network",
-      "`NET/IB : Using ...` lists of another count or link layer on another host; NICs' `speed=` or `mtu` differing",
+      "`NET/IB : Using ...` lists of another count or link layer on another host; NICs' `speed=` (`NET/IB: [0] "
+      "mlx5_0:...`, 2.20's `NET/IB : Made virtual device [0] name=mlx5_0 speed=400000`) or `mtu` differing",
       "the nodes offer NCCL different NICs (a port down, another link layer, a slower rate or MTU): rings run at the "
       "slowest node's rate",
       "bring the missing or slower ports up (ibstat: State Active, the rate; the MTU on the switch and the host) or "
@@ -103,7 +106,7 @@ def _nics(found):
 def nics_differ(r, c):
     out = [_differ(r, _first_by_host(c.log, IB_LIST, _nics), "the RDMA devices NCCL uses (count, link layer)",
                    "a node with fewer or other ports gives each ring less bandwidth, or a port its peers cannot reach")]
-    out.append(_differ(r, _first_by_host(c.log, SPEED, lambda f: f"{int(f.group(2)) // 1000} Gb/s"),
+    out.append(_differ(r, _first_by_host(c.log, SPEED, lambda f: f"{int(f.group(1)) // 1000} Gb/s"),
                        "the NICs' rate", "rings run at the slowest port's rate"))
     out.append(_differ(r, _first_by_host(c.log, MTU), "the IB MTU (NCCL's mtu index)",
                        "a smaller MTU on one node cuts its messages' efficiency, or connections fail"))
