@@ -185,3 +185,14 @@ def test_the_list_is_written_from_ncclS_release_tags(tmp_path):
     git("commit", "-qam", "b"), git("tag", "v2.10.3-1")
     rows = {r[0]: r[1:3] for r in parameters.collect_nccl(repo / ".git")}
     assert rows == {"NCCL_OLD_KNOB": ("", "2.3.7"), "NCCL_NEW_KNOB": ("2.10.3", ""), "NCCL_KEPT": ("", "")}
+
+
+def test_a_cloud_plugins_own_settings_are_not_misspelt_nccl_ones():
+    """The export block of a public A3 Mega job script as written (GPUDirect-TCPXO: NCCL_FASTRAK_*,
+    NCCL_SHIMNET_*, NCCL_TUNER_CONFIG_PATH, NCCL_USE_SNAP beside NCCL's own): nothing unknown."""
+    exports = (DATA / "a3-mega-tcpxo-exports.log").read_text()
+    log = parse(exports, "a3.log")
+    assert len(diagnose(log)) >= 1  # NCCL_NVLS_ENABLE=0 is read and said (nvls-unavailable)
+    assert said(log, "unknown-setting") == []
+    assert [f.what for f in said(parse(exports.replace("NCCL_USE_SNAP", "NCCL_USE_SNAPP"), "x"), "unknown-setting")] \
+        == ["NCCL_USE_SNAPP is not a setting NCCL knows: did you mean NCCL_USE_SNAP?"]

@@ -249,7 +249,7 @@ def unknown_setting(r, c):
         first = said[0]
         p = known.known(name)
         if p is None:
-            close = difflib.get_close_matches(name, known.nccls(), n=1, cutoff=0.8)
+            close = difflib.get_close_matches(name, sorted(known.names), n=1, cutoff=0.8)
             hint = f": did you mean {close[0]}?" if close else ""
             out.append(r.finding(first.line, f"{name} is not a setting NCCL knows{hint}",
                                  f"{name}={first.value} is no parameter of NCCL's (nor of its plugins', nccl-tests' or "
