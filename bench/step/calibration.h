@@ -4,6 +4,7 @@
 // after every rank met (a barrier). That is the cost model's measured input when no fits.csv is given.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,16 @@ struct CalibrationPoint {
 // size where MPICH switches algorithms inside its range.
 CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& executor, MpiControl& control,
                           double scale, bool mpich, std::vector<CalibrationPoint>* measured = nullptr);
+
+// The points of one sweep (sorted by size) that something else slowed while they ran: a point
+// slower than its smaller neighbour of the same algorithm by more than kDisturbed times their size
+// ratio (plus kDisturbedSlackUs), or slower than its larger neighbour by more than kDisturbed.
+// `algorithm_at(bytes)` names what the library runs at a size; a switch between two points is
+// never judged. Indices into `points`.
+inline constexpr double kDisturbed = 1.5;
+inline constexpr double kDisturbedSlackUs = 200;
+std::vector<std::size_t> disturbed_points(const std::vector<SweepPoint>& points,
+                                          const std::function<std::string(double)>& algorithm_at);
 
 // The costs a calibration gives: each sweep and its fit at the group size it was measured on, and
 // each collective's link (link_from_calibration) for the group sizes it was not.

@@ -2,6 +2,8 @@
 // the links it gives each collective, carried to group sizes it did not measure.
 #include "step/calibration_file.h"
 
+#include "step/calibration.h"
+
 #include <gtest/gtest.h>
 
 #include "harness/errors.h"
@@ -97,6 +99,39 @@ TEST(CalibrationFileTest, AnotherGroupSizeCostsTheAlgorithmMpichRunsThere) {
   EXPECT_NEAR(costs.predict_us(CollOp::kAllReduce, 3, s, 0, 4, iso), 101000, 5000);
   // The measured group size keeps its own sweep.
   EXPECT_NEAR(costs.predict_us(CollOp::kAllGather, 2, s, 0, 4, iso), 14333.5, 1);
+}
+
+// The default suite's run 9 of 20 (session 30): the 3-node all_reduce sweep with its largest
+// points slowed by something else (queued 3,461,688 B at 202.9 ms beside 46.9 ms at 1,911,012 B;
+// isolated 1,911,012 B at 112.4 ms beside 30.0 ms at 1,054,968 B). Every other run: 86-87 and 54 ms.
+TEST(CalibrationTest, APointOutOfLineWithItsNeighboursIsFoundForMeasuringAgain) {
+  const auto rabenseifner = [](double bytes) { return bytes > 2048 ? "rabenseifner" : "recursive_doubling"; };
+  const std::vector<SweepPoint> queued{{54096, 1094.24, 0},   {97980, 2145.44, 0},   {177492, 4111.72, 0},
+                                       {321504, 7637.12, 0},  {582384, 14000.3, 0},  {1054968, 25894.7, 0},
+                                       {1911012, 46925, 0},   {3461688, 202927, 0}};
+  EXPECT_EQ(disturbed_points(queued, rabenseifner), (std::vector<std::size_t>{7}));
+  const std::vector<SweepPoint> isolated{{54096, 1302.51, 0},  {97980, 2547.15, 0},   {177492, 4744.27, 0},
+                                         {321504, 8850.94, 0}, {582384, 16277.4, 0},  {1054968, 29999.6, 0},
+                                         {1911012, 112363, 0}, {3461688, 156321, 0}};
+  EXPECT_EQ(disturbed_points(isolated, rabenseifner), (std::vector<std::size_t>{6}));
+  // A healthy run's sweep (run 8): nothing.
+  const std::vector<SweepPoint> healthy{{54096, 1024.76, 0},  {97980, 2240.27, 0},   {177492, 4543.72, 0},
+                                        {321504, 8953.39, 0}, {582384, 16252.6, 0},  {1054968, 30218.6, 0},
+                                        {1911012, 54364.3, 0}, {3461688, 100932, 0}};
+  EXPECT_TRUE(disturbed_points(healthy, rabenseifner).empty());
+  // Nor any sweep of the committed 2-node calibration, under MPICH's own choice at each size.
+  for (const CalibrationPoint& c : read_calibration_csv(kTwoNodes))
+    EXPECT_TRUE(disturbed_points(c.points, [&](double bytes) {
+                  return std::string(mpich_nonblocking_choice(c.op, c.ranks, bytes, c.element_bytes).name);
+                }).empty())
+        << describe(c.op).name << " " << context_name(c.context);
+  // MPICH's reduce_scatter cliff (38.1 ms, then 11.8 ms two elements later) is a switch, not a
+  // disturbance: never judged across.
+  const auto halving = [](double bytes) { return bytes < 2097152 ? "recursive_halving" : "pairwise"; };
+  const std::vector<SweepPoint> cliff{{1054968, 19839.2, 0}, {2097144, 38100, 0}, {2097156, 11800, 0}};
+  EXPECT_TRUE(disturbed_points(cliff, halving).empty());
+  // The same sweep judged as one algorithm would flag the point before the drop.
+  EXPECT_EQ(disturbed_points(cliff, [](double) { return "one"; }), (std::vector<std::size_t>{1}));
 }
 
 }  // namespace
