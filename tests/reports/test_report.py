@@ -568,15 +568,15 @@ def test_steps_are_judged_against_the_prediction_made_before_they_ran_and_the_re
     (run_dir / "results.csv").write_text(HEADER_WITH_SPREAD + "\n" + "\n".join(rows) + "\n")
     v, _ = verdicts_by_line(run_dir)
     assert v[2].verdict == "PASS", v[2].reason
-    assert "predicted from the calibration before the steps: 77.5 ms (-3.1%)" in v[2].reason
-    assert v[2].expected == "77.5 ms +-10% (predicted from the calibration before the steps, before the steps ran)"
+    assert "predicted before the steps ran, from its calibration: 77.5 ms (-3.1%)" in v[2].reason
+    assert v[2].expected == "77.5 ms +-10% (predicted before the steps ran, from its calibration)"
     assert v[3].verdict == "WARN", v[3].reason
     assert ("its operations explain the step, and its collectives ran slower than calibrated: most of all "
             "'all_reduce bucket 0', 109.8 ms against 87.08 ms predicted, beside compute, all_gather parameters 0"
             in v[3].reason)
     assert v[4].verdict == "WARN" and "holds 15% its operations do not explain" in v[4].reason
     assert v[5].verdict == "NOT JUDGED" and "spread 40%, as much as the 15% the prediction misses by" in v[5].reason
-    assert v[6].verdict == "WARN" and "predicted from another run's calibration step_calibration.csv" in v[6].reason
+    assert v[6].verdict == "WARN" and "predicted before the steps ran, from another run's calibration step_calibration.csv" in v[6].reason
     # Seen once in 20 healthy default runs: past 10% by less than the step's own spread decides nothing.
     assert v[7].verdict == "NOT JUDGED", v[7].reason
     assert "14.2% is past the 10% tolerance by less than the step's own spread of 14%" in v[7].reason

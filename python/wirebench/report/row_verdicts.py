@@ -85,12 +85,13 @@ def _judge_step_before_it_ran(row, step, split, predicted, replayed, extra, find
     error = (predicted - step) / step if step > 0 else 0
     replay_error = (replayed - step) / step if step > 0 else 0
     basis = extra.get("costs", "calibrated")
-    source = "the calibration before the steps" if basis == "calibrated" else (
+    source = "its calibration" if basis == "calibrated" else (
         "wb-coll's fits" if basis == "fits.csv" else f"another run's {basis}")
-    reason = (f"{split}; predicted from {source}: {predicted / 1e3:.4g} ms ({100 * error:+.1f}%); its own "
-              f"operations replayed under the overlap rules: {replayed / 1e3:.4g} ms ({100 * replay_error:+.1f}%)")
-    expected = (f"{predicted / 1e3:.4g} ms +-{100 * STEP_PREDICTION_TOLERANCE:.0f}% (predicted from {source}, "
-                "before the steps ran)")
+    reason = (f"{split}; predicted before the steps ran, from {source}: {predicted / 1e3:.4g} ms "
+              f"({100 * error:+.1f}%); its own operations replayed under the overlap rules: {replayed / 1e3:.4g} ms "
+              f"({100 * replay_error:+.1f}%)")
+    expected = (f"{predicted / 1e3:.4g} ms +-{100 * STEP_PREDICTION_TOLERANCE:.0f}% (predicted before the steps "
+                f"ran, from {source})")
     if abs(error) <= STEP_PREDICTION_TOLERANCE:
         return Verdict(row, "PASS", reason + "; the step is what the wiring was measured to give", "time_us", step,
                        expected=expected, finding=finding)

@@ -169,8 +169,16 @@ def skip_lines(verdicts):
 
 
 def not_judged_lines(verdicts):
-    return [f"{count} item{'s' if count > 1 else ''} ({', '.join(f'{b} {n}' for b, n in benches.items())}): {reason}"
-            for reason, count, benches in grouped(verdicts, "NOT JUDGED")]
+    """One line per reason; a reason only one item has names that item ("1 item (step 1)" said
+    nothing of which strategy on which wiring)."""
+    lines = []
+    for reason, count, benches in grouped(verdicts, "NOT JUDGED"):
+        if count == 1:
+            alone = next(v for v in verdicts if v.item and v.verdict == "NOT JUDGED" and v.reason == reason)
+            lines.append(f"{what(alone)}: {reason}")
+        else:
+            lines.append(f"{count} items ({', '.join(f'{b} {n}' for b, n in benches.items())}): {reason}")
+    return lines
 
 
 def step_shares(verdicts):
