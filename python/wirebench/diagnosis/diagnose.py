@@ -4,10 +4,10 @@ of each rank (errors.py), known to the catalogue or not. A network finding is ke
 network carried data. The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import agreement, catalogue, errors, registry, settings, structural
+from . import agreement, catalogue, errors, nccl_tests, registry, roce_gid, settings, structural
 from .registry import Context, Finding
 
-RULE_MODULES = (structural, agreement, settings)  # each registers its rules when imported
+RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
 # the address a process bootstraps on or moves socket data on (its first)
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
@@ -43,7 +43,7 @@ def diagnose(log, wiring=None, entries=None):
     """The findings of a log (log_reader.NcclLog), with the node's wiring (wiring.Wiring) or None."""
     entries = catalogue.read(coded_ids=registry.RULES) if entries is None else entries
     found = registry.run(Context(log, wiring))
-    taken = {f.id for f in found}
+    taken = {f.id for f in found} | {e for f in found for e in f.explains}  # roce_gid.py's finding explains an entry's line
     one_host = one_host_shown(log)
     for entry in entries:
         if entry.id in taken or (entry.scope == "network" and one_host):

@@ -1,7 +1,8 @@
 """The error-line finder: never silent on an error. The first error of each rank becomes a
 finding, whether the catalogue knows it or not: an NCCL `WARN` line, an error chain of NCCL's
 (`transport/net.cc:592 -> 2`), NCCL's own `NCCL error ...: <class>` text, nccl-tests' `Test NCCL
-failure` / `Test CUDA failure common.cu:941 '...'`, PyTorch's `DistBackendError`, its
+failure` / `Test CUDA failure common.cu:941 '...'` / `Out of bounds values : 2 FAILED`, NCCL 1.x's `NCCL Init
+failed (10) '...'`, a launcher's error (mpirun's ORTE/PRTE, ssh, Slurm's srun, PMIx, Gloo), PyTorch's `DistBackendError`, its
 ProcessGroupNCCL watchdog's timeout and its `Last error:` text, a CUDA error string. Each is quoted
 verbatim with its line, with what NCCL's error class means and the generic next step; the rank is
 NCCL's `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the program's output as one."""
@@ -48,6 +49,15 @@ CLASSES = {
     "cuda": ErrorClass("CUDA error", "a CUDA call failed: the GPU, the driver, or the program's kernel",
                        "check nvidia-smi, dmesg for Xid errors, the driver against the CUDA runtime; "
                        "CUDA_LAUNCH_BLOCKING=1 names the failing kernel"),
+    "launcher": ErrorClass("launcher error", "the job's launcher or rendezvous failed before or beside NCCL "
+                           "(mpirun's ORTE/PRTE daemons, ssh, Slurm's srun, PMIx, PyTorch's Gloo store): a process did "
+                           "not start or could not reach another", "check that each node reaches the others as the "
+                           "launcher does (ssh without a password, sshd in the container, the MPI runtime on the remote "
+                           "PATH or mpirun --prefix, the interface GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME name); run "
+                           "`mpirun -np 2 -H a,b hostname` before NCCL"),
+    "check": ErrorClass("wrong results", "nccl-tests checked a collective's output and found wrong values",
+                        "rerun the size that failed with -c 1 on fewer GPUs to find the GPU or link; check the NCCL "
+                        "version's release notes for a fixed bug, dmesg for Xid errors"),
     "warn": ErrorClass("NCCL WARN", "NCCL printed a WARN here: a call failed or a setting is wrong",
                        "read the lines after it (NCCL's `file.cc:N -> code` chain names the failing call and its "
                        "class); " + FIRST_FAILED),
@@ -68,6 +78,27 @@ OTHER_ERRORS = (
     (re.compile(r"\bWatchdog caught collective operation timeout\b.*"), "timeout"),
     (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
     (re.compile(r"\bNCCL failure\b.*"), "program"),                                              # XGBoost's, ...
+    # NCCL 1.x's end of init: `NCCL Init failed (10) 'cuda malloc failed'` (its codes differ from 2.x's)
+    (re.compile(r"\bNCCL Init failed \(\d+\) '.*'.*"), "program"),
+    # nccl-tests' data check: `# Out of bounds values : 2 FAILED` (its class: wrong results)
+    (re.compile(r"\bOut of bounds values\s*:\s*[1-9]\d*\s+FAILED\b.*"), "check"),
+    # a launcher's own error text, no NCCL line beside it (the job never reached NCCL): a missing remote
+    # program (`bash: orted: command not found`, `/usr/sbin/sshd: No such file or directory`), ssh's,
+    # Open MPI's ORTE/PRTE daemons', Slurm's srun's (not its report of a task's exit), PMIx's, PyTorch's Gloo store's
+    (re.compile(r"\b(?:orted|prted|sshd|ssh|hydra_pmi_proxy|pmi_proxy): (?:command not found|No such file or directory)"
+                r".*"), "launcher"),
+    (re.compile(r"^ssh: (?:connect to host|Could not resolve hostname).*|Permission denied \(publickey.*"), "launcher"),
+    (re.compile(r"\b(?:ORTE|PRTE) (?:was unable to reliably start|has lost communication with)\b.*"), "launcher"),
+    (re.compile(r"^srun: error: (?!.*\btask \d+: (?:Exited|Killed|Terminated)|.*Terminating).*"), "launcher"),
+    (re.compile(r"\bPMIX ERROR: .*"), "launcher"),
+    # PyTorch's Gloo store on a host whose name resolves to no local address: it falls back to 127.0.0.1, so
+    # the ranks of another node dial their own loopback (awslabs/aws-do-eks#50)
+    (re.compile(r"\bUnable to resolve hostname to a \(local\) address\. Using the loopback.*"), "launcher"),
+    (re.compile(r"\bGloo connectFullMesh failed\b.*"), "launcher"),
+    # XLA's (JAX, TensorFlow): `NCCL operation ncclAllReduce(...) failed: invalid argument`; TensorFlow's
+    # MirroredStrategy on a build without NCCL: `No OpKernel was registered to support Op 'NcclAllReduce'`
+    (re.compile(r"\bNCCL operation \w+\(.*\) failed: .*"), "program"),
+    (re.compile(r"\bNo OpKernel was registered to support Op 'Nccl\w+'.*"), "program"),
     # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
@@ -169,7 +200,8 @@ def _error_of(item, after_last_error):
     for pattern, kind in OTHER_ERRORS:
         found = pattern.search(text)
         if found:
-            error_class, classed = class_of(text)
+            # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
+            error_class, classed = (CLASSES[kind], True) if kind in ("launcher", "check") else class_of(text)
             return Error(item.line, _rank_of(text, found), text, text, error_class, classed, kind)
     return None
 

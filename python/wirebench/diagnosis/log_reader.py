@@ -16,7 +16,7 @@ from pathlib import Path
 from ..contracts.input_files import InputError, readable_file
 from ..importer import lines as paste_lines
 from ..importer.paste import numbered_lines
-from . import errors
+from . import errors, nccl_tests
 
 # [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
 PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S+:\d+) )?NCCL (INFO|WARN) (.*)$")
@@ -25,6 +25,9 @@ PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S
 LOOSE = re.compile(r"(?:^|[\s>\]:])(?:\[(\d+)\] )?(?:([\w./-]+\.(?:cc|cu|cpp|h):\d+) )?NCCL (INFO|WARN) (.*)$")
 # NCCL before 2.3 printed `WARN` without `NCCL`, after its source location: `misc/ibvwrap.cu:61 WARN ...`
 OLD_WARN = re.compile(r"^(?:([^:\s\[\]<>]+):(\d+):\d+ \[(\d+)\] )?([\w./-]+\.(?:cc|cu|cpp|h):\d+) WARN (.*)$")
+# NCCL 1.x (src/core.cu's WARN macro) printed `WARN` first, then its source location: `WARN src/core.cu:225
+# failed to allocate 2101248 byte device buffer` (NVIDIA/nccl#33)
+NCCL1_WARN = re.compile(r"^WARN ([\w./-]+\.(?:cc|cu|cpp|h):\d+) (.*)$")
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
@@ -182,9 +185,13 @@ def read_log(file):
     log = _parse(numbered_lines(file), str(file))
     if log is None:
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
-    if not log.messages and not errors.find(log):
+    if not log.messages and not errors.find(log) and not nccl_tests.results(log):
+        # nccl-tests' header and nothing after it: the test stopped (a hang, a crash) before its first size
+        stopped = (" nccl-tests printed its header and no result: it stopped before its first size (a hang, or the "
+                   "output cut);" if nccl_tests.stopped_before_a_result(log) else "")
         raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
-                         "of nccl-tests or PyTorch): is NCCL_DEBUG=INFO set in the job?")
+                         f"of nccl-tests or PyTorch, a launcher's error, nccl-tests' results):{stopped} "
+                         "is NCCL_DEBUG=INFO set in the job?")
     return log
 
 
@@ -227,6 +234,10 @@ def _message(number, line, repeats, nccl):
         host, pid, device, location, message = found.groups()
         return Message(number, host or "", pid or "", int(device) if device else -1, True, message, location, line,
                        repeats)
+    found = NCCL1_WARN.match(line.strip()) if "WARN " in line else None
+    if found:
+        location, message = found.groups()
+        return Message(number, "", "", -1, True, message, location, line, repeats)
     return None
 
 

@@ -21,6 +21,8 @@ class Finding:
     source: str
     scope: str = "any"
     error: bool = False  # it quotes an error of the log: said whatever its scope (never silent)
+    # the catalogue's entries whose (more generic) reading of the same line this finding replaces: they are not said
+    explains: tuple = ()
 
     def as_json(self):
         return {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,
