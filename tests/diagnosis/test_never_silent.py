@@ -131,6 +131,26 @@ def test_cuda_error_strings_and_other_programs_nccl_failures_are_errors():
     assert said[0].why.startswith("ncclUnhandledCudaError")
 
 
+def test_xlas_and_tensorflows_nccl_failures_are_errors():
+    """XLA's `NCCL operation ncclAllReduce(...) failed: invalid argument` (JAX, google/flax#4942) and
+    TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'` on a build without NCCL
+    (tensorflow/tensorflow#44281), each as posted, no NCCL line beside them: both are errors, and the
+    second is the entry windows-no-nccl's."""
+    xla = ("E0912 23:44:51.552719 2536982 pjrt_stream_executor_client.cc:3008] Execution of replica 0 failed: "
+           "INTERNAL: NCCL operation ncclAllReduce( send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, "
+           "count), nccl_dtype, ToNcclReduction(reduction_kind), comm_, se::gpu::AsGpuStreamValue(stream)) failed: "
+           "invalid argument (run with NCCL_DEBUG=WARN for details). Last NCCL warning(error) log entry (may be "
+           "unrelated) ''.\n")
+    said = found(xla)
+    assert ids(said) == ["error-not-in-catalogue:FAIL@1"] and said[0].why.startswith("ncclInvalidArgument")
+    tf = ("No OpKernel was registered to support Op 'NcclAllReduce' used by {{node NcclAllReduce}} with these "
+          "attrs: [reduction=\"sum\", shared_name=\"c1\", T=DT_FLOAT, num_devices=2]\n")
+    said = uncatalogued(tf)
+    assert ids(said) == ["warn-not-in-catalogue:WARN@1"] and "'NcclAllReduce'" in said[0].what  # no class said
+    said = found(tf)
+    assert ids(said) == ["windows-no-nccl:FAIL@1"] and "NcclAllReduce" in said[0].what
+
+
 def test_every_real_log_with_an_error_line_has_a_finding_quoting_it():
     """Issue 55's "done when": each real log with an error line (the corpus's train cases,
     tests/data/nccl-corpus/index.csv, and tests/data/nccl/'s logs) gives a finding quoting its first
