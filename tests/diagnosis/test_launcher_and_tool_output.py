@@ -1,5 +1,5 @@
 """Issue 55: the corpus's train files that hold no line of NCCL 2's, read all the same (never
-silent on an error): a launcher's error (ssh, Open MPI's orted, PyTorch's Gloo store), NCCL 1.x's
+silent on an error): a launcher's error (ssh, Open MPI's orted and PMIx client, PyTorch's Gloo store), NCCL 1.x's
 `WARN src/core.cu:N`, nccl-tests' own data check and its summary; an nccl-tests output that
 stopped after its header is still refused (exit 3), saying so, never read as healthy. And the GID
 table of nccl#769 names its cause before the generic QP-timeout entry. Each file is the thread's
@@ -28,6 +28,7 @@ def corpus(name):
     ("nccl-tests-299.log", "launcher-ssh-unreachable:FAIL@3", "ssh: connect to host (worker_ip) port 22: Connection refused"),
     ("ompi-599.log", "mpi-not-on-remote-path:FAIL@1", "bash: orted: command not found"),
     ("aws-do-eks-50.log", "gloo-loopback-address:FAIL@1", "Unable to resolve hostname to a (local) address"),
+    ("deepops-642.log", "pmix-client-init-failed:FAIL@3", "OPAL ERROR: Error in file pmix3x_client.c at line 112"),
     ("nccl-33.log", "nccl-1x:FAIL@3", "WARN src/core.cu:225 failed to allocate 2101248 byte device buffer"),
 ])
 def test_a_launchers_and_nccl_1x_errors_are_read_and_named(name, expected, quoted):

@@ -90,7 +90,7 @@ OTHER_ERRORS = (
     (re.compile(r"^ssh: (?:connect to host|Could not resolve hostname).*|Permission denied \(publickey.*"), "launcher"),
     (re.compile(r"\b(?:ORTE|PRTE) (?:was unable to reliably start|has lost communication with)\b.*"), "launcher"),
     (re.compile(r"^srun: error: (?!.*\btask \d+: (?:Exited|Killed|Terminated)|.*Terminating).*"), "launcher"),
-    (re.compile(r"\bPMIX ERROR: .*"), "launcher"),
+    (re.compile(r"\bPMIX ERROR: .*|\bOPAL ERROR: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client
     # PyTorch's Gloo store on a host whose name resolves to no local address: it falls back to 127.0.0.1, so
     # the ranks of another node dial their own loopback (awslabs/aws-do-eks#50)
     (re.compile(r"\bUnable to resolve hostname to a \(local\) address\. Using the loopback.*"), "launcher"),
