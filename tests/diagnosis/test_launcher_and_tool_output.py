@@ -101,3 +101,26 @@ def test_a_link_local_roce_gid_explains_the_qp_timeout():
     rows = "\n".join(l for l in (CORPUS / "nccl-769.log").read_text().splitlines() if "GID Index" not in l)
     said = found(setting + rows)  # the reporter's line 1 taken out: the QP error is line 2
     assert ids(said) == ["roce-gid-link-local:FAIL@2"] and "GID index 1 (line 1)" in said[0].what
+
+
+def test_a_result_row_with_wrong_elements_is_an_error_and_a_clean_row_is_not():
+    """Rows as nccl-tests' src/common.cu prints them (Reporter::parameters and ::result): the
+    out-of-place or the in-place #wrong not 0 is wrong results, a run cut before its summary included;
+    0 and the in-place N/A are not."""
+    clean = ("    33554432       8388608     float    none      -1    19.56  1715.44    0.00      0     0.78  43046.10"
+             "    0.00    N/A\n"
+             "      199680         49920     float     max      -1    125.8    1.59    2.98      0    125.1    1.60"
+             "    2.99      0\n")
+    assert not errors.find(parse(clean, "ok.log"))
+    for wrong in ("    16777216       4194304     float     sum      -1   2211.5    7.59    7.59     50   2206.8    7.60"
+                  "    7.60      0\n",
+                  "    16777216       4194304     float     sum      -1   2211.5    7.59    7.59      0   2206.8    7.60"
+                  "    7.60     12\n"):
+        said = errors.find(parse(clean + wrong, "bad.log"))
+        assert [(e.line, e.error_class.name) for e in said] == [(3, "wrong results")], wrong
+
+
+def test_nccl_tests_own_timeout_is_an_error_of_its_host():
+    """nccl-tests -T: `printf("%s: Test timeout (%ds) %s:%d\\n", hostname, timeout, __FILE__, __LINE__)`."""
+    said = errors.find(parse("node7: Test timeout (30s) common.cu:421\n", "t.log"))
+    assert [(e.rank, e.error_class.name) for e in said] == [("node7", "timeout")]

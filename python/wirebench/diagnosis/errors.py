@@ -1,11 +1,13 @@
 """The error-line finder: never silent on an error. The first error of each rank becomes a
 finding, whether the catalogue knows it or not: an NCCL `WARN` line, an error chain of NCCL's
-(`transport/net.cc:592 -> 2`), NCCL's own `NCCL error ...: <class>` text, nccl-tests' `Test NCCL
-failure` / `Test CUDA failure common.cu:941 '...'` / `Out of bounds values : 2 FAILED`, NCCL 1.x's `NCCL Init
-failed (10) '...'`, a launcher's error (mpirun's ORTE/PRTE, ssh, Slurm's srun, PMIx, Gloo), PyTorch's `DistBackendError`, its
-ProcessGroupNCCL watchdog's timeout and its `Last error:` text, a CUDA error string. Each is quoted
-verbatim with its line, with what NCCL's error class means and the generic next step; the rank is
-NCCL's `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the program's output as one."""
+(`transport/net.cc:592 -> 2`), NCCL's own `NCCL error ...: <class>` text, NCCL 1.x's `NCCL Init
+failed (10) '...'`, nccl-tests' `Test NCCL failure` / `Test CUDA failure common.cu:941 '...'` /
+`Test timeout (30s) common.cu:N`, its data check (`Out of bounds values : 2 FAILED`, a result row
+whose #wrong is not 0), a launcher's error (mpirun's ORTE/PRTE, ssh, Slurm's srun, PMIx, Gloo),
+PyTorch's `DistBackendError`, its ProcessGroupNCCL watchdog's timeout and its `Last error:` text, a
+CUDA error string. Each is quoted verbatim with its line, with what NCCL's error class means and the
+generic next step; the rank is NCCL's `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the
+program's output as one."""
 import re
 from dataclasses import dataclass
 
@@ -80,8 +82,15 @@ OTHER_ERRORS = (
     (re.compile(r"\bNCCL failure\b.*"), "program"),                                              # XGBoost's, ...
     # NCCL 1.x's end of init: `NCCL Init failed (10) 'cuda malloc failed'` (its codes differ from 2.x's)
     (re.compile(r"\bNCCL Init failed \(\d+\) '.*'.*"), "program"),
-    # nccl-tests' data check: `# Out of bounds values : 2 FAILED` (its class: wrong results)
+    # nccl-tests' data check: `# Out of bounds values : 2 FAILED` (its class: wrong results), and a result row
+    # whose out-of-place or in-place #wrong is not 0 (src/common.cu's Reporter: `%12li  %12li  %8s  %6s  %6i`,
+    # then `  %7s  %6.2f  %6.2f  %5li` twice; an in-place #wrong may be N/A): a run cut before its summary says it
     (re.compile(r"\bOut of bounds values\s*:\s*[1-9]\d*\s+FAILED\b.*"), "check"),
+    (re.compile(r"^\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s+\S+\s+[\d.]+\s+[\d.]+\s+"
+                r"(?:[1-9]\d*\s+\S+\s+[\d.]+\s+[\d.]+\s+(?:\d+|N/A)|(?:0|N/A)\s+\S+\s+[\d.]+\s+[\d.]+\s+[1-9]\d*)\s*$"),
+     "check"),
+    # nccl-tests' -T timeout: `HOST: Test timeout (30s) common.cu:421` (src/common.cu's printf)
+    (re.compile(r"^(?:(?P<host>[\w.-]+): )?Test timeout \(\d+s\) \S+:\d+.*"), "tool"),
     # a launcher's own error text, no NCCL line beside it (the job never reached NCCL): a missing remote
     # program (`bash: orted: command not found`, `/usr/sbin/sshd: No such file or directory`), ssh's,
     # Open MPI's ORTE/PRTE daemons', Slurm's srun's (not its report of a task's exit), PMIx's, PyTorch's Gloo store's
