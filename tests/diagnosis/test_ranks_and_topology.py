@@ -40,7 +40,10 @@ def test_ranks_on_one_gpu_in_ncclS_older_lines_and_nccl_tests_own():
     # nccl-tests' device lines (NVIDIA/nccl-tests#219's format): two processes of one host on [0x01]
     tool = "#  Rank  {rank} Group  0 Pid {pid} on    fengyun device  0 [0x01] NVIDIA RTX A6000\n"
     said = found("# Using devices\n" + tool.format(rank=0, pid=3164639) + tool.format(rank=1, pid=3164640))
-    assert ids(said) == ["ranks-share-gpu:FAIL@3"] and "(busId 0x01)" in said[0].what
+    assert ids(said) == ["ranks-share-gpu:FAIL@3"] and "(busId 0x01 (device 0))" in said[0].what
+    # NVIDIA/nccl#583's real paste: eight A100s on one host, devices 0-7, every bus byte 0x00: eight GPUs
+    paste = (ROOT / "tests" / "data" / "imports" / "real" / "nccl-583-markdown-no-hash.txt").read_text()
+    assert "ranks-share-gpu" not in [f.id for f in found(paste)]
     # NCCL 2.30 lets ranks share a GPU where asked to
     asked = "export NCCL_MULTI_RANK_GPU_ENABLE=1\n"
     assert "ranks-share-gpu" not in [f.id for f in found(asked + v24.format(pid=1, rank=0, nvml=3)

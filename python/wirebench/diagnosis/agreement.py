@@ -173,7 +173,9 @@ def ranks_share_gpu(r, c):
     seen = {}
     places = [(m.line, m.host, m.pid, found.group(1), found.group(5) or (found.group(4) and "nvml" + found.group(4)))
               for m in c.log.messages if (found := RANK_GPU.search(m.text))]
-    places += [(o.line, found.group(3), found.group(2), found.group(1), found.group(5))
+    # nccl-tests prints one byte of the PCI bus id (`[0x%02x]`), 0x00 for every GPU on some machines
+    # (NVIDIA/nccl#583's eight A100s, devices 0-7): a GPU there is its bus byte and its device index.
+    places += [(o.line, found.group(3), found.group(2), found.group(1), f"{found.group(5)} (device {found.group(4)})")
                for o in c.log.others if (found := TOOL_RANK.match(o.text.strip()))]
     for line, host, pid, rank, gpu in places:
         if not gpu or not host:
