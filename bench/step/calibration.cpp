@@ -184,11 +184,11 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
           const double was = point.time_us;
           point.time_us = std::min(was, c == &queued ? measure_queued(op) : measure_isolated(op));
           remeasured = true;
-          // Said only where the second look differs: some sizes are out of line on every run (3-rank
-          // reduce_scatter back to back: 36-38 ms at 3.46 MB, 12 ms at 2.1 MB), and that is the library.
+          // Said only where the second look differs. Not always a disturbance: 3-rank reduce_scatter
+          // back to back at 3.46 MB takes 36-38 ms or 19.5-19.8 ms on a quiet machine (12 ms at 2.1 MB).
           if (control.is_root() && point.time_us < 0.8 * was)
             std::fprintf(stderr, "wb-step: calibration: %s of %llu B (%s) took %.4g ms, out of line with its "
-                         "neighbours: something else ran; measured again: %.4g ms\n", describe(collective).name,
+                         "neighbours; measured again: %.4g ms\n", describe(collective).name,
                          static_cast<unsigned long long>(point.bytes), context_name(c->context), was / 1e3,
                          point.time_us / 1e3);
         }
