@@ -129,8 +129,7 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
       }
       std::sort(targets.begin(), targets.end());
     }
-    std::set<std::uint64_t> seen;
-    std::map<std::uint64_t, Op> ops;  // each size's call
+    std::map<std::uint64_t, Op> ops;  // each size's call, once (two targets can scale to one size)
     for (const std::uint64_t target : targets) {
       Op op;
       op.kind = OpKind::kCollective;
@@ -140,7 +139,7 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
       op.bytes = target;
       op.label = "calibration " + std::string(describe(collective).name);
       const std::uint64_t bytes = scaled_bytes(op, n, 1.0);
-      if (seen.insert(bytes).second) ops.emplace(bytes, op);
+      ops.try_emplace(bytes, op);
     }
     // Queued: calls back to back, as a step makes them: a lone call after a pause would ride a
     // link's idle burst allowance (a token bucket's) and look faster than the same call in a step.

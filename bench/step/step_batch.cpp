@@ -20,9 +20,6 @@ double StepBatch::run() {
   last_ = executor_.run(program_);
   steps_.push_back(last_.step_us);
   computes_.push_back(last_.compute_us);
-  std::vector<double> durations;
-  for (const OpTiming& t : last_.ops) durations.push_back(t.end_us - t.start_us);
-  durations_.push_back(std::move(durations));
   timings_.push_back(last_.ops);
   return last_.step_us / 1e6;
 }
@@ -93,8 +90,11 @@ std::string StepBatch::extra_after_run() {
   // slowest rank's per step, and the median over steps: the statistic the step itself is (a sum of
   // per-operation medians would sit below it wherever durations have a long tail).
   std::vector<double> replayed;
-  for (std::size_t i = warmup_steps_; i < durations_.size(); ++i)
-    replayed.push_back(control_.max(replay(program_, durations_[i]).step_us));
+  for (std::size_t i = warmup_steps_; i < timings_.size(); ++i) {
+    std::vector<double> durations;
+    for (const OpTiming& t : timings_[i]) durations.push_back(t.end_us - t.start_us);
+    replayed.push_back(control_.max(replay(program_, durations).step_us));
+  }
   outcome_.replayed_us = replayed.empty() ? 0.0 : summarize(replayed).median;
   outcome_.measured_by_kind = collective_time_by_kind(program_, last_);
   const PredictionMiss miss = largest_miss();

@@ -56,7 +56,6 @@ class StepBatch final : public TimedBatch {
   std::size_t warmup_steps_;
   Timeline last_;
   std::vector<double> steps_, computes_;
-  std::vector<std::vector<double>> durations_;  // per step: each operation's measured duration
   std::vector<std::vector<OpTiming>> timings_;  // per step: each operation's start and end on this rank
 };
 

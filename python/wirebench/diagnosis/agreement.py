@@ -5,6 +5,7 @@ thing is not compared on it, except settings: a host whose start the log shows a
 NCCL_X where another sets it differs."""
 import re
 
+from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from .registry import rule
 from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
@@ -20,9 +21,13 @@ LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
 # 2.7's `... cudaDev D busId B - Init COMPLETE`, 2.4's `... cudaDev D nvmlDev V - Init COMPLETE` without the bus id)
 RANK_GPU = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+) (?:nvmlDev (\d+) ?)?(?:busId ([0-9a-fA-F]+))?", re.I)
 DUPLICATE = re.compile(r"Duplicate GPU detected")
-# nccl-tests' device lines: `#  Rank  0 Group  0 Pid 3740409 on fengyun416 device  0 [0x01] NVIDIA RTX A6000`
-TOOL_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+"
-                       r"\[(0x[0-9a-fA-F]+)\]")
+
+
+def tool_rank(text):
+    """nccl-tests' device line (`#  Rank  0 Group  0 Pid 3740409 on fengyun416 device  0 [0x01] ...`) with
+    its bus byte, as importer/nccl_tests.py reads it: groups rank, pid, host, device, bus; else None."""
+    found = NCCL_TESTS_RANK.match(text.strip())
+    return found if found and found.group(5) else None
 
 
 def _first_by_host(log, pattern, value=lambda found: found.group(1)):
@@ -123,7 +128,7 @@ def ranks_by_host(log):
         if found and m.host:
             comms.setdefault(int(found.group(2)), {}).setdefault(m.host, set()).add(int(found.group(1)))
     for o in log.others:
-        found = TOOL_RANK.match(o.text.strip())
+        found = tool_rank(o.text)
         if found:
             comms.setdefault("tool", {}).setdefault(found.group(3), set()).add(int(found.group(1)))
     if "tool" in comms:
@@ -150,7 +155,7 @@ def gpus_per_node_differ(r, c):
     if len(hosts) < 2:
         return None
     line = min((m.line for m in c.log.messages if RANK_GPU.search(m.text)),
-               default=min((o.line for o in c.log.others if TOOL_RANK.match(o.text.strip())), default=0))
+               default=min((o.line for o in c.log.others if tool_rank(o.text)), default=0))
     return _differ(r, {host: (str(len(ranks)), line) for host, ranks in hosts.items()},
                    "the ranks per node (the init lines' ranks on each host)",
                    "an unbalanced job: the node with more ranks carries more of each ring")
@@ -176,7 +181,7 @@ def ranks_share_gpu(r, c):
     # nccl-tests prints one byte of the PCI bus id (`[0x%02x]`), 0x00 for every GPU on some machines
     # (NVIDIA/nccl#583's eight A100s, devices 0-7): a GPU there is its bus byte and its device index.
     places += [(o.line, found.group(3), found.group(2), found.group(1), f"{found.group(5)} (device {found.group(4)})")
-               for o in c.log.others if (found := TOOL_RANK.match(o.text.strip()))]
+               for o in c.log.others if (found := tool_rank(o.text))]
     for line, host, pid, rank, gpu in places:
         if not gpu or not host:
             continue

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 
 from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING, NCCL_SETTING_SAID  # the paste reader's spellings
+from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
 from .log_reader import IB_LIST, bus_id  # the reader's own pattern and spelling of a bus id
 from .registry import rule
 
@@ -58,7 +59,6 @@ def first_setting(log, name, meant=lambda value: True):
 
 LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")  # NCCL 2.19 on: the ranks of this rank's node
 NRANKS = re.compile(r"\brank \d+ nranks (\d+)\b", re.I)        # an init line: the communicator's ranks
-TOOL_RANK = re.compile(r"^#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device")  # nccl-tests
 
 
 def one_rank_a_host(log):
@@ -71,7 +71,7 @@ def one_rank_a_host(log):
     sizes = {int(found.group(1)) for m in log.messages if (found := NRANKS.search(m.text))}
     if len(sizes) == 1 and next(iter(sizes)) == len(log.hosts()) > 1:
         return True
-    hosts = [found.group(1) for o in log.others if (found := TOOL_RANK.match(o.text.strip()))]
+    hosts = [found.group(3) for o in log.others if (found := NCCL_TESTS_RANK.match(o.text.strip()))]
     return len(hosts) > 1 and len(set(hosts)) == len(hosts)
 
 

@@ -22,7 +22,10 @@ DTYPES = {"float": "float32", "half": "float16", "double": "float64", "bfloat16"
 DATA = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)((?:\s+\S+){4,})\s*$")
 # before 2.11 (NVIDIA/nccl#583's paste): no root column; #wrong printed as 0e+00
 DATA_NO_ROOT = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)((?:\s+[\d.e+-]+|\s+N/A){4,})\s*$")
-RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
+# `#  Rank  0 Group  0 Pid 3740409 on fengyun416 device  0 [0x01] NVIDIA RTX A6000`: rank, pid, host,
+# device and (group 5) the one byte of the PCI bus id nccl-tests prints; the NCCL diagnosis reads it too
+RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)"
+                  r"(?:\s+\[(0x[0-9a-fA-F]+)\])?")
 VERSION = re.compile(r"nccl-tests version (\S+)(?:.*nccl-library=(\d+))?")
 COUNTS = re.compile(r"nThread (\d+) nGpus (\d+)")  # threads a process, GPUs a thread (-t, -g)
 # nccl-tests 2.16 on name their binary, at the start and the end (a paste from the table on keeps the end)
