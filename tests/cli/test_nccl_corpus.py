@@ -20,6 +20,10 @@ import split_plan  # noqa: E402
 # Entries written before the corpus whose cause no train case shows yet (each is checked to match
 # no train excerpt, so a new train case for one fails this test until it is taken off the list).
 BEFORE_THE_CORPUS = {"memlock-too-low", "ib-port-error", "ib-gid-changed", "peer-closed"}
+# Entries written from public threads for well-known causes no corpus case shows yet (issue 55's
+# ~60 entries): checked the same way, each backed by its threads' lines in
+# tests/data/nccl/warn-lines-from-threads.log instead.
+FROM_THREADS = {"collective-size-mismatch", "gpu-busy-or-exclusive", "cuda-stub-library", "cuda-compat-on-unsupported-gpu", "gpu-ecc-uncorrectable", "gpu-peer-mapping-exhausted", "no-kernel-image-for-gpu"}
 # What std::regex's ECMAScript grammar lacks or reads otherwise than Python's re.
 NOT_ECMASCRIPT = re.compile(r"\(\?<[=!]|\(\?P?<\w|\(\?P=|\(\?>|[*+?}][+]|\(\?[aiLmsux]|\\[AZzG]|\(\?#")
 
@@ -64,7 +68,7 @@ def test_a_malformed_index_is_named_by_file_and_line(tmp_path):
 def test_every_entry_compiles_in_python_and_ecmascript_and_names_a_cause():
     causes = corpus.entry_causes()
     rows = corpus.catalogue()
-    assert len(rows) >= 42
+    assert len(rows) >= 50
     for row in rows:
         re.compile(row["signature"])
         assert not NOT_ECMASCRIPT.search(row["signature"]), f"{row['id']}: not ECMAScript: {row['signature']}"
@@ -82,7 +86,7 @@ def test_every_entry_matches_a_train_excerpt():
     train = [(corpus.CORPUS / c["file"]).read_text(encoding="utf-8") for c in cases("train")]
     matched = {i for text in train for i in corpus.matching_entries(text, rows)}
     for row in rows:
-        if row["id"] in BEFORE_THE_CORPUS:
+        if row["id"] in BEFORE_THE_CORPUS | FROM_THREADS:
             assert row["id"] not in matched, f"{row['id']} now has a train case: take it off BEFORE_THE_CORPUS"
         else:
             assert row["id"] in matched, f"{row['id']} matches no train excerpt"
