@@ -152,6 +152,19 @@ def test_xlas_and_tensorflows_nccl_failures_are_errors():
     assert ids(said) == ["windows-no-nccl:FAIL@1"] and "NcclAllReduce" in said[0].what
 
 
+def test_pytorchs_build_without_nccl_is_an_error():
+    """OFA-Sys/Chinese-CLIP#279, as posted: PyTorch on Windows has no NCCL backend, and torchrun's
+    report after it. The RuntimeError is an error by itself, and the entry pytorch-built-without-nccl's."""
+    posted = ("RuntimeError: Distributed package doesn't have NCCL built in\n"
+              "EOFError: Ran out of input\n"
+              "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 27316) "
+              "of binary: C:\\anaconda\\envs\\clip\\python.exe\n")
+    said = uncatalogued(posted)
+    assert ids(said) == ["warn-not-in-catalogue:WARN@1"] and "NCCL built in" in said[0].what
+    said = found(posted)
+    assert ids(said) == ["pytorch-built-without-nccl:FAIL@1"] and said[0].source.startswith("OFA-Sys/Chinese-CLIP#279")
+
+
 def test_every_real_log_with_an_error_line_has_a_finding_quoting_it():
     """Issue 55's "done when": each real log with an error line (the corpus's train cases,
     tests/data/nccl-corpus/index.csv, and tests/data/nccl/'s logs) gives a finding quoting its first

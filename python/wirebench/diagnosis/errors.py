@@ -108,6 +108,9 @@ OTHER_ERRORS = (
     # MirroredStrategy on a build without NCCL: `No OpKernel was registered to support Op 'NcclAllReduce'`
     (re.compile(r"\bNCCL operation \w+\(.*\) failed: .*"), "program"),
     (re.compile(r"\bNo OpKernel was registered to support Op 'Nccl\w+'.*"), "program"),
+    # PyTorch's init_process_group(backend="nccl") on a build without NCCL (Windows, macOS):
+    # `RuntimeError: Distributed package doesn't have NCCL built in`
+    (re.compile(r"\bDistributed package doesn't have NCCL built in\b.*"), "program"),
     # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
