@@ -42,7 +42,57 @@ std::optional<LinkCost> link_from_calibration(const CalibrationPoint& c, bool mp
   return LinkCost{summarize(alphas).median, beta, 0};
 }
 
-CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& calibration, bool mpich) {
+CallSizes call_sizes(const std::vector<Program>& programs, double scale) {
+  CallSizes sizes;
+  for (const Program& p : programs)
+    for (const Op& op : p.ops) {
+      const int n = p.group_sizes[static_cast<int>(op.group)];
+      if (op.kind != OpKind::kCollective || n <= 1) continue;
+      const std::uint64_t bytes = scaled_bytes(op, n, scale);
+      auto [it, added] = sizes.try_emplace({op.collective, op.element_bytes}, bytes, bytes);
+      it->second.first = std::min(it->second.first, bytes);
+      it->second.second = std::max(it->second.second, bytes);
+    }
+  for (auto& [key, range] : sizes)
+    range.first = std::min(range.first, static_cast<std::uint64_t>(static_cast<double>(range.second) / kSweepSpan));
+  return sizes;
+}
+
+namespace {
+
+// The points of `c` within kLinkWindow of the sizes this run's calibration would sweep, where at
+// least two sizes lie there; else all of them. A note where those reach past the calibrated sizes.
+CalibrationPoint near_the_calls(const CalibrationPoint& c, const CallSizes& needed, std::vector<std::string>* notes,
+                                std::set<std::pair<CollOp, int>>& noted) {
+  const auto it = needed.find({c.op, c.element_bytes});
+  if (it == needed.end() || c.points.empty()) return c;
+  const double lo = static_cast<double>(it->second.first), hi = static_cast<double>(it->second.second);
+  CalibrationPoint near = c;
+  near.points.clear();
+  std::set<std::uint64_t> sizes;
+  double smallest = 0, largest = 0;
+  for (const SweepPoint& p : c.points) {
+    const double b = static_cast<double>(p.bytes);
+    smallest = smallest == 0 ? b : std::min(smallest, b);
+    largest = std::max(largest, b);
+    if (b < lo / kLinkWindow || b > hi * kLinkWindow) continue;
+    near.points.push_back(p);
+    sizes.insert(p.bytes);
+  }
+  if (notes && (lo < smallest / kLinkWindow || hi > largest * kLinkWindow) && noted.insert({c.op, c.element_bytes}).second) {
+    char line[320];
+    std::snprintf(line, sizeof line, "the calibration measured %s from %.0f to %.0f B; this run needs it from %.0f to "
+                  "%.0f B, so the prediction extrapolates there (calibrate at this --scale to predict it)",
+                  describe(c.op).name, smallest, largest, lo, hi);
+    notes->push_back(line);
+  }
+  return sizes.size() >= 2 ? near : c;
+}
+
+}  // namespace
+
+CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& calibration, bool mpich,
+                                       const CallSizes* needed, std::vector<std::string>* notes) {
   CollectiveCosts costs;
   if (mpich) costs.follow_mpich_selection();
   // The world group's link first: the others' (a subgroup's) only where the world has none.
@@ -52,13 +102,14 @@ CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& cali
   for (const auto& c : calibration)
     if (c.group != Group::kWorld) order.push_back(&c);
   std::set<std::tuple<CollOp, int, CallContext>> linked;
+  std::set<std::pair<CollOp, int>> noted;
   for (const CalibrationPoint* c : order) {
     if (c->points.size() >= 2)
       costs.add_sweep(c->op, c->ranks, c->points, c->fit, static_cast<int>(c->group), c->element_bytes, c->context);
     else if (!c->points.empty())
       costs.add_fit(c->op, c->ranks, c->fit, static_cast<int>(c->group), c->element_bytes, c->context);
     if (linked.count({c->op, c->element_bytes, c->context})) continue;
-    if (const auto link = link_from_calibration(*c, mpich)) {
+    if (const auto link = link_from_calibration(needed ? near_the_calls(*c, *needed, notes, noted) : *c, mpich)) {
       costs.add_link_fit(c->op, *link, c->element_bytes, c->context);
       linked.insert({c->op, c->element_bytes, c->context});
     }
@@ -103,11 +154,11 @@ CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& ex
       it->second.second = std::max(it->second.second, bytes);
     }
   constexpr int kRuns = 6;
-  constexpr int kSizes = 8;  // geometric from the smallest call to the largest, at least a factor 64 apart
+  constexpr int kSizes = 8;  // geometric from the smallest call to the largest, at least kSweepSpan apart
   std::vector<CalibrationPoint> all;
   for (const auto& [key, sizes] : range) {
     const std::uint64_t top = sizes.second;
-    const double bottom = std::min(static_cast<double>(sizes.first), static_cast<double>(top) / 64);
+    const double bottom = std::min(static_cast<double>(sizes.first), static_cast<double>(top) / kSweepSpan);
     const double factor = std::pow(static_cast<double>(top) / std::max(bottom, 1.0), 1.0 / (kSizes - 1));
     const auto [collective, group, element_bytes] = key;
     const int n = executor.group_size(group);

@@ -4,7 +4,9 @@
 // after every rank met (a barrier). That is the cost model's measured input when no fits.csv is given.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,9 +43,26 @@ inline constexpr double kDisturbedSlackUs = 200;
 std::vector<std::size_t> disturbed_points(const std::vector<SweepPoint>& points,
                                           const std::function<std::string(double)>& algorithm_at);
 
+// A calibration sweeps each collective from its smallest call, or a kSweepSpan-th of its largest
+// where that is smaller, to its largest: the sizes the fit describes.
+inline constexpr double kSweepSpan = 64;
+
+// The sizes a calibration for these programs would sweep (bytes at `scale`) of each collective and
+// element size, over every group it runs on: from the smallest call, or a kSweepSpan-th of the
+// largest, to the largest.
+using CallSizes = std::map<std::pair<CollOp, int>, std::pair<std::uint64_t, std::uint64_t>>;
+CallSizes call_sizes(const std::vector<Program>& programs, double scale);
+
 // The costs a calibration gives: each sweep and its fit at the group size it was measured on, and
-// each collective's link (link_from_calibration) for the group sizes it was not.
-CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& calibration, bool mpich);
+// each collective's link (link_from_calibration) for the group sizes it was not. With `needed` (a
+// calibration from another run), each link is fitted on the points within a factor kLinkWindow of
+// the sizes this run's own calibration would sweep (all of them, for a file made at the same scale): a sweep made for a larger model reaches sizes where the host's caches no
+// longer hold the buffers (shared memory: 34.6 MB took 3.6x the time of 19.1 MB), and a line through
+// those would cost the small calls of this run as slowly. Each collective whose calls lie outside the
+// calibrated sizes gets a line in `notes`.
+inline constexpr double kLinkWindow = 2;
+CollectiveCosts costs_from_calibration(const std::vector<CalibrationPoint>& calibration, bool mpich,
+                                       const CallSizes* needed = nullptr, std::vector<std::string>* notes = nullptr);
 
 // The link (alpha, beta) that makes the formula of the algorithm run at each point (MPICH's choice
 // with `mpich`, else ring) best match the points: least squares on the relative error, alpha >= 0.

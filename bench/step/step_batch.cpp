@@ -30,7 +30,8 @@ StepBatch::PredictionMiss StepBatch::largest_miss() {
   // made that rank late, is (a 3-rank all_reduce whose extra rank got its result 68 ms after the
   // others once named the all_gather that waited behind it). The median over the timed steps,
   // against what the prediction gave it: the one over by the most explains a step slower than
-  // predicted. What ran beside it in the last step says whether it shared the wire or the CPU.
+  // predicted, the one under by the most a step faster. What ran beside it in the last step says
+  // whether it shared the wire or the CPU.
   const std::size_t ops = program_.ops.size();
   std::vector<double> mine;
   for (std::size_t i = warmup_steps_; i < timings_.size(); ++i)
@@ -43,6 +44,7 @@ StepBatch::PredictionMiss StepBatch::largest_miss() {
   const std::size_t steps = per_rank / (2 * std::max<std::size_t>(ops, 1));
   PredictionMiss worst;
   double worst_over = 0;
+  const double direction = outcome_.step_us >= predicted_.step_us ? 1 : -1;
   for (std::size_t op = 0; op < ops; ++op) {
     if (program_.ops[op].kind != OpKind::kCollective) continue;
     std::vector<double> own;
@@ -58,8 +60,8 @@ StepBatch::PredictionMiss StepBatch::largest_miss() {
     if (own.empty()) continue;
     const double measured = summarize(own).median;
     const double predicted = predicted_.ops[op].end_us - predicted_.ops[op].start_us;
-    if (measured - predicted <= worst_over) continue;
-    worst_over = measured - predicted;
+    if (direction * (measured - predicted) <= worst_over) continue;
+    worst_over = direction * (measured - predicted);
     worst = {program_.ops[op].label, measured, predicted, {}};
     const OpTiming& t = last_.ops[op];
     for (std::size_t other = 0; other < ops; ++other) {

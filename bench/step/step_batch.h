@@ -45,7 +45,9 @@ class StepBatch final : public TimedBatch {
     double measured_us = 0, predicted_us = 0;
     std::string beside;  // what overlapped it in the last step: "compute, all_gather layer2"
   };
-  // Every rank calls it: it gathers every rank's times of every timed step.
+  // The collective that missed its prediction the most in the step's direction (over for a step
+  // slower than predicted, under for a faster one). Every rank calls it: it gathers every rank's
+  // times of every timed step.
   PredictionMiss largest_miss();
   const Program& program_;
   StepExecutor& executor_;

@@ -128,7 +128,13 @@ class StepRun {
           }
         }
     } else if (options_.calibration) {
-      costs_ = costs_from_calibration(read_calibration_csv(*options_.calibration), follows_mpich());
+      // Links fitted near the sizes this run calls: the file may come from another scale or model.
+      const CallSizes needed = call_sizes(programs_, options_.scale);
+      std::vector<std::string> notes;
+      costs_ = costs_from_calibration(read_calibration_csv(*options_.calibration), follows_mpich(), &needed, &notes);
+      if (control_.is_root())
+        for (const std::string& note : notes)
+          std::fprintf(stderr, "wb-step: --calibration %s: %s\n", options_.calibration->c_str(), note.c_str());
     } else {
       costs_ = calibrate(programs_, *executor_, control_, options_.scale, follows_mpich(), &calibration);
     }

@@ -101,6 +101,38 @@ TEST(CalibrationFileTest, AnotherGroupSizeCostsTheAlgorithmMpichRunsThere) {
   EXPECT_NEAR(costs.predict_us(CollOp::kAllGather, 2, s, 0, 4, iso), 14333.5, 1);
 }
 
+// A calibration made at another scale (tests/data/step-calibration/ORIGIN.md): at scale 1 on shared
+// memory its largest all_reduce left the caches (34.6 MB: 26.5 ms, 19.1 MB: 7.3 ms). A 3-rank run at
+// scale 0.1 calls 3.46 MB; its links come from the points near that, not through the cliff.
+TEST(CalibrationFileTest, LinksAreFittedNearTheSizesTheRunCalls) {
+  const auto file = read_calibration_csv(std::string(WB_SOURCE_DATA_DIR) + "/step-calibration/shm-2rank-tiny-scale1.csv");
+  const double s = 3461688;
+  CallSizes needed;
+  needed[{CollOp::kAllReduce, 4}] = {static_cast<std::uint64_t>(s / kSweepSpan), static_cast<std::uint64_t>(s)};
+  needed[{CollOp::kAllGather, 4}] = needed[{CollOp::kAllReduce, 4}];
+  std::vector<std::string> notes;
+  const CollectiveCosts near = costs_from_calibration(file, true, &needed, &notes);
+  const CollectiveCosts through_all = costs_from_calibration(file, true);
+  const auto q = CallContext::kQueued;
+  const double with_window = near.predict_us(CollOp::kAllReduce, 3, s, 0, 4, q);
+  const double without = through_all.predict_us(CollOp::kAllReduce, 3, s, 0, 4, q);
+  // Two ranks took 1.49 ms at 3.2 MB and 2.34 ms at 5.8 MB; three ranks move more than two
+  // (Rabenseifner plus the extra rank's hand-over), but nothing like the cliff's 7.7 us/KB.
+  EXPECT_GT(with_window, 1495);
+  EXPECT_LT(with_window, 0.5 * without);  // 4.1 ms against 8.9 ms (measured on 3 ranks: 3.7-4.5 ms)
+  // The run needs sizes from 54 KB; the file starts at 540 KB: said, once per collective.
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("from 540888 to 34616832 B; this run needs it from 54088 to 3461688 B"), std::string::npos)
+      << notes[0];
+  // A file made at the run's own sizes keeps every point: the same links as without a window.
+  CallSizes own;
+  own[{CollOp::kAllReduce, 4}] = {540888 / 2, 34616832};
+  own[{CollOp::kAllGather, 4}] = own[{CollOp::kAllReduce, 4}];
+  notes.clear();
+  EXPECT_DOUBLE_EQ(costs_from_calibration(file, true, &own, &notes).predict_us(CollOp::kAllReduce, 3, s, 0, 4, q), without);
+  EXPECT_TRUE(notes.empty());
+}
+
 // The default suite's run 9 of 20 (session 30): the 3-node all_reduce sweep with its largest
 // points slowed by something else (queued 3,461,688 B at 202.9 ms beside 46.9 ms at 1,911,012 B;
 // isolated 1,911,012 B at 112.4 ms beside 30.0 ms at 1,054,968 B). Every other run: 86-87 and 54 ms.
