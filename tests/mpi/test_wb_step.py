@@ -204,6 +204,34 @@ def test_a_run_predicted_from_another_run_s_calibration(tmp_path):
     assert bad.returncode == 3 and "bad.csv:1" in bad.stderr and "format 1" in bad.stderr, bad.stderr
 
 
+def test_a_step_faster_than_its_calibration_names_the_op_that_ran_faster(tmp_path):
+    """A calibration 20 times too slow (its times scaled): every step runs faster than predicted, and
+    the op the row names as the largest miss is one that ran faster than predicted, not slower. The
+    same file at another --scale: wb-step says which sizes it extrapolates to."""
+    first = run_mpi(2, "wb-step", [*QUICK, "--strategy", "zero1", "--run-dir", str(tmp_path / "two")])
+    assert first.returncode == 0, first.stdout + first.stderr
+    lines = (tmp_path / "two" / "step_calibration.csv").read_text().splitlines()
+    header = lines[1].split(",")
+    slow = lines[:2]
+    for line in lines[2:]:
+        cells = line.split(",")
+        for name in ("time_us", "alpha_us", "beta_us_per_byte"):
+            cells[header.index(name)] = repr(20 * float(cells[header.index(name)]))
+        slow.append(",".join(cells))
+    (tmp_path / "slow.csv").write_text("\n".join(slow) + "\n")
+    result = run_mpi(2, "wb-step", [*QUICK, "--strategy", "zero1", "--calibration", str(tmp_path / "slow.csv"),
+                                    "--run-dir", str(tmp_path / "fast")])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "extrapolates" not in result.stderr, result.stderr  # made at this scale
+    e = extra_items(read_results(tmp_path / "fast" / "results.csv")[0])
+    assert float(e["predicted_us"]) > 2 * float(e["replayed_us"]), e
+    assert float(e["miss_op_us"]) < float(e["miss_op_predicted_us"]), e
+    smaller = run_mpi(2, "wb-step", [*QUICK[:2], "--scale", "0.005", *QUICK[4:], "--strategy", "zero1",
+                                     "--calibration", str(tmp_path / "slow.csv"), "--run-dir", str(tmp_path / "small")])
+    assert smaller.returncode == 0, smaller.stdout + smaller.stderr
+    assert "the calibration measured all_reduce from" in smaller.stderr and "extrapolates" in smaller.stderr, smaller.stderr
+
+
 def test_what_if_predicts_a_cluster_it_does_not_have():
     slow = run_mpi(1, "wb-step", ["--what-if", "4x8", "--model", "llama2-70b", "--strategy", "ddp,fsdp-full,fsdp-hybrid",
                                   "--inter-GBps", "12.5"])
