@@ -36,7 +36,9 @@ def test_hosts_must_agree_on_driver_settings_network_nics_and_ranks_per_node():
            "a:1:1 [0] NCCL INFO Using network IB\n"
            "b:2:2 [0] NCCL INFO Using network Socket\n"
            "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 12 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
-           "b:2:2 [0] NCCL INFO comm 0x2 rank 8 nRanks 12 nNodes 2 localRanks 4 localRank 0 MNNVL 0\n")
+           "b:2:2 [0] NCCL INFO comm 0x2 rank 8 nRanks 12 nNodes 2 localRanks 4 localRank 0 MNNVL 0\n"
+           "b:2:2 [0] NCCL INFO ncclCommInitRank comm 0x2 rank 8 nranks 12 cudaDev 0 nvmlDev 0 busId 18000 "
+           "commId 0x1 - Init COMPLETE\n")
     said = {f.id: f for f in found(log)}
     assert said["driver-mismatch"].what == "the hosts differ in the CUDA driver (cudaDriverVersion): 12020 on a; 12040 on b"
     assert said["settings-differ"].what == "the hosts differ in NCCL_IB_HCA: (not set) on b; mlx5_0,mlx5_1 on a"

@@ -1,8 +1,8 @@
 """Rules over several ranks: what every host of one job must agree on (NCCL's and the driver's
 versions, NCCL_* settings, the network chosen, the NICs and their rate and MTU, the GPUs per node)
 and ranks mapped onto one GPU. Each host's first saying counts; a host that says nothing of a
-thing is not compared on it, except settings: a host whose start the log shows and that sets no
-NCCL_X where another sets it differs."""
+thing is not compared on it, except settings: a host whose init the log shows whole and that sets
+no NCCL_X where another sets it differs. A line without NCCL's host prefix is no host's."""
 import re
 
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
@@ -11,7 +11,9 @@ from .registry import rule
 from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
-STARTED = re.compile(r"^(?:NCCL version |cudaDriverVersion |Bootstrap : Using )")
+# a host whose init the log shows whole: NCCL read its settings by then (a host whose paste stops after its first
+# lines, cudaDriverVersion or Bootstrap, may have printed its ENV lines after the cut)
+INIT_WHOLE = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b|^(?:Channel|Ring) \d+(?:/\d+)? : \d+.* via ")
 # a device's rate: `NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 ...` (TRACE before 2.23), and the
 # INFO line of each (virtual) device NCCL makes from 2.20, `NET/IB : Made virtual device [0] name=mlx5_0 speed=400000`
 SPEED = re.compile(r"^NET/IB\w* ?: (?:\[\d+\] [\w.-]+:|Made virtual device \[\d+\] name=\S+ ).*?\bspeed=(\d+)")
@@ -31,10 +33,12 @@ def tool_rank(text):
 
 
 def _first_by_host(log, pattern, value=lambda found: found.group(1)):
-    """{host: (value, line)} of each host's first line the pattern finds."""
+    """{host: (value, line)} of each host's first line the pattern finds. A line that lost NCCL's
+    `host:pid:tid` prefix names no host: it is no other host's saying (a paste mixing one host's
+    prefixed and bare lines is one host)."""
     out = {}
     for m in log.messages:
-        if m.host in out:
+        if not m.host or m.host in out:
             continue
         found = pattern.search(m.text)
         if found:
@@ -63,22 +67,23 @@ def driver_mismatch(r, c):
 
 
 @rule("settings-differ", "WARN", "any",
-      "an `NCCL_X set by environment to V` that differs between hosts, or is set on some and not others",
+      "an `NCCL_X set by environment to V` that differs between hosts, or is set on some and not others (a host "
+      "counts as not setting it only where the log shows its init whole: `Init COMPLETE`, its channels connected)",
       "the ranks run NCCL with different settings: a transport, an interface or a device list one rank uses and "
       "another does not, so rings do not connect or run at the slowest rank's pace",
       "set NCCL_* once for the whole job (mpirun -x, srun --export, the container's environment), not per node",
       f"{ENV_DOCS}", needs=("ranks",))
 def settings_differ(r, c):
-    started = {m.host for m in c.log.messages if STARTED.search(m.text)}
+    whole = {m.host for m in c.log.messages if m.host and INIT_WHOLE.search(m.text)}
     by_host = {}
     for m in c.log.messages:
-        found = SETTING.match(m.text)
+        found = SETTING.match(m.text) if m.host else None
         if found:
             by_host.setdefault(found.group(1), {}).setdefault(m.host, (found.group(2), m.line))
     out = []
     for name, said in sorted(by_host.items()):
         said = dict(said)
-        for host in started - set(said):
+        for host in whole - set(said):
             said[host] = ("(not set)", min(l for _, l in said.values()))
         found = _differ(r, said, name, f"{name} is not the same on every host: the ranks run NCCL differently")
         if found:

@@ -55,9 +55,17 @@ def diagnose(log, wiring=None, entries=None):
                                      entry.why, entry.fix, entry.source, entry.scope))
                 taken.add(entry.id)
                 break
+    for f in [f for f in found if f.absorbs is not None]:
+        # a catalogue entry reading the same line says it more exactly (sharp-job-not-created, NVIDIA/nccl#1050): the
+        # rule's finding gives way to it, and what the rule accounts for is quoted there
+        entry = next((g for g in found if g is not f and g.line == f.line), None)
+        if entry is not None:
+            entry.absorbs = f.absorbs
+            found.remove(f)
     at_line = {f.line: f for f in found if f.line}
     for error in errors.find(log):
-        known = at_line.get(error.line)
+        known = at_line.get(error.line) or next((f for f in found if f.absorbs is not None
+                                                 and f.absorbs.search(error.said)), None)
         if known is None:
             entry, match = _entry_of(entries, error.said)
             if entry is not None and entry.scope == "network" and one_host:

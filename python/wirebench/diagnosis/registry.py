@@ -23,6 +23,9 @@ class Finding:
     error: bool = False  # it quotes an error of the log: said whatever its scope (never silent)
     # the catalogue's entries whose (more generic) reading of the same line this finding replaces: they are not said
     explains: tuple = ()
+    # errors it accounts for (a pattern searched in each error's text): NCCL recovered from them, so they are quoted
+    # in this finding, under its verdict, not said as failures of their own (collnet-unavailable: CollNet's setup)
+    absorbs: object = None
 
     def as_json(self):
         return {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,

@@ -38,19 +38,35 @@ def gdr_level_below_wiring(r, c):
     return None
 
 
+def allreduce_allows_nvls(value):
+    """Whether an NCCL_ALGO value leaves NVLS to all_reduce, read as NCCL's tuning.cc parseList reads it:
+    `;`-separated entries, the first without a prefix for every collective, the others `collective:list`
+    (NCCL 2.24 on: `ring,tree;allreduce:nvls,ring`), a list's leading `^` excluding what it names, the last
+    entry for all_reduce standing. `^Ring` keeps NVLS; `Ring` or `^NVLS` keeps NCCL off it."""
+    allowed = True
+    for entry in value.split(";"):
+        prefix, _, listed = entry.rpartition(":")
+        if prefix and prefix.strip().lower() != "allreduce":
+            continue
+        listed = listed.strip()
+        excluded = listed.startswith("^")
+        names = {name.strip().lower() for name in listed.lstrip("^").split(",")}
+        allowed = ("nvls" not in names) if excluded else ("nvls" in names)
+    return allowed
+
+
 @rule("algo-excludes-nvls", "WARN", "node",
-      "`NCCL_ALGO set by environment to ...` without NVLS on GPUs that all sit on NVSwitches (NV18 every pair)",
+      "`NCCL_ALGO set by environment to ...` (or NCCL_ALGO on the command line) whose all_reduce list leaves NVLS "
+      "out (`Ring`, `^NVLS`, `allreduce:tree`; not `^Ring`) on GPUs that all sit on NVSwitches (NV18 every pair)",
       "the setting keeps NCCL off NVLS (NVLink SHARP), the fastest all_reduce the wiring offers (about 480 against "
       "370 GB/s of the ring on 8 H100)",
       "unset NCCL_ALGO (NCCL picks NVLS where it is faster), or add NVLS to it",
-      f"{ENV_DOCS}: NCCL_ALGO; NVIDIA/nccl-tests#212", needs=("topology",))
+      f"{ENV_DOCS}: NCCL_ALGO; NVIDIA/nccl-tests#212; NVIDIA/nccl#1455 (8 H100: RING 365-370 GB/s, NVLS 480)",
+      needs=("topology",))
 def algo_excludes_nvls(r, c):
     for m in settings(c.log).get("NCCL_ALGO", [])[:1]:
-        value = m.value
-        names = value.lower()
-        excluded = names.startswith("^") and "nvls" in names
-        if (excluded or (not names.startswith("^") and "nvls" not in names)) and c.wiring.nvswitch_with_nvls():
-            return r.finding(m.line, f"NCCL_ALGO={value} keeps NCCL off NVLS on NVSwitch GPUs",
+        if not allreduce_allows_nvls(m.value) and c.wiring.nvswitch_with_nvls():
+            return r.finding(m.line, f"NCCL_ALGO={m.value} keeps NCCL off NVLS on NVSwitch GPUs",
                              "every GPU pair is NV18 on NVSwitches, where NCCL's NVLS all_reduce is the fastest; this "
                              "setting forbids it")
     return None

@@ -167,19 +167,37 @@ def ib_completion_error(r, c):
                      STATUSES.get(code, f"status {code} (see ibv_wc_status)"), fix)
 
 
-SHARP = re.compile(r"(SHARP|sharp).*(No resource|no resource|failed)|CollNet.*(disabled|not available)")
+# NCCL's own words that CollNet is off (transport.cc, graph/tuning.cc, init.cc, 2.9 on) and the SHARP plugin's
+# (sharp_plugin.c's `SHARP coll init error: Cannot create SHARP job(-11)`, NVIDIA/nccl-tests#311); not init.cc's
+# `... less than CollNet node threshold N, disabling CollNet`, which is NCCL's choice on few nodes
+COLLNET_OFF = re.compile(r"Cannot initialize CollNet|CollNet is not supported or fails to initialize|CollNet currently "
+                         r"only supports up to \d+ GPUs|\b(?:SHARP|sharp|SHArP)\b.*(?:[Nn]o resource|failed|init error)"
+                         r"|CollNet.*(?:disabled|not available)")
+# NCCL goes on without CollNet (transport.cc): the job runs, the errors of CollNet's setup before it are recovered
+COLLNET_FALLBACK = re.compile(r"Cannot initialize CollNet, using point-to-point network instead")
+COLLNET_SETUP = re.compile(r"\b(?:SHARP|sharp|SHArP)\b|CollNet|coll_net\.cc:\d+ -> ")
 
 
-@rule("collnet-unavailable", "WARN", "network", "a SHARP line with `No resource` or `failed`; `CollNet ... disabled`",
+@rule("collnet-unavailable", "WARN", "network",
+      "NCCL's `Cannot initialize CollNet, using point-to-point network instead` (and the SHARP plugin's `SHARP coll "
+      "init error` before it, with the `coll_net.cc:N -> 2` chains, quoted in it: NCCL recovered), `CollNet is not "
+      "supported or fails to initialize`, a SHARP line with `No resource` or `failed`",
       "no in-network reduction: NCCL reduces on the GPUs",
       "check the SHARP aggregation manager (sharp_am) and its resource limits, the SHARP plugin (libnccl-net with "
-      "SHARP), and NCCL_COLLNET_ENABLE=1", f"{ENV_DOCS}: NCCL_COLLNET_ENABLE")
+      "SHARP), and NCCL_COLLNET_ENABLE=1; where the fabric offers no SHARP (many cloud InfiniBand fabrics), unset "
+      "NCCL_COLLNET_ENABLE", f"{ENV_DOCS}: NCCL_COLLNET_ENABLE; NVIDIA/nccl-tests#311; NVIDIA/nccl#1050")
 def collnet_unavailable(r, c):
-    m, _ = c.log.first(SHARP)
+    m, _ = c.log.first(COLLNET_OFF)
     if m is None:
         return None
-    return r.finding(m.line, "CollNet (SHARP in-network reduction) is not used",
-                     f"the log says: {m.text}; NCCL then reduces on the GPUs over the network (ring or tree)")
+    fallback, _ = c.log.first(COLLNET_FALLBACK)
+    found = r.finding(m.line, "CollNet (SHARP in-network reduction) is not used",
+                      f"the log says: {m.text}; NCCL then reduces on the GPUs over the network (ring or tree)")
+    if fallback is not None:
+        found.why += (f"; NCCL went on without it (line {fallback.line}: {fallback.text}): the errors of CollNet's "
+                      "setup are quoted here, not failures of the job")
+        found.absorbs = COLLNET_SETUP
+    return found
 
 
 @rule("tcp-plugin-on-rdma", "WARN", "network", "`Using network FastSocket` where RDMA devices exist",
@@ -307,25 +325,22 @@ def out_of_memory(r, c):
 VERSION = re.compile(r"^NCCL version (\S+)")
 
 
-def _by_host(log, pattern):
-    """{value: (host, line)} of the first line each value shows on, where the pattern's group 1 is it."""
-    seen = {}
-    for m in log.messages:
-        found = pattern.search(m.text)
-        if found and found.group(1) not in seen:
-            seen[found.group(1)] = (m.host, m.line)
-    return seen
-
-
-@rule("version-mismatch", "FAIL", "any", "`NCCL version X` differing between hosts",
+@rule("version-mismatch", "FAIL", "any", "`NCCL version X` differing between hosts (each host's first; one host's "
+      "two versions are two runs pasted together, not two ranks)",
       "ranks on different NCCL versions: hangs or wrong results",
       "install one NCCL everywhere (the same container image, the same LD_LIBRARY_PATH)",
       f"{TROUBLESHOOTING}; NVIDIA/nccl#286", needs=("ranks",))
 def version_mismatch(r, c):
-    seen = _by_host(c.log, VERSION)
-    if len(seen) < 2:
+    # each host's first version: a thread's paste of one host's failing run and its rerun after an upgrade shows
+    # two versions of one host, which no rank of one job ran against another
+    seen = {}
+    for m in c.log.messages:
+        found = VERSION.search(m.text) if m.host and m.host not in seen else None
+        if found:
+            seen[m.host] = (found.group(1), m.line)
+    if len({version for version, _ in seen.values()}) < 2:
         return None
-    said = ", ".join(f"{v} on {host}" for v, (host, _) in sorted(seen.items()))
+    said = ", ".join(f"{v} on {host}" for host, (v, _) in sorted(seen.items(), key=lambda item: item[1]))
     return r.finding(min(line for _, line in seen.values()), f"the ranks run different NCCL versions: {said}",
                      "NCCL's protocol between ranks is only defined for one version: hangs or wrong results")
 
