@@ -25,13 +25,18 @@ PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S
 LOOSE = re.compile(r"(?:^|[\s>\]:])(?:\[(\d+)\] )?(?:([\w./-]+\.(?:cc|cu|cpp|h):\d+) )?NCCL (INFO|WARN) (.*)$")
 # NCCL before 2.3 printed `WARN` without `NCCL`, after its source location: `misc/ibvwrap.cu:61 WARN ...`
 OLD_WARN = re.compile(r"^(?:([^:\s\[\]<>]+):(\d+):\d+ \[(\d+)\] )?([\w./-]+\.(?:cc|cu|cpp|h):\d+) WARN (.*)$")
+# NCCL 2.0-2.2 (released as binaries only: the repository's history goes from v1.3.4 to v2.3.5, whose debug.h
+# added `NCCL `) printed INFO after the prefix without `NCCL`: `learngpu060:3728589:3730445 [2] INFO Ring 00 : 2[2] ->
+# 3[3] via P2P/IPC` (NVIDIA/nccl#187). The whole line is the prefix and INFO: a program's own `INFO` is not NCCL's.
+OLD_INFO = re.compile(r"^([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] INFO (.*)$")
 # NCCL 1.x (src/core.cu's WARN macro) printed `WARN` first, then its source location: `WARN src/core.cu:225
 # failed to allocate 2101248 byte device buffer` (NVIDIA/nccl#33)
 NCCL1_WARN = re.compile(r"^WARN ([\w./-]+\.(?:cc|cu|cpp|h):\d+) (.*)$")
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
-RING = re.compile(r"^Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$")
+# a ring's rank order: `Channel 00/02 :    0   1` (2.7 on), `Ring 00 :    0   1   2` (before: NVIDIA/nccl#187's 2.2)
+RING = re.compile(r"^(?:Channel (\d+)/(\d+)|Ring (\d+)) :((?:\s+\d+)+)\s*$")
 TREES = re.compile(r"^Trees((?: \[\d+\] \S+)+)\s*$")
 NETWORK = re.compile(r"^Using network (.+?)\s*$")
 IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")  # NET/IB, NET/IBext_v8
@@ -234,6 +239,10 @@ def _message(number, line, repeats, nccl):
         host, pid, device, location, message = found.groups()
         return Message(number, host or "", pid or "", int(device) if device else -1, True, message, location, line,
                        repeats)
+    found = OLD_INFO.match(line.strip()) if " INFO " in line else None
+    if found:
+        host, pid, _, device, message = found.groups()
+        return Message(number, host, pid, int(device), False, message, "", line, repeats)
     found = NCCL1_WARN.match(line.strip()) if "WARN " in line else None
     if found:
         location, message = found.groups()
@@ -250,7 +259,7 @@ def _read_info(log, m):
         log.channels.append(Channel(m.line, m.host, m.device, int(channel), int(src_rank), int(dst_rank), src or "",
                                     dst or "", transport, via, gdrdma, net_device, kind == "Ring"))
     elif (found := RING.match(message)):
-        log.rings.append([int(token) for token in found.group(3).split()])
+        log.rings.append([int(token) for token in found.group(4).split()])
     elif (found := TREES.match(message)):
         log.trees += BRACKETED.findall(found.group(1))
     elif (found := NETWORK.search(message)):

@@ -446,6 +446,37 @@ def net_inside_node(r, c):
     return None
 
 
+@rule("p2p-to-another-host", "FAIL", "node",
+      "a `via P2P/...` or `via SHM/...` channel (printed by its sender, its GPU in brackets) to a rank whose GPU in "
+      "brackets is another rank's of the sender's host (`6[6] -> 10[2] via P2P/IPC` where `2[2]` is the host's own): "
+      "the receiver is on another host",
+      "NCCL took two hosts for one and set up a transport that works only inside a node (CUDA IPC, shared memory) "
+      "between them: NCCL before 2.4 compared hosts by the hostname up to its first dot, so hosts named "
+      "learngpu060.a and learngpu060.b were one node",
+      "give every host a distinct short hostname (up to the first dot) or use NCCL 2.4 or later, which tells hosts "
+      "apart by their full name and boot id; check `hostname -s` on every node",
+      "NVIDIA/nccl#187 (the reporter traced it to the hostnames' common prefix; comparing full hostnames, "
+      "NVIDIA/nccl#198, fixed it on their cluster)")
+def p2p_to_another_host(r, c):
+    # a P2P or SHM line is its sender's (transport/p2p.cc, shm.cc: myInfo -> peerInfo): the sender's own GPU is in its
+    # brackets, so each host's lines say which GPU each of its ranks has
+    local = [ch for ch in c.log.channels if ch.transport in ("P2P", "SHM") and ch.host and ch.src and ch.dst]
+    own = {}
+    for ch in local:
+        own.setdefault(ch.host, {}).setdefault(ch.src_rank, ch.src)
+    for ch in local:
+        gpus = own[ch.host]
+        if len(set(gpus.values())) < len(gpus):
+            continue  # brackets that repeat are not GPUs (CUDA_VISIBLE_DEVICES: every rank's device 0)
+        holder = next((rank for rank, gpu in gpus.items() if gpu == ch.dst and rank != ch.dst_rank), None)
+        if ch.dst_rank not in gpus and holder is not None:
+            return r.finding(ch.line, f"rank {ch.src_rank} on {ch.host} sends to rank {ch.dst_rank} via {ch.via}, an "
+                                      f"intra-node transport, but GPU [{ch.dst}] of {ch.host} is rank {holder}'s",
+                             f"rank {ch.dst_rank} runs on another host that NCCL took for {ch.host}: CUDA IPC and "
+                             "shared memory do not cross hosts, so the connection fails (an unhandled cuda error)")
+    return None
+
+
 def _pair(wiring, ch):
     """The wiring's distance between a channel's two GPUs (the new format's brackets hold CUDA
     device indices; the old one's hold bus ids, which it cannot map)."""
