@@ -93,7 +93,7 @@ def test_every_entry_matches_a_train_excerpt():
     matched = {i for text in train for i in corpus.matching_entries(text, rows)}
     for row in rows:
         if row["id"] in BEFORE_THE_CORPUS | FROM_THREADS:
-            assert row["id"] not in matched, f"{row['id']} now has a train case: take it off BEFORE_THE_CORPUS"
+            assert row["id"] not in matched, f"{row['id']} now has a train case: take it off BEFORE_THE_CORPUS / FROM_THREADS"
         else:
             assert row["id"] in matched, f"{row['id']} matches no train excerpt"
 
