@@ -11,6 +11,8 @@ program's output as one."""
 import re
 from dataclasses import dataclass
 
+from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
+
 SOURCE = ("NCCL documentation, API: ncclResult_t and ncclGetErrorString "
           "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/types.html); NCCL documentation, Troubleshooting "
           "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)")
@@ -115,6 +117,15 @@ OTHER_ERRORS = (
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
 )
+# Open MPI's runtime (its PMIx and OPAL layers) prints errors that many runs go on from: `PMIX ERROR: BAD-PARAM in
+# file base/bfrop_base_unpack.c at line 692` on every rank of a job that completes (open-mpi/ompi#8548: "the program
+# doesn't stop"; #10902: all tests pass; #11964: the job finishes; NVIDIA/nccl-tests#190: a successful run). Such a
+# line is an error only where the job did not go on after it: no later line shows NCCL's init completing, a channel
+# connecting or a result of nccl-tests (hpc/charliecloud's doc/faq.rst: `0 (out of 1) procs` and the PMIX ERROR
+# last; NVIDIA/deepops#642: OPAL ERROR in the PMIx client, no process started).
+RUNTIME_NOISE = re.compile(r"\bPMIX ERROR: |\bOPAL ERROR: ")
+WENT_ON = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b| via (?:P2P|SHM|NET|COLLNET)/|^(?:Channel|Ring) "
+                     r"\d+(?:/\d+)? : \d+ .* via ")
 PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[Rank (\d+)\]")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
 LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
@@ -154,13 +165,15 @@ def find(log):
     """The first error of each rank, in the log's order; ranks whose first errors say the same
     thing fold into the first of them (with their count)."""
     lines = sorted([(m.line, m) for m in log.messages] + [(o.line, o) for o in log.others], key=lambda x: x[0])
+    went_on = max((line for line, item in lines if (WENT_ON.search(item.text) if hasattr(item, "host") else
+                                                    RESULT.match(item.text) or SUMMARY.search(item.text))), default=0)
     first, classed_later, last_error, previous = {}, {}, False, None
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
         last_error = not nccl and bool(LAST_ERROR.search(item.text))
-        if error is None:
-            continue
+        if error is None or (error.kind == "launcher" and error.line < went_on and RUNTIME_NOISE.search(error.said)):
+            continue  # Open MPI's runtime noise: the job went on after it
         # a line that names no rank: the first of each kind (NCCL's, the tool's, PyTorch's, ...)
         rank = error.rank or f"(the program's output: {error.kind})"
         if error.kind == "last" and previous in first:
