@@ -87,10 +87,11 @@ def test_p2p_level_loc_on_hosts_of_one_rank_is_quiet():
     setting slows anything. Its WARN is said as one the catalogue does not know."""
     log = read_log(DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log")
     assert ids(diagnose(log)) == ["warn-not-in-catalogue:WARN@20"]
-    # the same LOC line on a node running two ranks forbids P2P between them: said
+    # the same lines on a node running two ranks: P2P between them is forbidden, said once by what was set (the
+    # export of NCCL_P2P_DISABLE, which NCCL prints as NCCL_P2P_LEVEL LOC: test_p2p_disabled_is_said_once...)
     two = parse((DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log").read_text()
                 .replace("localRanks 1 localRank 0", "localRanks 2 localRank 0"), "x")
-    assert "p2p-level:WARN@10" in ids(diagnose(two))
+    assert ids(diagnose(two)) == ["warn-not-in-catalogue:WARN@20", "transport-disabled:WARN@29"]
 
 
 def test_collnet_fallback_is_a_warn_quoting_the_setup_errors_nccl_went_on_from(a100):
@@ -142,3 +143,17 @@ def test_nccl_algo_is_read_as_nccls_parser_reads_it(h100, a100):
     assert allreduce_allows_nvls("ring;allreduce:nvls,ring")
     assert allreduce_allows_nvls("tree;broadcast:ring") is False and allreduce_allows_nvls("^ring;broadcast:ring")
     assert not allreduce_allows_nvls("^NVLS,NVLSTree")
+
+
+def test_p2p_disabled_is_said_once_by_what_was_set():
+    """NVIDIA/nccl#606: `NCCL_P2P_DISABLE=1 ... all_reduce_perf -g 2` on two RTX A6000 of one
+    process. NCCL 2.11 prints it as `NCCL_P2P_LEVEL set by environment to LOC` (graph/paths.cc's
+    ncclGetLevel takes NCCL_P2P_DISABLE first and names the level variable): p2p-level said a
+    second WARN naming a variable nobody set. transport-disabled names NCCL_P2P_DISABLE once."""
+    log = DATA / "nccl-606-p2p-disabled-level-loc.log"
+    assert ids(diagnose(read_log(log))) == ["transport-disabled:WARN@1"]
+    # without the command line (NCCL_P2P_DISABLE exported elsewhere), NCCL's LOC line is all there is: said,
+    # naming both variables
+    bare = "\n".join(line for line in log.read_text().splitlines() if not line.startswith("$ "))
+    said = diagnose(parse(bare, "x"))
+    assert ids(said) == ["p2p-level:WARN@12"] and "NCCL_P2P_DISABLE=1" in said[0].what

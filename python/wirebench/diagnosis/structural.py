@@ -521,15 +521,18 @@ def p2p_disabled_by_hardware(r, c):
                      "hardware issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1")
 
 
-@rule("p2p-level", "WARN", "node", "`NCCL_P2P_LEVEL set by environment to LOC` (or 0)",
+@rule("p2p-level", "WARN", "node", "`NCCL_P2P_LEVEL set by environment to LOC` (or 0), which NCCL also prints for "
+      "NCCL_P2P_DISABLE=1 (graph/paths.cc's ncclGetLevel): where the log shows NCCL_P2P_DISABLE set, transport-disabled "
+      "says it and this rule does not",
       "P2P never used: NCCL_P2P_LEVEL is how far apart two GPUs may be for P2P (NVL, PIX, PXB, PHB, SYS); LOC forbids it",
-      "unset NCCL_P2P_LEVEL (NCCL picks by the topology) or set the level the node's wiring allows",
-      f"{ENV_DOCS}: NCCL_P2P_LEVEL")
+      "unset NCCL_P2P_LEVEL and NCCL_P2P_DISABLE (NCCL picks by the topology) or set the level the node's wiring allows",
+      f"{ENV_DOCS}: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE; NCCL src/graph/paths.cc (ncclGetLevel); NVIDIA/nccl#606")
 def p2p_level(r, c):
     level = first_setting(c.log, "NCCL_P2P_LEVEL", lambda value: value.upper() in ("LOC", "0"))
-    if level is None or one_rank_a_host(c.log):
-        return None
-    return r.finding(level.line, f"NCCL_P2P_LEVEL={level.value}: P2P is never used",
+    if level is None or one_rank_a_host(c.log) or first_setting(c.log, "NCCL_P2P_DISABLE", turned_on):
+        return None  # NCCL_P2P_DISABLE=1 prints as NCCL_P2P_LEVEL LOC: transport-disabled names what was set
+    return r.finding(level.line, f"NCCL_P2P_LEVEL={level.value}: P2P is never used (NCCL prints this for "
+                                 "NCCL_P2P_DISABLE=1 too)",
                      "NCCL_P2P_LEVEL says how far apart two GPUs may be for P2P (NVL: NVLink only, PIX: one PCIe "
                      "switch, PXB: several switches, PHB: the CPU's root complex, SYS: across sockets); LOC forbids it "
                      "everywhere, so every pair inside the node goes through host memory")
