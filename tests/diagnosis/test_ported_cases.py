@@ -79,7 +79,7 @@ def test_sharp_without_resource_turns_collnet_off():
 def test_fastsocket_on_an_rdma_node_is_a_warn():
     log = ("n:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
            "n:1:1 [0] NCCL INFO Using network FastSocket\n")
-    assert ids(found(log + TWO_NODES)) == ["tcp-plugin-on-rdma:WARN@0"]
+    assert ids(found(log + TWO_NODES)) == ["tcp-plugin-on-rdma:WARN@2"]  # its line, no longer 0
 
 
 def test_gdrdma_off_says_nccls_reason():

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import DATA, diagnose, found, ids, parse, read_log
+from conftest import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis import wiring
 from wirebench.diagnosis.settings import allreduce_allows_nvls
 
@@ -157,3 +157,19 @@ def test_p2p_disabled_is_said_once_by_what_was_set():
     bare = "\n".join(line for line in log.read_text().splitlines() if not line.startswith("$ "))
     said = diagnose(parse(bare, "x"))
     assert ids(said) == ["p2p-level:WARN@12"] and "NCCL_P2P_DISABLE=1" in said[0].what
+
+
+def test_fastsocket_over_ipoib_interfaces_is_the_wrong_plugin():
+    """stas00/ml-engineering's network debugging guide, its line as written: `NCCL INFO
+    NET/FastSocket : Using [0]ibs108:10.0.19.12<0> ... [7]ibs115:...`, "if you're using InfiniBand
+    and get the above output ... very low internode speed: the wrong plugin". The rule read only
+    `Using network FastSocket` with NET/IB devices or the node's NICs, so the line said nothing."""
+    line = ("NCCL INFO NET/FastSocket : Using [0]ibs108:10.0.19.12<0> [1]ibs109:10.0.19.13<0> [2]ibs110:10.0.19.14<0> "
+            "[3]ibs111:10.0.19.15<0> [4]ibs112:10.0.19.16<0> [5]ibs113:10.0.19.17<0> [6]ibs114:10.0.19.18<0> "
+            "[7]ibs115:10.0.19.19<0>\n")
+    said = found(line + TWO_NODES)
+    assert ids(said) == ["tcp-plugin-on-rdma:WARN@1"] and "IPoIB (ibs108, ibs109, ibs110, ...)" in said[0].why
+    # on Google Cloud's own NICs (gVNIC: ens*, eth*) it is the plugin meant (NVIDIA/nccl#1519's H100 host's names)
+    gcp = ("nathan-h100-1:14492:14605 [0] NCCL INFO NET/FastSocket : Using [0]enp0s12:10.0.0.6<0> "
+           "[1]enp6s0f0:10.0.1.4<0> [2]enp7s0f0:10.0.2.4<0> [3]enp13s0f0:10.0.3.2<0>\n")
+    assert found(gcp + TWO_NODES) == []

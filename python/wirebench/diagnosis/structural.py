@@ -200,16 +200,31 @@ def collnet_unavailable(r, c):
     return found
 
 
-@rule("tcp-plugin-on-rdma", "WARN", "network", "`Using network FastSocket` where RDMA devices exist",
+FASTSOCKET = re.compile(r"^Using network FastSocket\b|^NET/FastSocket : Using (.*)$")
+IPOIB = re.compile(r"\[\d+\](ib[\w.-]*):")  # an IPoIB interface (ib0, ibs108, ibp12s0): InfiniBand underneath
+
+
+@rule("tcp-plugin-on-rdma", "WARN", "network",
+      "`Using network FastSocket` (or its `NET/FastSocket : Using [0]ibs108:...` device list) where RDMA devices exist: "
+      "the log's NET/IB devices, the node's NICs, or FastSocket's own interfaces being IPoIB (ib*)",
       "Google Cloud's TCP plugin on an InfiniBand/RoCE node",
       "remove libnccl-net-fastsocket from the library path (or NCCL_NET_PLUGIN), or set NCCL_NET=IB",
-      f"{ENV_DOCS}: NCCL_NET, NCCL_NET_PLUGIN; google/nccl-fastsocket README")
+      f"{ENV_DOCS}: NCCL_NET, NCCL_NET_PLUGIN; google/nccl-fastsocket README; stas00/ml-engineering network/debug "
+      "(NET/FastSocket over ibs* interfaces: the wrong plugin on InfiniBand, very low inter-node speed)")
 def tcp_plugin_on_rdma(r, c):
-    if c.log.network and "FastSocket" in c.log.network and ((c.wiring and c.wiring.nics) or c.log.ib_devices):
-        return r.finding(0, "NCCL uses the FastSocket plugin (TCP) on a node with RDMA devices",
-                         "FastSocket is Google Cloud's TCP transport; with InfiniBand or RoCE present, NCCL's IB "
-                         "transport or the IB plugin carries the data without the host's CPU")
-    return None
+    m, found = c.log.first(FASTSOCKET)
+    if m is None:
+        return None
+    ipoib = IPOIB.findall(found.group(1) or "") if found.group(1) is not None else []
+    if (c.wiring and c.wiring.nics) or c.log.ib_devices:
+        why = "the node has InfiniBand/RoCE devices"
+    elif ipoib:
+        why = f"its interfaces are IPoIB ({', '.join(ipoib[:3])}{', ...' if len(ipoib) > 3 else ''}): InfiniBand is there"
+    else:
+        return None
+    return r.finding(m.line, "NCCL uses the FastSocket plugin (TCP) on a node with RDMA devices",
+                     f"FastSocket is Google Cloud's TCP transport; {why}, and NCCL's IB transport or the IB plugin "
+                     "carries the data without the host's CPU")
 
 
 GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for HCA (\d+) '([^']+)'(?: \(([^)]+)\))?")
