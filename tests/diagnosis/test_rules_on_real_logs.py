@@ -173,3 +173,16 @@ def test_fastsocket_over_ipoib_interfaces_is_the_wrong_plugin():
     gcp = ("nathan-h100-1:14492:14605 [0] NCCL INFO NET/FastSocket : Using [0]enp0s12:10.0.0.6<0> "
            "[1]enp6s0f0:10.0.1.4<0> [2]enp7s0f0:10.0.2.4<0> [3]enp13s0f0:10.0.3.2<0>\n")
     assert found(gcp + TWO_NODES) == []
+
+
+def test_hosts_on_different_networks_before_nccl_printed_which():
+    """NVIDIA/nccl#234 (NCCL 2.4.6): one host without IB used TCP, the other IB, and init hung. NCCL
+    before 2.6 prints no `Using network X`: each host's NET/IB device list (IB) or its NET/Socket
+    line alone (2.4 prints it on every host first, as its bootstrap network) says which. It read
+    nothing of the kind; NVIDIA/nccl#226's 64 hosts all on sockets stay quiet."""
+    said = [f for f in diagnose(read_log(DATA / "nccl-234-ib-on-one-host-tcp-on-other.log"))
+            if f.id == "network-differs"]
+    assert [(f.verdict, f.what) for f in said] == [
+        ("FAIL", "the hosts differ in the network NCCL chose: IB on node-b; Socket on node-a")]
+    assert not [f for f in diagnose(read_log(DATA / "nccl-226-aws-64-hosts-socket.log")) if f.id == "network-differs"]
+    assert not [f for f in diagnose(read_log(AGREEING)) if f.id == "network-differs"]  # 2.23: `Using network` each

@@ -23,6 +23,7 @@ LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
 # 2.7's `... cudaDev D busId B - Init COMPLETE`, 2.4's `... cudaDev D nvmlDev V - Init COMPLETE` without the bus id)
 RANK_GPU = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+) (?:nvmlDev (\d+) ?)?(?:busId ([0-9a-fA-F]+))?", re.I)
 DUPLICATE = re.compile(r"Duplicate GPU detected")
+OLD_IB, OLD_SOCKET = re.compile(r"^(NET/IB) : Using \[\d+\]"), re.compile(r"^(NET/Socket) : Using \[\d+\]")
 
 
 def tool_rank(text):
@@ -91,13 +92,22 @@ def settings_differ(r, c):
     return out
 
 
-@rule("network-differs", "FAIL", "network", "`Using network X` differing between hosts",
+@rule("network-differs", "FAIL", "network", "`Using network X` differing between hosts (NCCL before 2.6, which prints "
+      "none: `NET/IB : Using [0]...` on one host, `NET/Socket : Using ...` without IB devices on another)",
       "the ranks chose different networks (one IB, one Socket or a plugin): they cannot connect, or the job runs at "
       "the slower network's pace",
       "give every node the same RDMA stack and plugin (the same image), and the same NCCL_NET / NCCL_IB_DISABLE",
       f"{ENV_DOCS}: NCCL_NET, NCCL_IB_DISABLE", needs=("ranks",))
 def network_differs(r, c):
-    return _differ(r, _first_by_host(c.log, NETWORK), "the network NCCL chose",
+    said = _first_by_host(c.log, NETWORK)
+    # NCCL before 2.6 prints no `Using network X` (init.cc has it from 2.6): its IB transport is used where NET/IB lists
+    # devices, its sockets where NET/IB found none or was disabled (NVIDIA/nccl#234, 2.4.6: one host on TCP, the other
+    # on IB, init hangs)
+    # (2.4 prints NET/Socket's line on every host, its bootstrap network, before NET/IB's: IB wins where it is listed)
+    ib, sockets = _first_by_host(c.log, OLD_IB), _first_by_host(c.log, OLD_SOCKET)
+    for host, (_, line) in list(ib.items()) + list(sockets.items()):
+        said.setdefault(host, ("IB" if host in ib else "Socket", ib.get(host, (None, line))[1]))
+    return _differ(r, said, "the network NCCL chose",
                    "ranks on different transports cannot connect to each other, or run at the slower one's pace")
 
 

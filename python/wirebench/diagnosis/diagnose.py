@@ -55,7 +55,7 @@ def diagnose(log, wiring=None, entries=None):
                                      entry.why, entry.fix, entry.source, entry.scope))
                 taken.add(entry.id)
                 break
-    for f in [f for f in found if f.absorbs is not None]:
+    for f in [f for f in found if f.gives_way]:
         # a catalogue entry reading the same line says it more exactly (sharp-job-not-created, NVIDIA/nccl#1050): the
         # rule's finding gives way to it, and what the rule accounts for is quoted there
         entry = next((g for g in found if g is not f and g.line == f.line), None)

@@ -26,6 +26,8 @@ class Finding:
     # errors it accounts for (a pattern searched in each error's text): NCCL recovered from them, so they are quoted
     # in this finding, under its verdict, not said as failures of their own (collnet-unavailable: CollNet's setup)
     absorbs: object = None
+    # a catalogue entry reading the same line says it more exactly: this finding gives way to it (passing on absorbs)
+    gives_way: bool = False
 
     def as_json(self):
         return {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,

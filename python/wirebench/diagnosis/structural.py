@@ -193,6 +193,7 @@ def collnet_unavailable(r, c):
     fallback, _ = c.log.first(COLLNET_FALLBACK)
     found = r.finding(m.line, "CollNet (SHARP in-network reduction) is not used",
                       f"the log says: {m.text}; NCCL then reduces on the GPUs over the network (ring or tree)")
+    found.gives_way = True  # the catalogue's reading of the SHARP plugin's line (sharp-job-not-created) is exacter
     if fallback is not None:
         found.why += (f"; NCCL went on without it (line {fallback.line}: {fallback.text}): the errors of CollNet's "
                       "setup are quoted here, not failures of the job")
