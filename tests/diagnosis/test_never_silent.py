@@ -43,10 +43,11 @@ def test_a_remote_error_says_another_rank_failed_first():
 
 
 def test_the_watchdogs_timeouts_of_several_ranks_fold_into_one_finding():
-    """hiyouga/LlamaFactory#7396: ProcessGroupNCCL's watchdog on ranks 0, 4 and 2."""
+    """hiyouga/LlamaFactory#7396: ProcessGroupNCCL's watchdog on ranks 0, 4 and 2; rank 3 says only
+    `Exception (either an error or timeout) detected by watchdog at work: 1580`, the same work."""
     said = diagnose(read_log(DATA / "pytorch-watchdog-timeout.log"))
     assert ids(said) == ["error-not-in-catalogue:FAIL@2"]
-    assert "rank 0 (and 2 other rank(s) the same)" in said[0].what
+    assert "rank 0 (and 3 other rank(s) the same)" in said[0].what
     assert "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE" in said[0].what
     assert said[0].why.startswith("timeout: a collective did not complete")
 

@@ -5,7 +5,7 @@ failed (10) '...'`, nccl-tests' `Test NCCL failure` / `Test CUDA failure common.
 `Test timeout (30s) common.cu:N`, its data check (`Out of bounds values : 2 FAILED`, a result row
 whose #wrong is not 0), a launcher's error (mpirun's ORTE/PRTE, ssh, Slurm's srun, PMIx, Gloo),
 PyTorch's `DistBackendError`, its ProcessGroupNCCL watchdog's timeout and its `Last error:` text, a
-CUDA error string. Each is quoted verbatim with its line, with what NCCL's error class means and the
+CUDA error string, a process's death by a signal (Open MPI's handler), a library the loader did not find. Each is quoted verbatim with its line, with what NCCL's error class means and the
 generic next step; the rank is NCCL's `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the
 program's output as one."""
 import re
@@ -59,6 +59,14 @@ CLASSES = {
                            "launcher does (ssh without a password, sshd in the container, the MPI runtime on the remote "
                            "PATH or mpirun --prefix, the interface GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME name); run "
                            "`mpirun -np 2 -H a,b hostname` before NCCL"),
+    "crash": ErrorClass("crash", "a process died of a signal (a segmentation fault, an abort, a bus error): a bug "
+                        "in the program, NCCL or a plugin, or memory the process lost", "read the backtrace lines "
+                        "after it (the library they name); note NCCL's and the plugins' versions and rerun with "
+                        "NCCL_DEBUG=INFO; a crash inside libnccl on a known version: check its release notes"),
+    "loader": ErrorClass("library not found", "the program could not start: the dynamic loader did not find a "
+                         "library it is linked against (libnccl, libcudart, a plugin)", "install the package that "
+                         "ships it (libnccl2, the CUDA runtime, nvidia-nccl-cu12) or add its folder to "
+                         "LD_LIBRARY_PATH; `ldconfig -p | grep NAME` shows what the loader can find"),
     "check": ErrorClass("wrong results", "nccl-tests checked a collective's output and found wrong values",
                         "rerun the size that failed with -c 1 on fewer GPUs to find the GPU or link; check the NCCL "
                         "version's release notes for a fixed bug, dmesg for Xid errors"),
@@ -80,6 +88,19 @@ OTHER_ERRORS = (
     (re.compile(r"\bNCCL [Ee]rror\b.*"), "pytorch"),                                             # NCCL's text
     (re.compile(r"\bDistBackendError\b.*"), "pytorch"),
     (re.compile(r"\bWatchdog caught collective operation timeout\b.*"), "timeout"),
+    # PyTorch's ProcessGroupNCCL lines that come without the watchdog's timeout line: a failed or timed-out
+    # work's handleException, 2.4's `Exception (either an error or timeout) detected by watchdog at work: N`,
+    # 2.1-2.2's `Timeout at NCCL work: N, last enqueued NCCL work: N`, the heartbeat monitor's
+    # `ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress`
+    (re.compile(r"\bSome NCCL operations have failed or timed out\b.*"), "pytorch"),
+    (re.compile(r"\bException \(either an error or timeout\) detected\s+by watchdog\b.*"), "pytorch"),
+    (re.compile(r"\bTimeout at NCCL work: \d+.*"), "timeout"),
+    (re.compile(r"\bProcessGroupNCCL's watchdog got stuck for \d+ seconds\b.*"), "timeout"),
+    # A process killed by a signal, as Open MPI's handler prints it (`[host:pid] *** Process received signal ***`,
+    # then `[host:pid] Signal: Segmentation fault (11)`), and the loader's missing library (glibc's ld.so:
+    # `PROG: error while loading shared libraries: libnccl.so.2: cannot open shared object file: ...`)
+    (re.compile(r"\*\*\* Process received signal \*\*\*.*|(?:^|\] )Signal: [A-Z][\w ]+ \(\d+\)\s*$"), "crash"),
+    (re.compile(r"\berror while loading shared libraries: \S+: .*"), "loader"),
     (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
     (re.compile(r"\bNCCL failure\b.*"), "program"),                                              # XGBoost's, ...
     # NCCL 1.x's end of init: `NCCL Init failed (10) 'cuda malloc failed'` (its codes differ from 2.x's)
@@ -126,7 +147,10 @@ OTHER_ERRORS = (
 RUNTIME_NOISE = re.compile(r"\bPMIX ERROR: |\bOPAL ERROR: ")
 WENT_ON = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b| via (?:P2P|SHM|NET|COLLNET)/|^(?:Channel|Ring) "
                      r"\d+(?:/\d+)? : \d+ .* via ")
-PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[Rank (\d+)\]")
+PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")  # [Rank 3], [PG 0 (default_pg) Rank 3]
+# The collective a ProcessGroupNCCL line names: the watchdog's WorkNCCL(SeqNum=N, ...), its `detected by watchdog
+# at work: N`, its `Timeout at NCCL work: N`. Ranks that say any of them of one work saw one timeout.
+PYTORCH_WORK = re.compile(r"\bWorkNCCL\(SeqNum=(\d+)|\bdetected\s+by watchdog at work: (\d+)|\bTimeout at NCCL work: (\d+)")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
 LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
 
@@ -139,7 +163,8 @@ class Error:
     said: str        # what the catalogue's signatures are searched in
     error_class: ErrorClass
     classed: bool    # the class is said (a code, a name, a timeout), not guessed from a bare WARN
-    kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, program, timeout, cuda
+    kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, program, timeout, cuda, launcher,
+    #                     check, crash, loader
     ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
 
 
@@ -203,10 +228,14 @@ def find(log):
 
 def _fold_key(error):
     """What ranks' first errors must share to fold into one finding: NCCL's chain of one code (the
-    ranks a failure stopped), or the same words but for the rank and a watchdog's elapsed time."""
+    ranks a failure stopped), PyTorch's timeout of one work (its sequence number), or the same words
+    but for the rank and a watchdog's elapsed time."""
     found = CHAIN.match(error.said)
     if found:
         return ("chain", found.group(3))
+    work = PYTORCH_WORK.search(error.said)
+    if work and error.error_class is CLASSES["timeout"]:
+        return ("work", next(g for g in work.groups() if g))
     said = re.sub(r"\[(?:PG \d+ )?Rank \d+\]|\brank \d+\b", "", PYTORCH_RANK.sub("", error.said))
     said = GLOG.sub("", re.sub(r"ran for \d+ milliseconds", "ran for N milliseconds", said))
     return ("said", said.strip())
@@ -226,7 +255,9 @@ def _error_of(item, after_last_error):
         found = pattern.search(text)
         if found:
             # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
-            error_class, classed = (CLASSES[kind], True) if kind in ("launcher", "check") else class_of(text)
+            # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
+            error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader", "timeout")
+                                    else class_of(text))
             return Error(item.line, _rank_of(text, found), text, text, error_class, classed, kind)
     return None
 

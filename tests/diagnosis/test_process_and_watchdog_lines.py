@@ -1,0 +1,81 @@
+"""Lines that say a job failed without NCCL's own words: PyTorch's ProcessGroupNCCL lines that come
+alone (the watchdog's timeout line cut off or never printed), a process killed by a signal (Open
+MPI's handler), a library the loader did not find. Each becomes a finding that quotes it, with its
+class. The lines are as the public threads named beside each test posted them, or as the tool's
+own source prints them."""
+from conftest import ROOT, found, parse
+from wirebench.diagnosis import diagnose
+
+CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
+
+
+def only(text):
+    """The findings of a paste, and the one that quotes `words`."""
+    return found(text)
+
+
+def quoting(findings, words):
+    hits = [f for f in findings if words in f.what]
+    assert hits, [f.what for f in findings]
+    return hits[0]
+
+
+def test_pytorchs_handle_exception_alone_is_an_error():
+    """huggingface/picotron_tutorial#6: the tail of a paste, after the watchdog's own line scrolled
+    away (PyTorch 2.1's ProcessGroupNCCL.cpp:488/494)."""
+    said = only("[E ProcessGroupNCCL.cpp:488] Some NCCL operations have failed or timed out. Due to the asynchronous "
+                "nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.\n"
+                "[E ProcessGroupNCCL.cpp:494] To avoid data inconsistency, we are taking the entire process down.\n")
+    f = quoting(said, "Some NCCL operations have failed or timed out")
+    assert f.verdict == "FAIL" and f.line == 1 and "timeout" in f.why
+
+
+def test_pytorchs_watchdog_exception_and_timeout_at_work_lines_are_errors():
+    """mila-iqia/milabench#269 (PyTorch 2.4, a launcher's `host [stderr]` tag before each line) and
+    PyTorch 2.2's `Timeout at NCCL work` (ProcessGroupNCCL.cpp's LOG(ERROR), as pasted in threads
+    with its `[PG 0 Rank 2]` prefix)."""
+    said = only("dinov2-giant-nodes.cn-d004 [stderr] [rank13]:[E909 09:55:29.340679605 ProcessGroupNCCL.cpp:1664] "
+                "[PG 0 (default_pg) Rank 13] Exception (either an error or timeout) detected by watchdog at work: 2070, "
+                "last enqueued NCCL work: 2070, last completed NCCL work: 2069.\n")
+    assert quoting(said, "Exception (either an error or timeout) detected by watchdog at work: 2070").verdict == "FAIL"
+    said = only("[rank2]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 2] Timeout at NCCL work: 1, last enqueued NCCL "
+                "work: 1, last completed NCCL work: 0.\n")
+    f = quoting(said, "Timeout at NCCL work: 1")
+    assert f.verdict == "FAIL" and f.why.startswith("timeout")
+
+
+def test_pytorchs_heartbeat_monitor_is_an_error():
+    """PyTorch 2.3+'s heartbeat monitor (ProcessGroupNCCL.cpp: logPrefix(), "ProcessGroupNCCL's watchdog
+    got stuck for ", heartbeatTimeoutInSec_, " seconds without making progress in monitoring enqueued
+    collectives. ..."), with the c10 log prefix it has in a torchrun log."""
+    said = only("[rank1]:[E1111 17:10:53.412200000 ProcessGroupNCCL.cpp:1423] [PG 0 (default_pg) Rank 1] "
+                "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+                "collectives. This typically indicates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the "
+                "watchdog, and could be triggered by another thread holding the GIL inside a CUDA api (for example, "
+                "CudaEventDestroy), or other deadlock-prone behaviors.\n")
+    f = quoting(said, "watchdog got stuck for 480 seconds")
+    assert f.verdict == "FAIL" and f.why.startswith("timeout")
+
+
+def test_a_process_killed_by_a_signal_is_a_crash_finding():
+    """NVIDIA/nccl#1669 (a train case of the corpus): NCCL 2.26.2's RAS queried while communicators
+    initialised; the log ends in Open MPI's `*** Process received signal ***`. It read as nothing."""
+    said = diagnose(parse((CORPUS / "nccl-1669.log").read_text(), "nccl-1669.log"))
+    f = quoting(said, "*** Process received signal ***")
+    assert f.verdict == "FAIL" and f.why.startswith("crash: a process died of a signal"), f.why
+    # Open MPI's second line names the signal: a paste that starts there says it too.
+    said = only("[node7:405884] Signal: Segmentation fault (11)\n[node7:405884] Signal code: Address not mapped (1)\n")
+    assert quoting(said, "Signal: Segmentation fault (11)").why.startswith("crash")
+
+
+def test_a_library_the_loader_did_not_find_is_named_with_its_fix():
+    """glibc's ld.so refusing to start a program (`%s: error while loading shared libraries: %s: %s`), as
+    nccl-tests users post it when libnccl is not on the loader's path."""
+    said = only("$ mpirun -np 2 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 1\n"
+                "./build/all_reduce_perf: error while loading shared libraries: libnccl.so.2: cannot open shared object "
+                "file: No such file or directory\n"
+                "./build/all_reduce_perf: error while loading shared libraries: libnccl.so.2: cannot open shared object "
+                "file: No such file or directory\n")
+    f = quoting(said, "error while loading shared libraries: libnccl.so.2")
+    assert f.verdict == "FAIL" and f.line == 2 and "LD_LIBRARY_PATH" in f.fix, (f.line, f.fix)
+    assert len([x for x in said if "libnccl.so.2" in x.what]) == 1  # the two ranks' same line: one finding
