@@ -186,3 +186,13 @@ def test_hosts_on_different_networks_before_nccl_printed_which():
         ("FAIL", "the hosts differ in the network NCCL chose: IB on node-b; Socket on node-a")]
     assert not [f for f in diagnose(read_log(DATA / "nccl-226-aws-64-hosts-socket.log")) if f.id == "network-differs"]
     assert not [f for f in diagnose(read_log(AGREEING)) if f.id == "network-differs"]  # 2.23: `Using network` each
+
+
+def test_collnet_fallback_of_nccl_1050_is_one_warn():
+    """NVIDIA/nccl#1050 (a train case of the corpus): the SHARP plugin's WARN on one host, other ranks'
+    `transport.cc:291 -> 2` / `init.cc:670 -> 2` chains, then NCCL's CollNet fallback: it read FAIL
+    error-not-in-catalogue beside the entry. NCCL agrees on the fallback across ranks, so the
+    chains before its last fallback line are CollNet's setup, quoted in the one WARN."""
+    said = diagnose(read_log(DATA.parent / "nccl-corpus" / "nccl-1050.log"))
+    assert ids(said) == ["sharp-job-not-created:WARN@1"]
+    assert "transport.cc:291 -> 2" in said[0].what

@@ -64,8 +64,7 @@ def diagnose(log, wiring=None, entries=None):
             found.remove(f)
     at_line = {f.line: f for f in found if f.line}
     for error in errors.find(log):
-        known = at_line.get(error.line) or next((f for f in found if f.absorbs is not None
-                                                 and f.absorbs.search(error.said)), None)
+        known = at_line.get(error.line) or next((f for f in found if f.absorbs is not None and f.absorbs(error)), None)
         if known is None:
             entry, match = _entry_of(entries, error.said)
             if entry is not None and entry.scope == "network" and one_host:

@@ -23,8 +23,8 @@ class Finding:
     error: bool = False  # it quotes an error of the log: said whatever its scope (never silent)
     # the catalogue's entries whose (more generic) reading of the same line this finding replaces: they are not said
     explains: tuple = ()
-    # errors it accounts for (a pattern searched in each error's text): NCCL recovered from them, so they are quoted
-    # in this finding, under its verdict, not said as failures of their own (collnet-unavailable: CollNet's setup)
+    # errors it accounts for (a test of errors.Error): NCCL recovered from them, so they are quoted in this finding,
+    # under its verdict, not said as failures of their own (collnet-unavailable: CollNet's setup)
     absorbs: object = None
     # a catalogue entry reading the same line says it more exactly: this finding gives way to it (passing on absorbs)
     gives_way: bool = False

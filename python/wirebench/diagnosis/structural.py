@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING, NCCL_SETTING_SAID  # the paste reader's spellings
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
+from .errors import CHAIN  # NCCL's error chain line, as the error finder reads it
 from .log_reader import IB_LIST, bus_id  # the reader's own pattern and spelling of a bus id
 from .registry import rule
 
@@ -190,14 +191,20 @@ def collnet_unavailable(r, c):
     m, _ = c.log.first(COLLNET_OFF)
     if m is None:
         return None
-    fallback, _ = c.log.first(COLLNET_FALLBACK)
+    fallbacks = [f for f in c.log.messages if COLLNET_FALLBACK.search(f.text)]
+    fallback = fallbacks[0] if fallbacks else None
     found = r.finding(m.line, "CollNet (SHARP in-network reduction) is not used",
                       f"the log says: {m.text}; NCCL then reduces on the GPUs over the network (ring or tree)")
     found.gives_way = True  # the catalogue's reading of the SHARP plugin's line (sharp-job-not-created) is exacter
     if fallback is not None:
         found.why += (f"; NCCL went on without it (line {fallback.line}: {fallback.text}): the errors of CollNet's "
                       "setup are quoted here, not failures of the job")
-        found.absorbs = COLLNET_SETUP
+        # CollNet's setup errors: the SHARP plugin's and coll_net.cc's lines, and any rank's `-> N` chain before NCCL's
+        # last fallback line (NCCL agrees on the fallback across ranks, so a rank that failed otherwise never got there:
+        # nccl#1050's transport.cc:291 and init.cc:670 chains)
+        last = fallbacks[-1].line
+        found.absorbs = lambda error: bool(COLLNET_SETUP.search(error.said) or (CHAIN.match(error.said)
+                                                                                 and error.line < last))
     return found
 
 
