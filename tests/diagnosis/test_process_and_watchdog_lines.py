@@ -79,3 +79,22 @@ def test_a_library_the_loader_did_not_find_is_named_with_its_fix():
     f = quoting(said, "error while loading shared libraries: libnccl.so.2")
     assert f.verdict == "FAIL" and f.line == 2 and "LD_LIBRARY_PATH" in f.fix, (f.line, f.fix)
     assert len([x for x in said if "libnccl.so.2" in x.what]) == 1  # the two ranks' same line: one finding
+
+
+def test_pytorchs_rendezvous_and_cuda_initialisation_errors_are_errors():
+    """vllm-project/vllm#39015's title (PyTorch's TCPStore on a port another job holds); PyTorch 1.x's
+    THCudaCheck (THCGeneral.cpp) and its CUDA initialisation warning (c10/cuda's
+    `Unexpected error from cudaGetDeviceCount()` with CUDA's error 804), as threads post them."""
+    said = only("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
+                "address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n")
+    assert quoting(said, "DistNetworkError: The server socket has failed to listen").why.startswith("launcher error")
+    said = only("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=47 error=100 : no CUDA-capable device "
+                "is detected\n")
+    f = quoting(said, "THCudaCheck FAIL")
+    assert f.id == "no-cuda-device-visible" and "(CUDA error: a CUDA call failed" in f.why, (f.id, f.why)
+    said = only("/usr/lib/python3/dist-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: Unexpected "
+                "error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that "
+                "might have already set an error? Error 804: forward compatibility was attempted on non supported HW "
+                "(Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n")
+    f = quoting(said, "Unexpected error from cudaGetDeviceCount()")
+    assert f.id == "cuda-compat-on-unsupported-gpu", f.id  # the catalogue's entry for error 804 now sees it

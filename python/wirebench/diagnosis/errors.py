@@ -127,6 +127,9 @@ OTHER_ERRORS = (
     # the ranks of another node dial their own loopback (awslabs/aws-do-eks#50)
     (re.compile(r"\bUnable to resolve hostname to a \(local\) address\. Using the loopback.*"), "launcher"),
     (re.compile(r"\bGloo connectFullMesh failed\b.*"), "launcher"),
+    # PyTorch's rendezvous: `torch.distributed.DistNetworkError: The server socket has failed to listen on any
+    # local network address. port: 29500, ... EADDRINUSE` (vllm-project/vllm#39015), its store's DistStoreError
+    (re.compile(r"\bDist(?:Network|Store)Error\b.*"), "launcher"),
     # XLA's (JAX, TensorFlow): `NCCL operation ncclAllReduce(...) failed: invalid argument`; TensorFlow's
     # MirroredStrategy on a build without NCCL: `No OpKernel was registered to support Op 'NcclAllReduce'`
     (re.compile(r"\bNCCL operation \w+\(.*\) failed: .*"), "program"),
@@ -137,6 +140,10 @@ OTHER_ERRORS = (
     # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
+    # PyTorch 1.x's `THCudaCheck FAIL file=... line=47 error=100 : no CUDA-capable device is detected`, and its
+    # CUDA initialisation failing: `Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility
+    # was attempted on non supported HW` (a UserWarning: the process goes on without a GPU)
+    (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*"), "cuda"),
 )
 # Open MPI's runtime (its PMIx and OPAL layers) prints errors that many runs go on from: `PMIX ERROR: BAD-PARAM in
 # file base/bfrop_base_unpack.c at line 692` on every rank of a job that completes (open-mpi/ompi#8548: "the program
@@ -256,7 +263,8 @@ def _error_of(item, after_last_error):
         if found:
             # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
             # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
-            error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader", "timeout")
+            error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader", "timeout",
+                                                                     "cuda")
                                     else class_of(text))
             return Error(item.line, _rank_of(text, found), text, text, error_class, classed, kind)
     return None
