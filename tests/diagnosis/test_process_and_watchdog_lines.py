@@ -38,6 +38,11 @@ def test_pytorchs_watchdog_exception_and_timeout_at_work_lines_are_errors():
                 "[PG 0 (default_pg) Rank 13] Exception (either an error or timeout) detected by watchdog at work: 2070, "
                 "last enqueued NCCL work: 2070, last completed NCCL work: 2069.\n")
     assert quoting(said, "Exception (either an error or timeout) detected by watchdog at work: 2070").verdict == "FAIL"
+    # The same thread's rank 7, wrapped by the paste after its first words
+    said = only("dinov2-giant-nodes.cn-d003.nolog [stderr] [rank7]:[E909 09:55:29.974288167 ProcessGroupNCCL.cpp:1664] "
+                "[PG 0 (default_pg) Rank 7] Exception (either an error or timeout) \n"
+                "detected by watchdog at work: 2070, last enqueued NCCL work: 2082, last completed NCCL work: 2069.\n")
+    assert quoting(said, "[PG 0 (default_pg) Rank 7] Exception (either an error or timeout)").verdict == "FAIL"
     said = only("[rank2]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 2] Timeout at NCCL work: 1, last enqueued NCCL "
                 "work: 1, last completed NCCL work: 0.\n")
     f = quoting(said, "Timeout at NCCL work: 1")

@@ -93,7 +93,7 @@ OTHER_ERRORS = (
     # 2.1-2.2's `Timeout at NCCL work: N, last enqueued NCCL work: N`, the heartbeat monitor's
     # `ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress`
     (re.compile(r"\bSome NCCL operations have failed or timed out\b.*"), "pytorch"),
-    (re.compile(r"\bException \(either an error or timeout\) detected\s+by watchdog\b.*"), "pytorch"),
+    (re.compile(r"\bException \(either an error or timeout\)(?: detected\b.*|\s*$)"), "pytorch"),  # a paste may wrap it
     (re.compile(r"\bTimeout at NCCL work: \d+.*"), "timeout"),
     (re.compile(r"\bProcessGroupNCCL's watchdog got stuck for \d+ seconds\b.*"), "timeout"),
     # A process killed by a signal, as Open MPI's handler prints it (`[host:pid] *** Process received signal ***`,
