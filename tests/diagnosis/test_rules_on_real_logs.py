@@ -196,3 +196,16 @@ def test_collnet_fallback_of_nccl_1050_is_one_warn():
     said = diagnose(read_log(DATA.parent / "nccl-corpus" / "nccl-1050.log"))
     assert ids(said) == ["sharp-job-not-created:WARN@1"]
     assert "transport.cc:291 -> 2" in said[0].what
+
+
+def test_nccl_algo_against_nvls_channels_nccl_set_up_itself():
+    """Without the node's topology: NCCL's init.cc line `24 coll channels, 24 collnet channels, 16 nvls
+    channels, ...` (2.19 on) says NVLS is there; `NCCL_ALGO set by environment to ring,tree` keeps
+    all_reduce off it. `0 nvls channels` (NVIDIA/nccl#1781's H20 pods, nccl-tests#311's A100) is no NVLS."""
+    algo = "h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to ring,tree\n"
+    nvls = "h:1:1 [0] NCCL INFO 24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer\n"
+    said = found(algo + nvls)
+    assert ids(said) == ["algo-excludes-nvls:WARN@1"] and "NCCL set up NVLS itself (line 2" in said[0].why
+    assert found(algo + nvls.replace("16 nvls", "0 nvls")) == []
+    assert found(algo) == []  # neither the wiring nor NCCL's count: nothing known
+    assert found(algo.replace("ring,tree", "ring,tree,nvls") + nvls) == []

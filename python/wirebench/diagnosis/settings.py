@@ -55,20 +55,31 @@ def allreduce_allows_nvls(value):
     return allowed
 
 
+NVLS_CHANNELS = re.compile(r"\b(\d+) nvls channels\b")  # init.cc (2.19 on): `24 coll channels, ..., 16 nvls channels, ...`
+
+
 @rule("algo-excludes-nvls", "WARN", "node",
       "`NCCL_ALGO set by environment to ...` (or NCCL_ALGO on the command line) whose all_reduce list leaves NVLS "
-      "out (`Ring`, `^NVLS`, `allreduce:tree`; not `^Ring`) on GPUs that all sit on NVSwitches (NV18 every pair)",
+      "out (`Ring`, `^NVLS`, `allreduce:tree`; not `^Ring`) on GPUs that all sit on NVSwitches (NV18 every pair), or "
+      "where NCCL's own `N nvls channels` (N above 0) says NVLS is there (without the topology)",
       "the setting keeps NCCL off NVLS (NVLink SHARP), the fastest all_reduce the wiring offers (about 480 against "
       "370 GB/s of the ring on 8 H100)",
       "unset NCCL_ALGO (NCCL picks NVLS where it is faster), or add NVLS to it",
-      f"{ENV_DOCS}: NCCL_ALGO; NVIDIA/nccl-tests#212; NVIDIA/nccl#1455 (8 H100: RING 365-370 GB/s, NVLS 480)",
-      needs=("topology",))
+      f"{ENV_DOCS}: NCCL_ALGO; NVIDIA/nccl-tests#212; NVIDIA/nccl#1455 (8 H100: RING 365-370 GB/s, NVLS 480); NCCL "
+      "src/init.cc (its channel counts)")
 def algo_excludes_nvls(r, c):
     for m in settings(c.log).get("NCCL_ALGO", [])[:1]:
-        if not allreduce_allows_nvls(m.value) and c.wiring.nvswitch_with_nvls():
-            return r.finding(m.line, f"NCCL_ALGO={m.value} keeps NCCL off NVLS on NVSwitch GPUs",
-                             "every GPU pair is NV18 on NVSwitches, where NCCL's NVLS all_reduce is the fastest; this "
-                             "setting forbids it")
+        if allreduce_allows_nvls(m.value):
+            continue
+        if c.wiring is not None and c.wiring.nvswitch_with_nvls():
+            why = "every GPU pair is NV18 on NVSwitches"
+        elif (said := next((n for n in c.log.messages if (f := NVLS_CHANNELS.search(n.text)) and int(f.group(1))),
+                           None)) is not None:
+            why = f"NCCL set up NVLS itself (line {said.line}: {said.text.strip()})"
+        else:
+            continue
+        return r.finding(m.line, f"NCCL_ALGO={m.value} keeps NCCL off NVLS on NVSwitch GPUs",
+                         f"{why}, where NCCL's NVLS all_reduce is the fastest; this setting forbids it")
     return None
 
 
