@@ -25,6 +25,7 @@ struct CalibrationPoint {
   CallContext context;
   std::vector<SweepPoint> points;
   AlphaBeta fit;
+  double ranks_per_core = 0;  // of the run that measured it (core_sharing.h); 0: not recorded (format 2)
 };
 
 // Every rank calls it with the same programs. Returns the costs and what was measured. With `mpich`

@@ -13,7 +13,8 @@ namespace wb::step {
 
 namespace {
 
-const std::string kFormatLine = "# wirebench step_calibration format " + std::to_string(kCalibrationFormat);
+const std::string kFormatPrefix = "# wirebench step_calibration format ";
+const std::string kFormatLine = kFormatPrefix + std::to_string(kCalibrationFormat);
 
 Group group_named(const std::string& text, const std::string& path, long line) {
   for (int g = 0; g < kGroups; ++g)
@@ -31,12 +32,12 @@ CallContext context_named(const std::string& text, const std::string& path, long
 
 void write_calibration_csv(const std::string& path, const std::vector<CalibrationPoint>& calibration) {
   std::ofstream out(path);
-  out << kFormatLine << "\nop,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n";
+  out << kFormatLine << "\nop,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte,ranks_per_core\n";
   for (const auto& c : calibration)
     for (const auto& p : c.points)
       out << describe(c.op).name << ',' << group_name(c.group) << ',' << c.ranks << ',' << c.element_bytes << ','
           << context_name(c.context) << ',' << p.bytes << ',' << p.time_us << ',' << c.fit.alpha_us << ','
-          << c.fit.beta_us_per_byte << '\n';
+          << c.fit.beta_us_per_byte << ',' << c.ranks_per_core << '\n';
   if (!out) throw InputError(path, 0, "could not be written");
 }
 
@@ -45,7 +46,10 @@ std::vector<CalibrationPoint> read_calibration_csv(const std::string& path) {
   if (!in) throw InputError(path, 0, "cannot be read");
   std::string first;
   std::getline(in, first);
-  if (first != kFormatLine)
+  int format = 0;
+  for (int f = kOldestCalibrationFormatRead; f <= kCalibrationFormat; ++f)
+    if (first == kFormatPrefix + std::to_string(f)) format = f;
+  if (format == 0)
     throw InputError(path, 1,
                      first.rfind("op,", 0) == 0
                          ? "format 1 (before call contexts): calibrate again with this wb-step"
@@ -54,11 +58,13 @@ std::vector<CalibrationPoint> read_calibration_csv(const std::string& path) {
   std::vector<CalibrationPoint> points;
   std::map<std::tuple<CollOp, Group, int, int, CallContext>, std::size_t> where;
   try {
-    io::CSVReader<9, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(path, in);
-    csv.read_header(io::ignore_extra_column, "op", "group", "ranks", "element_bytes", "context", "bytes", "time_us",
-                    "alpha_us", "beta_us_per_byte");
-    std::string op, group, ranks, element, context, bytes, time, alpha, beta;
-    while (csv.read_row(op, group, ranks, element, context, bytes, time, alpha, beta)) {
+    io::CSVReader<10, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(path, in);
+    // Format 2 has no ranks_per_core column: it reads as 0 (not recorded).
+    csv.read_header(format >= 3 ? io::ignore_extra_column : io::ignore_extra_column | io::ignore_missing_column,
+                    "op", "group", "ranks", "element_bytes", "context", "bytes", "time_us", "alpha_us",
+                    "beta_us_per_byte", "ranks_per_core");
+    std::string op, group, ranks, element, context, bytes, time, alpha, beta, sharing = "0";
+    while (csv.read_row(op, group, ranks, element, context, bytes, time, alpha, beta, sharing)) {
       const long line = static_cast<long>(csv.get_file_line()) + 1;  // the format line came first
       CollOp collective;
       try {
@@ -76,6 +82,7 @@ std::vector<CalibrationPoint> read_calibration_csv(const std::string& path) {
         points.push_back({collective, g, n, e, c, {}, {}});
         points.back().fit = {csv_number(alpha, "alpha_us", path, line), csv_number(beta, "beta_us_per_byte", path, line),
                              0};
+        points.back().ranks_per_core = csv_number(sharing, "ranks_per_core", path, line);
       }
       CalibrationPoint& point = points[it->second];
       point.points.push_back({static_cast<std::uint64_t>(csv_number(bytes, "bytes", path, line)),

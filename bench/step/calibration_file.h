@@ -10,8 +10,11 @@
 
 namespace wb::step {
 
-// 2: a context column (queued / isolated); 1 (before it) had no format line.
-inline constexpr int kCalibrationFormat = 2;
+// 3: a ranks_per_core column (how many ranks shared each core of the calibrating run's machines);
+// 2: a context column (queued / isolated), read still (ranks_per_core 0: not recorded); 1 (before
+// it) had no format line.
+inline constexpr int kCalibrationFormat = 3;
+inline constexpr int kOldestCalibrationFormatRead = 2;
 
 void write_calibration_csv(const std::string& path, const std::vector<CalibrationPoint>& calibration);
 

@@ -26,6 +26,7 @@
 #include "harness/statistics.h"
 #include "step/calibration.h"
 #include "step/calibration_file.h"
+#include "step/core_sharing.h"
 #include "step/prediction_errors.h"
 #include "step/forced_algorithm.h"
 #include "step/memory_model.h"
@@ -55,6 +56,13 @@ class StepRun {
     const std::set<std::string> nodes(hosts.begin(), hosts.end());
     const int ranks = program_.size();
     nodes_ = static_cast<int>(nodes.size());
+    // Ranks per core of the busiest machine: the model assumes a core per rank (core_sharing.h).
+    std::vector<std::pair<std::string, int>> machines;
+    for (const std::string& m : control_.all_gather(machine_identity() + " " + std::to_string(usable_cores()))) {
+      const auto space = m.rfind(' ');
+      machines.emplace_back(m.substr(0, space), std::atoi(m.c_str() + space + 1));
+    }
+    ranks_per_core_ = ranks_per_core(machines);
     StepSettings settings = options_.settings;
     settings.ranks = ranks;
     settings.shard_group = options_.shard_group.value_or(
@@ -131,12 +139,15 @@ class StepRun {
       // Links fitted near the sizes this run calls: the file may come from another scale or model.
       const CallSizes needed = call_sizes(programs_, options_.scale);
       std::vector<std::string> notes;
-      costs_ = costs_from_calibration(read_calibration_csv(*options_.calibration), follows_mpich(), &needed, &notes);
+      const auto file = read_calibration_csv(*options_.calibration);
+      for (const CalibrationPoint& c : file) calibration_ranks_per_core_ = std::max(calibration_ranks_per_core_, c.ranks_per_core);
+      costs_ = costs_from_calibration(file, follows_mpich(), &needed, &notes);
       if (control_.is_root())
         for (const std::string& note : notes)
           std::fprintf(stderr, "wb-step: --calibration %s: %s\n", options_.calibration->c_str(), note.c_str());
     } else {
       costs_ = calibrate(programs_, *executor_, control_, options_.scale, follows_mpich(), &calibration);
+      for (CalibrationPoint& c : calibration) c.ranks_per_core = ranks_per_core_;
     }
     if (control_.is_root()) print_calibration(calibration);
     if (control_.is_root() && options_.forced_algorithm)
@@ -168,6 +179,11 @@ class StepRun {
                         : options_.calibration ? "calibration " + std::filesystem::path(*options_.calibration).filename().string()
                                                : std::string("calibrated")).merge(path_settings_extra(environ));
       if (p.strategy == "fsdp-hybrid") extra.set("shard_group", static_cast<std::uint64_t>(settings.shard_group));
+      // Ranks that share cores, and what the calibration's run shared (the reporter holds them apart).
+      if (ranks_per_core_ > 1) extra.set("ranks_per_core", number(ranks_per_core_));
+      if (options_.calibration && (ranks_per_core_ > 1 || calibration_ranks_per_core_ > 1))
+        extra.set("calibration_ranks_per_core",
+                  calibration_ranks_per_core_ > 0 ? number(calibration_ranks_per_core_) : std::string("unknown"));
       // What the link's sharing adds: the prediction as if collectives at once had a link each.
       if (std::abs(apart_us - predicted_[i].step_us) > 1e-3 * predicted_[i].step_us)
         extra.set("predicted_apart_us", number(apart_us));
@@ -289,6 +305,8 @@ class StepRun {
   MpiControl control_;
   MultiRankBenchmarks harness_;
   int nodes_ = 1;
+  double ranks_per_core_ = 1;              // this run's busiest machine (core_sharing.h)
+  double calibration_ranks_per_core_ = 0;  // --calibration's run; 0: its file did not record it
   std::vector<Program> programs_;
   std::unique_ptr<StepExecutor> executor_;
   CollectiveCosts costs_;

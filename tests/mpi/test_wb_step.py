@@ -182,7 +182,7 @@ def test_a_run_predicted_from_another_run_s_calibration(tmp_path):
     first = run_mpi(2, "wb-step", [*QUICK, "--strategy", "ddp,fsdp-full", "--run-dir", str(tmp_path / "two")])
     assert first.returncode == 0, first.stdout + first.stderr
     saved = tmp_path / "two" / "step_calibration.csv"
-    assert saved.read_text().startswith("# wirebench step_calibration format 2\n")
+    assert saved.read_text().startswith("# wirebench step_calibration format 3\n")
     result = run_mpi(3, "wb-step", [*QUICK, "--strategy", "ddp,fsdp-full", "--calibration", str(saved),
                                     "--run-dir", str(tmp_path / "three")])
     assert result.returncode == 0, result.stdout + result.stderr

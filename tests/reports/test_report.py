@@ -582,6 +582,34 @@ def test_steps_are_judged_against_the_prediction_made_before_they_ran_and_the_re
     assert "14.2% is past the 10% tolerance by less than the step's own spread of 14%" in v[7].reason
 
 
+def test_a_step_whose_ranks_share_cores_its_calibration_did_not_is_not_the_wiring_s_miss(tmp_path):
+    """8 virtual nodes on a 2-core machine (wb-step's ranks_per_core 4) predicted from a 2-node
+    calibration (1 per core) ran 25% slow on a healthy cluster and read WARN. The model has no CPU:
+    a slower step is NOT JUDGED, naming the sharing; one the calibration's run shared alike, a
+    faster step, or a run whose ranks have a core each are judged as before."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+
+    def step(case, step_us, predicted, sharing):
+        extra = (f"scale=0.1;compute_us=40000;exposed_us={step_us - 40000};comm_us=50000;predicted_us={predicted};"
+                 f"predicted_compute_us=40000;predicted_comm_us=50000;replayed_us={step_us - 500};judge=prediction;"
+                 f"costs=calibration step_calibration_vc2.csv{sharing}")
+        return (f"step,{case},mpi,eth,tiny,vc8,uni,step,fp32,34616832,8,8,1,{step_us},{step_us},{step_us},,,,"
+                f"\"{extra}\",OK,,7,3")
+    rows = [step("ddp", 130000, 97500, ";ranks_per_core=4;calibration_ranks_per_core=1"),      # -25%
+            step("zero1", 130000, 97500, ";ranks_per_core=4;calibration_ranks_per_core=unknown"),
+            step("zero2", 130000, 97500, ";ranks_per_core=4;calibration_ranks_per_core=4"),    # shared alike
+            step("zero3", 130000, 97500, ""),                                                # a core each
+            step("fsdp-full", 80000, 97500, ";ranks_per_core=4;calibration_ranks_per_core=1")]  # faster
+    (run_dir / "results.csv").write_text(HEADER_WITH_SPREAD + "\n" + "\n".join(rows) + "\n")
+    v, _ = verdicts_by_line(run_dir)
+    assert v[2].verdict == "NOT JUDGED", v[2].reason
+    assert ("not judged: its ranks share the CPU, 4 ranks per core on the busiest machine, and its calibration's run "
+            "had 1: the model has no CPU") in v[2].reason
+    assert v[3].verdict == "NOT JUDGED" and "does not say how many its run had (format 2)" in v[3].reason
+    assert v[4].verdict == "WARN" and v[5].verdict == "WARN" and v[6].verdict == "WARN", [x.verdict for x in v.values()]
+
+
 def test_a_sibling_difference_inside_the_item_s_own_spread_is_no_warn(tmp_path):
     """Issue 44: an 8 B latency 13% over its siblings with a spread of 574% was a WARN on a healthy
     machine. A difference that the item's own spread covers twice over decides nothing; a clear one

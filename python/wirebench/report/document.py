@@ -76,7 +76,7 @@ def document(run_dir, verdicts, problems, profile=None, notes=()):
             attention.append((level, entries))
     listings = [Listing(key, title, lines) for key, title, lines in (
         ("SKIP", "SKIP (this machine cannot run them)", skip_lines(verdicts)),
-        ("NOT JUDGED", "NOT JUDGED (measured, nothing to hold them against)", not_judged_lines(verdicts)),
+        ("NOT JUDGED", "NOT JUDGED (measured, not judged: each line says why)", not_judged_lines(verdicts)),
         ("step", f"Training-step communication (steps that wait on it for more than "
                  f"{EXPOSED_FINDING_PCT:.0f}% of their time)",
          step_shares(verdicts)),

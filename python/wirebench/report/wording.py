@@ -158,7 +158,7 @@ def verdict_line(verdicts, problems, missing=()):
     if c["WARN"]:
         return f"Healthy where judged, with {c['WARN']} WARN to look at below."
     if not c["PASS"]:  # nothing was judged: no verdict of health either
-        return (f"Nothing judged: {c['NOT JUDGED']} item(s) had nothing to be held against (below says why)"
+        return (f"Nothing judged: {c['NOT JUDGED']} item(s) were measured but not judged (below says why)"
                 if c["NOT JUDGED"] else "Nothing judged: no item was measured")
     return f"Healthy: all {c['PASS']} judged items pass."
 

@@ -109,7 +109,7 @@ def measure(suite, profile, run_dir, seconds):
         found.append(("PASS", f"{judged} measured items pass"))
     elif not found:
         not_judged = counts.get("NOT JUDGED", 0)
-        found.append(("NOT JUDGED", f"measured, nothing judged: {not_judged} item(s) had nothing to be held against "
+        found.append(("NOT JUDGED", f"measured, nothing judged: {not_judged} item(s) not judged "
                       f"here (report.md in the run directory says why)" if not_judged else
                       "nothing measured: every step of the suite was skipped (report.md in the run directory says why)"))
     missing = [f"profile {(summary.get('profile') or {}).get('name')}: floor '{f['name']}' not measured"

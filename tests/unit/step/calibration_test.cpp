@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/errors.h"
+#include "step/core_sharing.h"
 #include "step/mpich_selection.h"
 #include "step/prediction_errors.h"
 #include "../test_files.h"
@@ -31,10 +32,15 @@ TEST(CalibrationFileTest, AWrittenCalibrationReadsBackPointForPoint) {
   ASSERT_EQ(rs.points.size(), 10u);  // 8 sizes and the two beside MPICH's switch at 2 MiB
   EXPECT_EQ(rs.points.front().bytes, 54088u);
   EXPECT_DOUBLE_EQ(rs.points.front().time_us, 141.935);
+  EXPECT_EQ(rs.ranks_per_core, 0);  // format 2: not recorded
   const wb::testing::TempDir dir;
-  write_calibration_csv(dir.file("again.csv"), all);
+  auto shared = all;
+  for (auto& c : shared) c.ranks_per_core = 4;  // 8 ranks on 2 cores
+  write_calibration_csv(dir.file("again.csv"), shared);
+  EXPECT_EQ(wb::testing::read_text(dir.file("again.csv")).rfind("# wirebench step_calibration format 3\n", 0), 0u);
   const auto again = read_calibration_csv(dir.file("again.csv"));
   ASSERT_EQ(again.size(), all.size());
+  for (const auto& c : again) EXPECT_EQ(c.ranks_per_core, 4);
   for (std::size_t i = 0; i < all.size(); ++i) {
     EXPECT_EQ(again[i].points.size(), all[i].points.size());
     EXPECT_DOUBLE_EQ(again[i].points.back().time_us, all[i].points.back().time_us);
@@ -50,6 +56,14 @@ TEST(CalibrationFileTest, OtherFormatsAndBadFieldsAreRefusedNamingTheLine) {
     FAIL() << "format 1 read";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("format 1"), std::string::npos) << e.what();
+  }
+  wb::testing::write_text(dir.file("v9.csv"), "# wirebench step_calibration format 9\n"
+                                              "op,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n");
+  try {
+    read_calibration_csv(dir.file("v9.csv"));
+    FAIL() << "format 9 read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("format 3"), std::string::npos) << e.what();
   }
   wb::testing::write_text(dir.file("bad.csv"), "# wirebench step_calibration format 2\n"
                                                "op,group,ranks,element_bytes,context,bytes,time_us,alpha_us,beta_us_per_byte\n"
@@ -203,6 +217,17 @@ TEST(PredictionErrorsTest, ABandIsMinToMaxByNodeCountAndBadRowsAreNamed) {
     EXPECT_NE(std::string(e.what()).find(":3"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("three"), std::string::npos) << e.what();
   }
+}
+
+
+// Ranks per core: the virtual cluster's 8 nodes are namespaces of one 2-core machine (one boot id).
+TEST(CoreSharingTest, RanksPerCoreIsTheMostLoadedMachines) {
+  EXPECT_DOUBLE_EQ(ranks_per_core({{"a", 2}, {"a", 2}}), 1);                   // 2 nodes, a core each
+  EXPECT_DOUBLE_EQ(ranks_per_core(std::vector<std::pair<std::string, int>>(8, {"a", 2})), 4);
+  EXPECT_DOUBLE_EQ(ranks_per_core({{"a", 16}, {"b", 2}, {"b", 2}, {"b", 2}}), 1.5);  // the busiest machine
+  EXPECT_DOUBLE_EQ(ranks_per_core({{"a", 0}}), 1);                              // a machine says 0 cores: 1
+  EXPECT_GE(usable_cores(), 1);
+  EXPECT_FALSE(machine_identity().empty());
 }
 
 }  // namespace
