@@ -166,6 +166,24 @@ def test_pytorchs_build_without_nccl_is_an_error():
     assert ids(said) == ["pytorch-built-without-nccl:FAIL@1"] and said[0].source.startswith("OFA-Sys/Chinese-CLIP#279")
 
 
+
+def test_the_ofi_plugins_warn_text_that_pytorch_quotes_is_an_error_alone_and_after_last_error():
+    """aws/aws-ofi-nccl#663, as posted: PyTorch quotes the OFI plugin's last WARN text after `Last error:`.
+    There it is the DistBackendError's (one finding, quoting both); pasted alone it is an error by itself.
+    Either way the entry efa-peer-unreachable-security-group names its cause."""
+    posted = ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+              "ProcessGroupNCCL.cpp:1970, internal error - please report this issue to the NCCL developers, "
+              "NCCL version 2.20.5\n"
+              "[rank1]: ncclInternalError: Internal check failed.\n"
+              "[rank1]: Last error:\n"
+              "[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0\n")
+    said = found(posted)
+    assert ids(said) == ["efa-peer-unreachable-security-group:FAIL@1"]
+    assert "Last error: NET/OFI Unable to insert remote address" in said[0].what
+    alone = posted.splitlines()[-1] + "\n"
+    assert ids(uncatalogued(alone)) == ["warn-not-in-catalogue:WARN@1"]
+    assert ids(found(alone)) == ["efa-peer-unreachable-security-group:FAIL@1"]
+
 def test_every_real_log_with_an_error_line_has_a_finding_quoting_it():
     """Issue 55's "done when": each real log with an error line (the corpus's train cases,
     tests/data/nccl-corpus/index.csv, and tests/data/nccl/'s logs) gives a finding quoting its first

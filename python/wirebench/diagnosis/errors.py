@@ -137,6 +137,10 @@ OTHER_ERRORS = (
     # PyTorch's init_process_group(backend="nccl") on a build without NCCL (Windows, macOS):
     # `RuntimeError: Distributed package doesn't have NCCL built in`
     (re.compile(r"\bDistributed package doesn't have NCCL built in\b.*"), "program"),
+    # aws-ofi-nccl's WARN text as PyTorch quotes it on the line after `Last error:` (read there as that error's),
+    # pasted alone: `[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0`
+    # (aws/aws-ofi-nccl#663)
+    (re.compile(r"^(?:\[rank\d+\]:\s*)?NET/OFI \S.*"), "pytorch"),
     # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
