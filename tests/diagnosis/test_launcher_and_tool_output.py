@@ -60,9 +60,11 @@ def test_nccl_1x_init_failure_line_is_an_error():
 
 
 def test_a_slurm_tasks_exit_is_not_the_launchers_error_but_its_own_error_is():
-    assert not errors.find(parse("srun: error: node1: task 0: Exited with exit code 1\n", "x.log"))
+    """A task's exit is a consequence: said (never silent) only where the log holds no error of its own."""
+    alone = errors.find(parse("srun: error: node1: task 0: Exited with exit code 1\n", "x.log"))
+    assert len(alone) == 1 and alone[0].error_class.name == "a process exited"
     said = errors.find(parse("srun: error: Unable to create step for job 42: Invalid generic resource (gres) "
-                             "specification\n", "x.log"))
+                             "specification\nsrun: error: node1: task 0: Exited with exit code 1\n", "x.log"))
     assert len(said) == 1 and said[0].error_class.name == "launcher error"
 
 

@@ -103,3 +103,47 @@ def test_pytorchs_rendezvous_and_cuda_initialisation_errors_are_errors():
                 "(Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n")
     f = quoting(said, "Unexpected error from cudaGetDeviceCount()")
     assert f.id == "cuda-compat-on-unsupported-gpu", f.id  # the catalogue's entry for error 804 now sees it
+
+
+def test_a_programs_nccl_call_report_and_pytorchs_id_rendezvous_are_errors():
+    """horovod's troubleshooting page (`ncclCommInitRank failed: unhandled cuda error`, the class from
+    NCCL's own words), and PyTorch's store rendezvous of the NCCL id as users post it
+    (`RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] ...`)."""
+    f = quoting(only("horovod.common.exceptions.HorovodInternalError: ncclCommInitRank failed: unhandled cuda error\n"),
+                "ncclCommInitRank failed: unhandled cuda error")
+    assert f.why.startswith("ncclUnhandledCudaError"), f.why
+    f = quoting(only("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+                     "key-value store by key '0', but store->get('0') got error: wait timeout after 300000ms\n"),
+                "is setting up NCCL communicator and retrieving ncclUniqueId from [0]")
+    assert f.why.startswith("launcher error"), f.why
+
+
+def test_the_shells_and_pythons_crash_words_and_cuda_out_of_memory_are_errors():
+    """bash's report of a child killed by a signal (a DataLoader worker's Bus error on a small /dev/shm),
+    Python's faulthandler, and PyTorch's CUDA out of memory, as threads post them."""
+    said = only("train.sh: line 12: 40961 Bus error               (core dumped) python train.py --nproc 8\n")
+    assert quoting(said, "40961 Bus error               (core dumped)").why.startswith("crash")  # bash pads the name
+    said = only("./run.sh: line 3: 5127 Segmentation fault (core dumped) torchrun --nproc_per_node 8 train.py\n")
+    assert quoting(said, "Segmentation fault (core dumped)").why.startswith("crash")
+    said = only("Fatal Python error: Segmentation fault\n\nThread 0x00007f3e (most recent call first):\n")
+    assert quoting(said, "Fatal Python error: Segmentation fault").why.startswith("crash")
+    said = only("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total "
+                "capacity; 75.01 GiB already allocated)\n")
+    assert quoting(said, "CUDA out of memory").verdict == "FAIL"
+
+
+def test_a_launchers_report_of_an_exit_is_said_only_where_nothing_else_is():
+    """Open MPI's report of a rank's signal (as the open-mpi users list posts it, wrapped after `exited`)
+    and torchrun's ChildFailedError alone become a finding; beside the rank's own error they add
+    nothing (the own error is the cause)."""
+    said = only("--------------------------------------------------------------------------\n"
+                "mpirun noticed that process rank 0 with PID 21583 on node n316 exited\n"
+                "on signal 6 (Aborted).\n")
+    f = quoting(said, "mpirun noticed that process rank 0 with PID 21583")
+    assert f.why.startswith("a process exited") and "-6 / 6 an abort" in f.why + f.fix, (f.why, f.fix)
+    said = only("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                "============================================================\ntrain.py FAILED\n")
+    assert quoting(said, "ChildFailedError").why.startswith("a process exited")
+    said = only("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+                "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
+    assert len(said) == 1 and "CUDA out of memory" in said[0].what, [x.what for x in said]

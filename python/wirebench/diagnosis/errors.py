@@ -67,6 +67,12 @@ CLASSES = {
                          "library it is linked against (libnccl, libcudart, a plugin)", "install the package that "
                          "ships it (libnccl2, the CUDA runtime, nvidia-nccl-cu12) or add its folder to "
                          "LD_LIBRARY_PATH; `ldconfig -p | grep NAME` shows what the loader can find"),
+    "exited": ErrorClass("a process exited", "the launcher saw a rank's process end with an error or a signal "
+                         "(torchrun's ChildFailedError, mpirun's `exited on signal`, srun's task exit); the log shows "
+                         "no error line of its own", "read that rank's own output above the launcher's report (its "
+                         "first error is the cause); exit code -9 / signal 9 is the kernel's OOM killer or the "
+                         "scheduler (dmesg, sacct), -6 / 6 an abort, 11 a segmentation fault; rerun with "
+                         "NCCL_DEBUG=INFO"),
     "check": ErrorClass("wrong results", "nccl-tests checked a collective's output and found wrong values",
                         "rerun the size that failed with -c 1 on fewer GPUs to find the GPU or link; check the NCCL "
                         "version's release notes for a fixed bug, dmesg for Xid errors"),
@@ -101,6 +107,10 @@ OTHER_ERRORS = (
     # `PROG: error while loading shared libraries: libnccl.so.2: cannot open shared object file: ...`)
     (re.compile(r"\*\*\* Process received signal \*\*\*.*|(?:^|\] )Signal: [A-Z][\w ]+ \(\d+\)\s*$"), "crash"),
     (re.compile(r"\berror while loading shared libraries: \S+: .*"), "loader"),
+    # the shell's and Python's words for a process killed by a signal (`... 4242 Bus error (core dumped) python
+    # train.py`: a DataLoader's /dev/shm too small; `Fatal Python error: Segmentation fault`)
+    (re.compile(r"\b(?:Bus error|Segmentation fault|Aborted|Floating point exception|Illegal instruction)\s+"
+                r"\(core dumped\).*|\bFatal Python error: (?:Segmentation fault|Aborted|Bus error)\b.*"), "crash"),
     (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
     (re.compile(r"\bNCCL failure\b.*"), "program"),                                              # XGBoost's, ...
     # NCCL 1.x's end of init: `NCCL Init failed (10) 'cuda malloc failed'` (its codes differ from 2.x's)
@@ -134,6 +144,13 @@ OTHER_ERRORS = (
     # MirroredStrategy on a build without NCCL: `No OpKernel was registered to support Op 'NcclAllReduce'`
     (re.compile(r"\bNCCL operation \w+\(.*\) failed: .*"), "program"),
     (re.compile(r"\bNo OpKernel was registered to support Op 'Nccl\w+'.*"), "program"),
+    # a program's own report of an NCCL call's result, as Horovod and most C++ callers word it:
+    # `ncclCommInitRank failed: unhandled cuda error` (horovod's docs/troubleshooting.rst)
+    (re.compile(r"\bnccl[A-Z]\w* failed: .*"), "program"),
+    # PyTorch's rendezvous of the NCCL id through its store, where a rank never got it: `[1] is setting up NCCL
+    # communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0')
+    # got error: Socket Timeout` (rank 0 died or never got there)
+    (re.compile(r"\bis setting up NCCL communicator and retrieving [Nn]cclUniqueId\b.*"), "launcher"),
     # PyTorch's init_process_group(backend="nccl") on a build without NCCL (Windows, macOS):
     # `RuntimeError: Distributed package doesn't have NCCL built in`
     (re.compile(r"\bDistributed package doesn't have NCCL built in\b.*"), "program"),
@@ -147,7 +164,16 @@ OTHER_ERRORS = (
     # PyTorch 1.x's `THCudaCheck FAIL file=... line=47 error=100 : no CUDA-capable device is detected`, and its
     # CUDA initialisation failing: `Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility
     # was attempted on non supported HW` (a UserWarning: the process goes on without a GPU)
-    (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*"), "cuda"),
+    (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*|\bCUDA out of memory\b.*"),
+     "cuda"),
+    # A launcher's report that a rank's process ended badly: a consequence, said only where the log holds no
+    # error line of its own (find()). torchrun's `torch.distributed.elastic.multiprocessing.errors.ChildFailedError`,
+    # Open MPI's `mpirun noticed that process rank 0 with PID 21583 on node n316 exited on signal 6 (Aborted).` and
+    # `Primary job  terminated normally, but 1 process returned a non-zero exit code`, Slurm's `srun: error: node1:
+    # task 0: Exited with exit code 1`
+    (re.compile(r"\bChildFailedError\b.*|\bmpirun noticed that process rank \d+\b.*|\bPrimary job\s+terminated "
+                r"normally, but \d+ process(?:es)? returned\b.*|^srun: error: \S+: tasks? [\d,-]+: (?:Exited with exit "
+                r"code [1-9]|Killed|Terminated).*"), "exited"),
 )
 # Open MPI's runtime (its PMIx and OPAL layers) prints errors that many runs go on from: `PMIX ERROR: BAD-PARAM in
 # file base/bfrop_base_unpack.c at line 692` on every rank of a job that completes (open-mpi/ompi#8548: "the program
@@ -175,7 +201,7 @@ class Error:
     error_class: ErrorClass
     classed: bool    # the class is said (a code, a name, a timeout), not guessed from a bare WARN
     kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, program, timeout, cuda, launcher,
-    #                     check, crash, loader
+    #                     check, crash, loader, exited
     ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
 
 
@@ -224,6 +250,9 @@ def find(log):
             first[rank] = error
         elif not first[rank].classed and error.classed and rank not in classed_later:
             classed_later[rank] = error.error_class  # a bare WARN's class: the chain after it says it
+    # A launcher's report of a rank that exited is a consequence: said only where no error of the log's own is
+    if any(e.kind != "exited" for e in first.values()):
+        first = {rank: e for rank, e in first.items() if e.kind != "exited"}
     out, by_text = [], {}
     for rank, error in first.items():
         if not error.classed and rank in classed_later:
@@ -268,7 +297,7 @@ def _error_of(item, after_last_error):
             # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
             # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
             error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader", "timeout",
-                                                                     "cuda")
+                                                                     "cuda", "exited")
                                     else class_of(text))
             return Error(item.line, _rank_of(text, found), text, text, error_class, classed, kind)
     return None
