@@ -43,8 +43,10 @@ def what(v):
     if judging.by_prediction(v.row):
         return f"step emulation: {f['case']} of {f['src']} on {f['dst'] or 'this wiring'} ({f['ranks']} ranks)"
     kind = "data check" if v.row.number("errors") else "latency" if v.metric == "time_us" else "bandwidth"
+    # a case that already names its kind says it once ("p2p latency (device)", not "p2p latency latency")
+    named = f"{f['case']}" if f["case"].split("_")[-1] == kind else f"{f['case']} {kind}"
     link = f"{f['src']} -> {f['dst']}" if f["dst"] and f["dst"] != f["src"] else f["src"]
-    return (f"{bench} {f['case']} {kind}{' (' + f['link_class'] + ')' if f['link_class'] else ''}: {link}, "
+    return (f"{bench} {named}{' (' + f['link_class'] + ')' if f['link_class'] else ''}: {link}, "
             f"{f['op'] or f['case']} {size_text(f['bytes'])} ({f['backend'] or 'host'})")
 
 
