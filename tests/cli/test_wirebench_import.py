@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
+# The commands run in a test's own folder, and wirebench hands WB_BIN_DIR on to what it starts: a
+# relative folder (WB_BIN_DIR=build/ci/bin) would reach nothing from there.
+if os.environ.get("WB_BIN_DIR"):
+    os.environ["WB_BIN_DIR"] = os.path.abspath(os.environ["WB_BIN_DIR"])
 
 
 def test_import_judges_nccl_tests_and_osu_outputs_in_one_run_directory(tmp_path):
