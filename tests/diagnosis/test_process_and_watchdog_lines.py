@@ -147,3 +147,21 @@ def test_a_launchers_report_of_an_exit_is_said_only_where_nothing_else_is():
     said = only("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
                 "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
     assert len(said) == 1 and "CUDA out of memory" in said[0].what, [x.what for x in said]
+
+
+def test_a_log_with_nothing_else_to_read_says_its_exception_or_its_error_words():
+    """Never silent: a paste holding no line of NCCL's or of a tool wirebench reads, but an exception
+    (PyTorch's env:// rendezvous, torch/distributed/rendezvous.py's `_env_error`, as users paste it at
+    the end of a traceback) or plain error words, is a WARN quoting that line, not a refusal; where
+    an NCCL line is read, the fallback says nothing (a healthy log's stray word is not an error)."""
+    from wirebench.diagnosis import read_log
+    said = only("Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n"
+                "    dist.init_process_group(\"nccl\")\n"
+                "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
+                "MASTER_ADDR expected, but not set\n")
+    f = quoting(said, "ValueError: Error initializing torch.distributed using env:// rendezvous")
+    assert f.verdict == "WARN" and f.line == 4 and "an error line no rule reads" in f.why, (f.verdict, f.line, f.why)
+    said = only("job 4242 started on gpu[01-02]\nsomething went wrong: could not reach the head node\n")
+    assert quoting(said, "could not reach the head node").verdict == "WARN"
+    healthy = only("n1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nepoch 1: no error in 1000 steps\n")
+    assert not [x for x in healthy if "no error in 1000 steps" in x.what], [x.what for x in healthy]

@@ -12,6 +12,12 @@ import re
 from dataclasses import dataclass
 
 from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
+from . import nccl_tests
+
+
+def _table_seen(log):
+    """nccl-tests' results or its header: a table (or one that stopped) is not an unread error."""
+    return bool(nccl_tests.results(log)) or nccl_tests.stopped_before_a_result(log)
 
 SOURCE = ("NCCL documentation, API: ncclResult_t and ncclGetErrorString "
           "(docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/types.html); NCCL documentation, Troubleshooting "
@@ -73,6 +79,10 @@ CLASSES = {
                          "first error is the cause); exit code -9 / signal 9 is the kernel's OOM killer or the "
                          "scheduler (dmesg, sacct), -6 / 6 an abort, 11 a segmentation fault; rerun with "
                          "NCCL_DEBUG=INFO"),
+    "unread": ErrorClass("an error line no rule reads", "a log with no line of NCCL's, of nccl-tests or of a "
+                         "launcher wirebench reads, but this line says an error in words of its own (quoted as it is)",
+                         "read it and the lines around it; search its words in NCCL's and the framework's issues; "
+                         "rerun with NCCL_DEBUG=INFO so NCCL's own lines say what it did"),
     "check": ErrorClass("wrong results", "nccl-tests checked a collective's output and found wrong values",
                         "rerun the size that failed with -c 1 on fewer GPUs to find the GPU or link; check the NCCL "
                         "version's release notes for a fixed bug, dmesg for Xid errors"),
@@ -184,6 +194,11 @@ OTHER_ERRORS = (
 RUNTIME_NOISE = re.compile(r"\bPMIX ERROR: |\bOPAL ERROR: ")
 WENT_ON = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b| via (?:P2P|SHM|NET|COLLNET)/|^(?:Channel|Ring) "
                      r"\d+(?:/\d+)? : \d+ .* via ")
+# Where a log holds nothing else to read: a Python exception's line (`ValueError: ...`, the end of a
+# traceback), else a line that says an error in plain words
+UNREAD = (re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\s*:.*|\s*$)"),
+          re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|[Ee]xception|[Ff]atal|FATAL|[Aa]borted|"
+                     r"timed out|[Rr]efused|[Dd]enied|[Cc]annot|[Cc]ould not|[Uu]nable to)\b"))
 PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")  # [Rank 3], [PG 0 (default_pg) Rank 3]
 # The collective a ProcessGroupNCCL line names: the watchdog's WorkNCCL(SeqNum=N, ...), its `detected by watchdog
 # at work: N`, its `Timeout at NCCL work: N`. Ranks that say any of them of one work saw one timeout.
@@ -253,6 +268,15 @@ def find(log):
     # A launcher's report of a rank that exited is a consequence: said only where no error of the log's own is
     if any(e.kind != "exited" for e in first.values()):
         first = {rank: e for rank, e in first.items() if e.kind != "exited"}
+    if not first and not log.messages and not _table_seen(log):
+        # never silent: nothing this module reads, but a line says an error (the first exception, else words)
+        for pattern in UNREAD:
+            hit = next((o for o in log.others if pattern.search(o.text)), None)
+            if hit is not None:
+                text = hit.text.strip()
+                first["(the program's output: unread)"] = Error(hit.line, "", text, text, CLASSES["unread"], False,
+                                                                "unread")
+                break
     out, by_text = [], {}
     for rank, error in first.items():
         if not error.classed and rank in classed_later:
