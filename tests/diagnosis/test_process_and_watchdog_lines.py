@@ -165,3 +165,16 @@ def test_a_log_with_nothing_else_to_read_says_its_exception_or_its_error_words()
     assert quoting(said, "could not reach the head node").verdict == "WARN"
     healthy = only("n1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nepoch 1: no error in 1000 steps\n")
     assert not [x for x in healthy if "no error in 1000 steps" in x.what], [x.what for x in healthy]
+
+
+def test_a_file_given_as_an_nccl_log_without_a_line_of_ncclss_is_refused_quoting_its_error(tmp_path):
+    """The front door's contract (issue 55): a file with no line of NCCL's is not what it claims, exit 3
+    naming it; the error line it does carry is quoted in that refusal, not lost."""
+    import pytest
+    from wirebench.contracts.input_files import InputError
+    from wirebench.diagnosis import read_log
+    log = tmp_path / "job.out"
+    log.write_text("job 4242 started on gpu[01-02]\nsomething went wrong: could not reach the head node\n")
+    with pytest.raises(InputError, match=r"job.out: no line of NCCL's .* its line 2 says an error no rule reads: "
+                                         r"\"something went wrong: could not reach the head node\""):
+        read_log(log)

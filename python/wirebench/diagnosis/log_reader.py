@@ -190,12 +190,15 @@ def read_log(file):
     log = _parse(numbered_lines(file), str(file))
     if log is None:
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
-    if not log.messages and not errors.find(log) and not nccl_tests.results(log):
+    found = errors.find(log)
+    if not log.messages and not nccl_tests.results(log) and all(e.kind == "unread" for e in found):
         # nccl-tests' header and nothing after it: the test stopped (a hang, a crash) before its first size
         stopped = (" nccl-tests printed its header and no result: it stopped before its first size (a hang, or the "
                    "output cut);" if nccl_tests.stopped_before_a_result(log) else "")
+        # not what it claims to be, but never silent on the error it does carry
+        said = (f" its line {found[0].line} says an error no rule reads: \"{found[0].quote}\";" if found else "")
         raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
-                         f"of nccl-tests or PyTorch, a launcher's error, nccl-tests' results):{stopped} "
+                         f"of nccl-tests or PyTorch, a launcher's error, nccl-tests' results):{stopped}{said} "
                          "is NCCL_DEBUG=INFO set in the job?")
     return log
 
