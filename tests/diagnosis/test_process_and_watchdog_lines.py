@@ -92,7 +92,8 @@ def test_pytorchs_rendezvous_and_cuda_initialisation_errors_are_errors():
     `Unexpected error from cudaGetDeviceCount()` with CUDA's error 804), as threads post them."""
     said = only("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
                 "address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n")
-    assert quoting(said, "DistNetworkError: The server socket has failed to listen").why.startswith("launcher error")
+    f = quoting(said, "DistNetworkError: The server socket has failed to listen")
+    assert f.id == "rendezvous-port-in-use" and "(launcher error: " in f.why, (f.id, f.why)
     said = only("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=47 error=100 : no CUDA-capable device "
                 "is detected\n")
     f = quoting(said, "THCudaCheck FAIL")
