@@ -179,3 +179,20 @@ def test_a_file_given_as_an_nccl_log_without_a_line_of_ncclss_is_refused_quoting
     with pytest.raises(InputError, match=r"job.out: no line of NCCL's .* its line 2 says an error no rule reads: "
                                          r"\"something went wrong: could not reach the head node\""):
         read_log(log)
+
+
+def test_pytorchs_words_for_a_rank_that_cannot_use_cuda_are_cuda_errors():
+    """vllm-project/vllm#12189 (vLLM's forked workers, their `(VllmWorkerProcess pid=N) ERROR ...` prefix) and
+    meta-llama/codellama#125 (the NCCL process group without a GPU): CUDA errors of their own, each named by its
+    catalogue entry, not the words of a log with nothing else to read."""
+    said = only("(VllmWorkerProcess pid=307) INFO 01-19 03:55:24 multiproc_worker_utils.py:218] Worker ready; awaiting "
+                "tasks\n"
+                "(VllmWorkerProcess pid=305) ERROR 01-19 03:55:24 multiproc_worker_utils.py:233] RuntimeError: Cannot "
+                "re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' "
+                "start method\n")
+    f = quoting(said, "Cannot re-initialize CUDA in forked subprocess")
+    assert f.id == "cuda-initialized-before-fork" and f.line == 2 and "(CUDA error: a CUDA call failed" in f.why, \
+        (f.id, f.line, f.why)
+    said = only("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!\n")
+    f = quoting(said, "ProcessGroupNCCL is only supported with GPUs")
+    assert f.id == "process-group-nccl-without-gpu" and "(CUDA error: " in f.why, (f.id, f.why)

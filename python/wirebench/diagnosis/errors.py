@@ -176,6 +176,12 @@ OTHER_ERRORS = (
     # was attempted on non supported HW` (a UserWarning: the process goes on without a GPU)
     (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*|\bCUDA out of memory\b.*"),
      "cuda"),
+    # PyTorch's own words where a rank cannot use CUDA at all: a worker forked after its parent initialised CUDA
+    # (`RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use
+    # the 'spawn' start method`, vLLM's workers), and the NCCL process group in a process that sees no GPU
+    # (`RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!`)
+    (re.compile(r"\bCannot re-initialize CUDA in forked subprocess\b.*|"
+                r"\bProcessGroupNCCL is only supported with GPUs\b.*"), "cuda"),
     # A launcher's report that a rank's process ended badly: a consequence, said only where the log holds no
     # error line of its own (find()). torchrun's `torch.distributed.elastic.multiprocessing.errors.ChildFailedError`,
     # Open MPI's `mpirun noticed that process rank 0 with PID 21583 on node n316 exited on signal 6 (Aborted).` and
