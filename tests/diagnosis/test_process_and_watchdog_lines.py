@@ -196,3 +196,23 @@ def test_pytorchs_words_for_a_rank_that_cannot_use_cuda_are_cuda_errors():
     said = only("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!\n")
     f = quoting(said, "ProcessGroupNCCL is only supported with GPUs")
     assert f.id == "process-group-nccl-without-gpu" and "(CUDA error: " in f.why, (f.id, f.why)
+
+
+def test_lines_of_a_lost_gpu_a_ucx_crash_a_cpu_tensor_and_the_launchers_refusals_are_read():
+    """Lines the reader did not take as errors, from the public threads the catalogue's entries cite
+    (tests/data/nccl/warn-lines-from-threads.log): each now reaches its entry, or its class."""
+    cases = {
+        "Failed to initialize NVML: Unknown Error\n": "container-lost-gpu-access",    # nvidia-container-toolkit#1227
+        "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this "
+        "GPU\n": "gpu-fell-off-the-bus",                                                # JosephKJ/OWOD#81
+        "n1:3039:3095 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"
+        "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)\n": "shm-bus-error",
+        "RuntimeError: Tensors must be CUDA and dense\n": "nccl-backend-given-cpu-tensor",  # pytorch/examples#1030
+    }
+    for text, entry in cases.items():
+        assert [f.id for f in only(text)] == [entry], (text, [f.id for f in only(text)])
+    for text in ("Host key verification failed.\n",                                  # pmodels/mpich#4712
+                 "There are not enough slots available in the system to satisfy the 16\nslots that were requested "
+                 "by the application:\n"):                                             # Open MPI's help text
+        said = only(text)
+        assert said and said[0].why.startswith("launcher error"), (text, [f.why for f in said])

@@ -119,6 +119,9 @@ OTHER_ERRORS = (
     (re.compile(r"\berror while loading shared libraries: \S+: .*"), "loader"),
     # the shell's and Python's words for a process killed by a signal (`... 4242 Bus error (core dumped) python
     # train.py`: a DataLoader's /dev/shm too small; `Fatal Python error: Segmentation fault`)
+    # UCX's and HPC-X's handler among NCCL's lines: `[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error:
+    # nonexistent physical address)` (a /dev/shm segment that cannot be backed: msr-fiddle/pipedream#76)
+    (re.compile(r"\bCaught signal \d+ \([A-Z][^)]*\).*"), "crash"),
     (re.compile(r"\b(?:Bus error|Segmentation fault|Aborted|Floating point exception|Illegal instruction)\s+"
                 r"\(core dumped\).*|\bFatal Python error: (?:Segmentation fault|Aborted|Bus error)\b.*"), "crash"),
     (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
@@ -140,6 +143,10 @@ OTHER_ERRORS = (
     (re.compile(r"\b(?:orted|prted|sshd|ssh|hydra_pmi_proxy|pmi_proxy): (?:command not found|No such file or directory)"
                 r".*"), "launcher"),
     (re.compile(r"^ssh: (?:connect to host|Could not resolve hostname).*|Permission denied \(publickey.*"), "launcher"),
+    # ssh refusing a node's changed or unknown host key (mpich#4712), Open MPI's `There are not enough slots
+    # available in the system to satisfy the N slots` (more ranks than the hostfile gives)
+    (re.compile(r"^Host key verification failed\..*|\bThere are not enough slots available in the system\b.*"),
+     "launcher"),
     (re.compile(r"\b(?:ORTE|PRTE) (?:was unable to reliably start|has lost communication with)\b.*"), "launcher"),
     (re.compile(r"^srun: error: (?!.*\btask \d+: (?:Exited|Killed|Terminated)|.*Terminating).*"), "launcher"),
     (re.compile(r"\bPMIX ERROR: .*|\bOPAL ERROR: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client
@@ -176,6 +183,12 @@ OTHER_ERRORS = (
     # was attempted on non supported HW` (a UserWarning: the process goes on without a GPU)
     (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*|\bCUDA out of memory\b.*"),
      "cuda"),
+    # the GPU or its driver gone from under the job: NVML inside a container that lost its devices
+    # (`Failed to initialize NVML: Unknown Error`), a GPU off the PCIe bus (dmesg's Xid 79 `GPU has fallen off the
+    # bus`, nvidia-smi's `... GPU is lost. Reboot the system to recover this GPU`)
+    (re.compile(r"\bFailed to initialize NVML: .*|\bGPU has fallen off the bus\b.*|: GPU is lost\b.*"), "cuda"),
+    # PyTorch's NCCL process group given a CPU tensor (`RuntimeError: Tensors must be CUDA and dense`)
+    (re.compile(r"\bTensors must be CUDA and dense\b.*"), "pytorch"),
     # PyTorch's own words where a rank cannot use CUDA at all: a worker forked after its parent initialised CUDA
     # (`RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use
     # the 'spawn' start method`, vLLM's workers), and the NCCL process group in a process that sees no GPU
