@@ -1,7 +1,8 @@
 """NCCL diagnosis: what an NCCL_DEBUG=INFO log (or any job output holding NCCL's lines) says is
 wrong, as docs/nccl-diagnosis.md describes. A file per concept:
   - log_reader.py: the log's NCCL lines and the rest, repeated lines folded;
-  - errors.py: the error-line finder (the first error of each rank, never silent);
+  - errors.py: the error-line finder (the first error of each rank, never silent), reading the
+    lines error_lines.py knows and saying what error_classes.py says each class means;
   - catalogue.py: suites/nccl-warnings.csv, the entries of one line's signature;
   - registry.py: the rule registry (id, verdict, scope, needs, words);
   - structural.py, agreement.py: the rules that need no signature;

@@ -4,7 +4,7 @@ of each rank (errors.py), known to the catalogue or not. A network finding is ke
 network carried data. The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import agreement, catalogue, errors, nccl_tests, registry, roce_gid, settings, structural
+from . import agreement, catalogue, error_classes, errors, nccl_tests, registry, roce_gid, settings, structural
 from .registry import Context, Finding
 
 RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid)  # each registers its rules when imported
@@ -109,7 +109,7 @@ def _finding(error, entry, match, source):
     verdict = "FAIL" if error.classed else "WARN"
     return Finding("error-not-in-catalogue" if error.classed else "warn-not-in-catalogue", verdict, error.line,
                    f"an error the catalogue does not know{who}", f"{cls.name}: {cls.means}", cls.next_step,
-                   errors.SOURCE)
+                   error_classes.SOURCE)
 
 
 def _quote(finding, error):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..importer.paste import COMMAND, EXPORT, NCCL_SETTING, NCCL_SETTING_SAID  # the paste reader's spellings
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
-from .errors import CHAIN  # NCCL's error chain line, as the error finder reads it
+from .error_lines import CHAIN  # NCCL's error chain line, as the error finder reads it
 from .log_reader import IB_LIST, bus_id  # the reader's own pattern and spelling of a bus id
 from .registry import rule
 

@@ -1,0 +1,135 @@
+"""The lines the error finder reads (errors.py), as the tools print them: NCCL's error chain, the
+lines of nccl-tests, PyTorch, XLA, CUDA, the launchers and the shell that say an error without
+NCCL's prefix (each with the kind of error it is), the runtime noise a job goes on from, and the
+ranks and collectives PyTorch's lines name."""
+import re
+
+# NCCL's error chain: an INFO line of a source location and the code it returns
+CHAIN = re.compile(r"^(\S+\.(?:cc|cu|cpp|h)):(\d+) -> (\d+)\b")
+# A line of the program's output that says an error (no NCCL prefix), with the rank it names
+OTHER_ERRORS = (
+    (re.compile(r"^(?:(?P<host>[\w.-]+): )?Test (?:NCCL|CUDA) failure \S+:\d+ '.*'"), "tool"),     # nccl-tests
+    (re.compile(r"^(?:(?P<host>[\w.-]+): )?(?:NCCL|Cuda) failure \S+:\d+ '.*'"), "tool"),         # before 2.0
+    (re.compile(r"\bNCCL [Ee]rror\b.*"), "pytorch"),                                             # NCCL's text
+    (re.compile(r"\bDistBackendError\b.*"), "pytorch"),
+    (re.compile(r"\bWatchdog caught collective operation timeout\b.*"), "timeout"),
+    # PyTorch's ProcessGroupNCCL lines that come without the watchdog's timeout line: a failed or timed-out
+    # work's handleException, 2.4's `Exception (either an error or timeout) detected by watchdog at work: N`,
+    # 2.1-2.2's `Timeout at NCCL work: N, last enqueued NCCL work: N`, the heartbeat monitor's
+    # `ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress`
+    (re.compile(r"\bSome NCCL operations have failed or timed out\b.*"), "pytorch"),
+    (re.compile(r"\bException \(either an error or timeout\)(?: detected\b.*|\s*$)"), "pytorch"),  # a paste may wrap it
+    (re.compile(r"\bTimeout at NCCL work: \d+.*"), "timeout"),
+    (re.compile(r"\bProcessGroupNCCL's watchdog got stuck for \d+ seconds\b.*"), "timeout"),
+    # A process killed by a signal, as Open MPI's handler prints it (`[host:pid] *** Process received signal ***`,
+    # then `[host:pid] Signal: Segmentation fault (11)`), and the loader's missing library (glibc's ld.so:
+    # `PROG: error while loading shared libraries: libnccl.so.2: cannot open shared object file: ...`)
+    (re.compile(r"\*\*\* Process received signal \*\*\*.*|(?:^|\] )Signal: [A-Z][\w ]+ \(\d+\)\s*$"), "crash"),
+    (re.compile(r"\berror while loading shared libraries: \S+: .*"), "loader"),
+    # the shell's and Python's words for a process killed by a signal (`... 4242 Bus error (core dumped) python
+    # train.py`: a DataLoader's /dev/shm too small; `Fatal Python error: Segmentation fault`)
+    # UCX's and HPC-X's handler among NCCL's lines: `[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error:
+    # nonexistent physical address)` (a /dev/shm segment that cannot be backed: msr-fiddle/pipedream#76)
+    (re.compile(r"\bCaught signal \d+ \([A-Z][^)]*\).*"), "crash"),
+    (re.compile(r"\b(?:Bus error|Segmentation fault|Aborted|Floating point exception|Illegal instruction)\s+"
+                r"\(core dumped\).*|\bFatal Python error: (?:Segmentation fault|Aborted|Bus error)\b.*"), "crash"),
+    (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),
+    (re.compile(r"\bNCCL failure\b.*"), "program"),                                              # XGBoost's, ...
+    # NCCL 1.x's end of init: `NCCL Init failed (10) 'cuda malloc failed'` (its codes differ from 2.x's)
+    (re.compile(r"\bNCCL Init failed \(\d+\) '.*'.*"), "program"),
+    # nccl-tests' data check: `# Out of bounds values : 2 FAILED` (its class: wrong results), and a result row
+    # whose out-of-place or in-place #wrong is not 0 (src/common.cu's Reporter: `%12li  %12li  %8s  %6s  %6i`,
+    # then `  %7s  %6.2f  %6.2f  %5li` twice; an in-place #wrong may be N/A): a run cut before its summary says it
+    (re.compile(r"\bOut of bounds values\s*:\s*[1-9]\d*\s+FAILED\b.*"), "check"),
+    (re.compile(r"^\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s+\S+\s+[\d.]+\s+[\d.]+\s+"
+                r"(?:[1-9]\d*\s+\S+\s+[\d.]+\s+[\d.]+\s+(?:\d+|N/A)|(?:0|N/A)\s+\S+\s+[\d.]+\s+[\d.]+\s+[1-9]\d*)\s*$"),
+     "check"),
+    # nccl-tests' -T timeout: `HOST: Test timeout (30s) common.cu:421` (src/common.cu's printf)
+    (re.compile(r"^(?:(?P<host>[\w.-]+): )?Test timeout \(\d+s\) \S+:\d+.*"), "tool"),
+    # a launcher's own error text, no NCCL line beside it (the job never reached NCCL): a missing remote
+    # program (`bash: orted: command not found`, `/usr/sbin/sshd: No such file or directory`), ssh's,
+    # Open MPI's ORTE/PRTE daemons', Slurm's srun's (not its report of a task's exit), PMIx's, PyTorch's Gloo store's
+    (re.compile(r"\b(?:orted|prted|sshd|ssh|hydra_pmi_proxy|pmi_proxy): (?:command not found|No such file or directory)"
+                r".*"), "launcher"),
+    (re.compile(r"^ssh: (?:connect to host|Could not resolve hostname).*|Permission denied \(publickey.*"), "launcher"),
+    # ssh refusing a node's changed or unknown host key (mpich#4712), Open MPI's `There are not enough slots
+    # available in the system to satisfy the N slots` (more ranks than the hostfile gives)
+    (re.compile(r"^Host key verification failed\..*|\bThere are not enough slots available in the system\b.*"),
+     "launcher"),
+    (re.compile(r"\b(?:ORTE|PRTE) (?:was unable to reliably start|has lost communication with)\b.*"), "launcher"),
+    (re.compile(r"^srun: error: (?!.*\btask \d+: (?:Exited|Killed|Terminated)|.*Terminating).*"), "launcher"),
+    (re.compile(r"\bPMIX ERROR: .*|\bOPAL ERROR: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client
+    # PyTorch's Gloo store on a host whose name resolves to no local address: it falls back to 127.0.0.1, so
+    # the ranks of another node dial their own loopback (awslabs/aws-do-eks#50)
+    (re.compile(r"\bUnable to resolve hostname to a \(local\) address\. Using the loopback.*"), "launcher"),
+    (re.compile(r"\bGloo connectFullMesh failed\b.*"), "launcher"),
+    # PyTorch's rendezvous: `torch.distributed.DistNetworkError: The server socket has failed to listen on any
+    # local network address. port: 29500, ... EADDRINUSE` (vllm-project/vllm#39015), its store's DistStoreError
+    (re.compile(r"\bDist(?:Network|Store)Error\b.*"), "launcher"),
+    # XLA's (JAX, TensorFlow): `NCCL operation ncclAllReduce(...) failed: invalid argument`; TensorFlow's
+    # MirroredStrategy on a build without NCCL: `No OpKernel was registered to support Op 'NcclAllReduce'`
+    (re.compile(r"\bNCCL operation \w+\(.*\) failed: .*"), "program"),
+    (re.compile(r"\bNo OpKernel was registered to support Op 'Nccl\w+'.*"), "program"),
+    # a program's own report of an NCCL call's result, as Horovod and most C++ callers word it:
+    # `ncclCommInitRank failed: unhandled cuda error` (horovod's docs/troubleshooting.rst)
+    (re.compile(r"\bnccl[A-Z]\w* failed: .*"), "program"),
+    # PyTorch's rendezvous of the NCCL id through its store, where a rank never got it: `[1] is setting up NCCL
+    # communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0')
+    # got error: Socket Timeout` (rank 0 died or never got there)
+    (re.compile(r"\bis setting up NCCL communicator and retrieving [Nn]cclUniqueId\b.*"), "launcher"),
+    # PyTorch's init_process_group(backend="nccl") on a build without NCCL (Windows, macOS):
+    # `RuntimeError: Distributed package doesn't have NCCL built in`
+    (re.compile(r"\bDistributed package doesn't have NCCL built in\b.*"), "program"),
+    # aws-ofi-nccl's WARN text as PyTorch quotes it on the line after `Last error:` (read there as that error's),
+    # pasted alone: `[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0`
+    # (aws/aws-ofi-nccl#663)
+    (re.compile(r"^(?:\[rank\d+\]:\s*)?NET/OFI \S.*"), "pytorch"),
+    # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
+    # `Cuda error FILE:LINE '...'`, the enums' names
+    (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
+    # PyTorch 1.x's `THCudaCheck FAIL file=... line=47 error=100 : no CUDA-capable device is detected`, and its
+    # CUDA initialisation failing: `Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility
+    # was attempted on non supported HW` (a UserWarning: the process goes on without a GPU)
+    (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*|\bCUDA out of memory\b.*"),
+     "cuda"),
+    # the GPU or its driver gone from under the job: NVML inside a container that lost its devices
+    # (`Failed to initialize NVML: Unknown Error`), a GPU off the PCIe bus (dmesg's Xid 79 `GPU has fallen off the
+    # bus`, nvidia-smi's `... GPU is lost. Reboot the system to recover this GPU`)
+    (re.compile(r"\bFailed to initialize NVML: .*|\bGPU has fallen off the bus\b.*|: GPU is lost\b.*"), "cuda"),
+    # PyTorch's NCCL process group given a CPU tensor (`RuntimeError: Tensors must be CUDA and dense`)
+    (re.compile(r"\bTensors must be CUDA and dense\b.*"), "pytorch"),
+    # PyTorch's own words where a rank cannot use CUDA at all: a worker forked after its parent initialised CUDA
+    # (`RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use
+    # the 'spawn' start method`, vLLM's workers), and the NCCL process group in a process that sees no GPU
+    # (`RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!`)
+    (re.compile(r"\bCannot re-initialize CUDA in forked subprocess\b.*|"
+                r"\bProcessGroupNCCL is only supported with GPUs\b.*"), "cuda"),
+    # A launcher's report that a rank's process ended badly: a consequence, said only where the log holds no
+    # error line of its own (find()). torchrun's `torch.distributed.elastic.multiprocessing.errors.ChildFailedError`,
+    # Open MPI's `mpirun noticed that process rank 0 with PID 21583 on node n316 exited on signal 6 (Aborted).` and
+    # `Primary job  terminated normally, but 1 process returned a non-zero exit code`, Slurm's `srun: error: node1:
+    # task 0: Exited with exit code 1`
+    (re.compile(r"\bChildFailedError\b.*|\bmpirun noticed that process rank \d+\b.*|\bPrimary job\s+terminated "
+                r"normally, but \d+ process(?:es)? returned\b.*|^srun: error: \S+: tasks? [\d,-]+: (?:Exited with exit "
+                r"code [1-9]|Killed|Terminated).*"), "exited"),
+)
+# Open MPI's runtime (its PMIx and OPAL layers) prints errors that many runs go on from: `PMIX ERROR: BAD-PARAM in
+# file base/bfrop_base_unpack.c at line 692` on every rank of a job that completes (open-mpi/ompi#8548: "the program
+# doesn't stop"; #10902: all tests pass; #11964: the job finishes; NVIDIA/nccl-tests#190: a successful run). Such a
+# line is an error only where the job did not go on after it: no later line shows NCCL's init completing, a channel
+# connecting or a result of nccl-tests (hpc/charliecloud's doc/faq.rst: `0 (out of 1) procs` and the PMIX ERROR
+# last; NVIDIA/deepops#642: OPAL ERROR in the PMIx client, no process started).
+RUNTIME_NOISE = re.compile(r"\bPMIX ERROR: |\bOPAL ERROR: ")
+WENT_ON = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b| via (?:P2P|SHM|NET|COLLNET)/|^(?:Channel|Ring) "
+                     r"\d+(?:/\d+)? : \d+ .* via ")
+# Where a log holds nothing else to read: a Python exception's line (`ValueError: ...`, the end of a
+# traceback), else a line that says an error in plain words
+UNREAD = (re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\s*:.*|\s*$)"),
+          re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|[Ee]xception|[Ff]atal|FATAL|[Aa]borted|"
+                     r"timed out|[Rr]efused|[Dd]enied|[Cc]annot|[Cc]ould not|[Uu]nable to)\b"))
+PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")  # [Rank 3], [PG 0 (default_pg) Rank 3]
+# The collective a ProcessGroupNCCL line names: the watchdog's WorkNCCL(SeqNum=N, ...), its `detected by watchdog
+# at work: N`, its `Timeout at NCCL work: N`. Ranks that say any of them of one work saw one timeout.
+PYTORCH_WORK = re.compile(r"\bWorkNCCL\(SeqNum=(\d+)|\bdetected\s+by watchdog at work: (\d+)|\bTimeout at NCCL work: (\d+)")
+GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
+LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
