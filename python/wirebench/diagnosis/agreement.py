@@ -253,3 +253,79 @@ def address_unreachable(r, c):
                                  "two hosts on one address (containers on Docker's default bridge, or a NAT): a "
                                  "connection to it reaches one of them, not the rank meant")
     return None
+
+
+# PyTorch's watchdog on one rank: `[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=15037,
+# OpType=_ALLGATHER_BASE, NumelIn=131072512, NumelOut=524290048, Timeout(ms)=600000) ...` (NumelIn/Out from 2.1),
+# and the lines 2.1-2.4 print beside it for the same work
+WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
+                      r"(?:, NumelIn=(\d+), NumelOut=(\d+))?")
+WORK_TIMED_OUT = re.compile(r"\bTimeout at NCCL work: (\d+)|\bdetected\s+by watchdog at work: (\d+)")
+PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")
+
+
+def _world_size(log, numel):
+    """The job's ranks: NCCL's init lines (`rank R nranks N`), else what an all_gather's or a
+    reduce_scatter's element counts say (NumelOut = ranks x NumelIn); None where nothing says it."""
+    sizes = {int(found.group(2)) for m in log.messages if (found := RANK_GPU.search(m.text))}
+    if sizes:
+        return max(sizes)
+    for op, numel_in, numel_out in numel:
+        small, large = (numel_in, numel_out) if "GATHER" in op.upper() else (numel_out, numel_in)
+        if "GATHER" in op.upper() or "SCATTER" in op.upper():
+            if small and large % small == 0 and large // small >= 2:
+                return large // small
+    return None
+
+
+@rule("rank-missing-from-timeout", "FAIL", "any",
+      "PyTorch's watchdog timing out one collective (`WorkNCCL(SeqNum=N, ...)`, `Timeout at NCCL work: N`) on most "
+      "ranks of the job but not on one or a few (the job's ranks from NCCL's init lines, or an all_gather's "
+      "NumelOut/NumelIn)",
+      "the ranks that timed out waited in a collective that the missing ranks never entered: those ranks stopped "
+      "first (an exception outside NCCL, a hang, a crash), and the timeouts are the consequence",
+      "read the missing ranks' own output before the timeouts (their first error is the cause: an exception while "
+      "saving a checkpoint, evaluating or loading data on one rank); rerun with TORCH_NCCL_TRACE_BUFFER_SIZE and "
+      "TORCH_NCCL_DUMP_ON_TIMEOUT=1 for the flight recorder's view of every rank",
+      "meta-pytorch/torchtune#1165 (ranks 1-3 timed out in an all_gather while rank 0 failed saving the checkpoint: "
+      "the maintainer's single-device run showed rank 0's error); pytorch/pytorch#118369 (wconstab: a collective "
+      "timeout is most likely one or more ranks that did not call the collective at the right time)",
+      needs=("ranks",))
+def rank_missing_from_timeout(r, c):
+    timed_out, first_line, numel = {}, {}, []   # SeqNum -> {rank}, its first line; (op, in, out)
+    ops = {}
+    for o in c.log.others:
+        ranked = PYTORCH_RANK.search(o.text)
+        if not ranked:
+            continue
+        rank = int(ranked.group(1) or ranked.group(2))
+        found = WATCHDOG.search(o.text)
+        if found:
+            seq = int(found.group(1))
+            ops[seq] = found.group(2)
+            if found.group(3) and found.group(4):
+                numel.append((found.group(2), int(found.group(3)), int(found.group(4))))
+        else:
+            work = WORK_TIMED_OUT.search(o.text)
+            if not work:
+                continue
+            seq = int(work.group(1) or work.group(2))
+        timed_out.setdefault(seq, set()).add(rank)
+        first_line.setdefault(seq, o.line)
+    if not timed_out:
+        return None
+    world = _world_size(c.log, numel)
+    if not world:
+        return None
+    seq, ranks = max(timed_out.items(), key=lambda item: len(item[1]))
+    missing = sorted(set(range(world)) - ranks)
+    # most ranks said it and some did not: a paste with a few ranks' lines says nothing of the others
+    if not missing or len(ranks) < 2 or len(missing) > len(ranks) or max(ranks) >= world:
+        return None
+    said = ", ".join(map(str, sorted(ranks)))
+    gone = ", ".join(map(str, missing))
+    return r.finding(first_line[seq], f"ranks {said} of {world} timed out in collective {seq} ({ops.get(seq, 'its op')}); "
+                     f"rank{'s' if len(missing) > 1 else ''} {gone} did not",
+                     f"rank{'s' if len(missing) > 1 else ''} {gone} never entered collective {seq}: "
+                     f"{'they' if len(missing) > 1 else 'it'} stopped first (an exception outside NCCL, a hang, a "
+                     "crash), and the other ranks' timeouts are the consequence")
