@@ -6,6 +6,7 @@ no NCCL_X where another sets it differs. A line without NCCL's host prefix is no
 import re
 
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
+from .error_lines import PYTORCH_RANK, PYTORCH_WORK  # PyTorch's ranks and works, as the error finder reads them
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from .registry import rule
 from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
@@ -260,8 +261,6 @@ def address_unreachable(r, c):
 # and the lines 2.1-2.4 print beside it for the same work
 WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
                       r"(?:, NumelIn=(\d+), NumelOut=(\d+))?")
-WORK_TIMED_OUT = re.compile(r"\bTimeout at NCCL work: (\d+)|\bdetected\s+by watchdog at work: (\d+)")
-PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")
 
 
 def _world_size(log, numel):
@@ -306,10 +305,10 @@ def rank_missing_from_timeout(r, c):
             if found.group(3) and found.group(4):
                 numel.append((found.group(2), int(found.group(3)), int(found.group(4))))
         else:
-            work = WORK_TIMED_OUT.search(o.text)
+            work = PYTORCH_WORK.search(o.text)  # the lines beside the watchdog's, naming the same work
             if not work:
                 continue
-            seq = int(work.group(1) or work.group(2))
+            seq = int(next(g for g in work.groups() if g))
         timed_out.setdefault(seq, set()).add(rank)
         first_line.setdefault(seq, o.line)
     if not timed_out:
