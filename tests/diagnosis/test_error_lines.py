@@ -149,32 +149,49 @@ def test_a_launchers_report_of_an_exit_is_said_only_where_nothing_else_is():
 def test_a_log_with_nothing_else_to_read_says_its_exception_or_its_error_words():
     """Never silent: a paste holding no line of NCCL's or of a tool wirebench reads, but an exception
     (PyTorch's env:// rendezvous, torch/distributed/rendezvous.py's `_env_error`, as users paste it at
-    the end of a traceback) or plain error words, is a WARN quoting that line, not a refusal; where
-    an NCCL line is read, the fallback says nothing (a healthy log's stray word is not an error)."""
-    from wirebench.diagnosis import read_log
+    the end of a traceback) or plain error words, is a FAIL quoting that line (issue 55: a file that says
+    an error failed with it), not a refusal; where an NCCL line is read, the fallback says nothing (a
+    healthy log's stray word is not an error)."""
     said = found("Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n"
                 "    dist.init_process_group(\"nccl\")\n"
                 "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
                 "MASTER_ADDR expected, but not set\n")
     f = quoting(said, "ValueError: Error initializing torch.distributed using env:// rendezvous")
-    assert f.verdict == "WARN" and f.line == 4 and "an error line no rule reads" in f.why, (f.verdict, f.line, f.why)
+    assert f.verdict == "FAIL" and f.line == 4 and "an error line no rule reads" in f.why, (f.verdict, f.line, f.why)
+    assert "the file holds no line of NCCL's: set NCCL_DEBUG=INFO" in f.fix, f.fix
     said = found("job 4242 started on gpu[01-02]\nsomething went wrong: could not reach the head node\n")
-    assert quoting(said, "could not reach the head node").verdict == "WARN"
+    assert quoting(said, "could not reach the head node").verdict == "FAIL"
     healthy = found("n1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nepoch 1: no error in 1000 steps\n")
     assert not [x for x in healthy if "no error in 1000 steps" in x.what], [x.what for x in healthy]
 
 
-def test_a_file_given_as_an_nccl_log_without_a_line_of_ncclss_is_refused_quoting_its_error(tmp_path):
-    """The front door's contract (issue 55): a file with no line of NCCL's is not what it claims, exit 3
-    naming it; the error line it does carry is quoted in that refusal, not lost."""
+def test_each_exception_of_a_file_without_nccls_lines_is_quoted_with_its_line():
+    """Every error line of such a file, not only its first: a traceback chained by `During handling of
+    the above exception` ends in two exceptions (PyTorch's env:// rendezvous as above, then the
+    program's own wrapper); each is a finding of its own, at its own line."""
+    said = found("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
+                "MASTER_ADDR expected, but not set\n\nDuring handling of the above exception, another exception "
+                "occurred:\n\nRuntimeError: distributed init failed\n")
+    assert [(f.id, f.verdict, f.line) for f in said] == [("error-not-in-catalogue", "FAIL", 1),
+                                                          ("error-not-in-catalogue", "FAIL", 5)], [f.what for f in said]
+    assert "RuntimeError: distributed init failed" in said[1].what
+
+
+def test_a_file_with_an_error_line_and_no_line_of_nccls_is_read_and_one_without_either_refused(tmp_path):
+    """The front door's contract (issue 55): a file with no line of NCCL's that carries an error line
+    gives the finding quoting it; one with neither is not what it claims, exit 3 naming it."""
     import pytest
     from wirebench.contracts.input_files import InputError
     from wirebench.diagnosis import read_log
     log = tmp_path / "job.out"
     log.write_text("job 4242 started on gpu[01-02]\nsomething went wrong: could not reach the head node\n")
-    with pytest.raises(InputError, match=r"job.out: no line of NCCL's .* its line 2 says an error no rule reads: "
-                                         r"\"something went wrong: could not reach the head node\""):
-        read_log(log)
+    said = diagnose(read_log(log))
+    assert [(f.verdict, f.line) for f in said] == [("FAIL", 2)]
+    assert '"something went wrong: could not reach the head node"' in said[0].what
+    quiet = tmp_path / "quiet.out"
+    quiet.write_text("job 4242 started on gpu[01-02]\nepoch 1 done\n")
+    with pytest.raises(InputError, match=r"quiet.out: no line of NCCL's .* and no error line"):
+        read_log(quiet)
 
 
 def test_pytorchs_words_for_a_rank_that_cannot_use_cuda_are_cuda_errors():

@@ -37,6 +37,19 @@ def test_a_log_that_cannot_be_read_is_said_naming_the_file_exit_3(tmp_path, name
     assert result.stdout == "" and f"error: {path}: " in result.stderr and said in result.stderr
 
 
+def test_a_file_with_an_error_line_and_no_line_of_nccls_is_a_finding_exit_1_not_a_refusal(tmp_path):
+    """Issue 55's done-when: every log with an error line gives a finding quoting it. A file of the
+    program's output alone (no NCCL_DEBUG) ends as its finding's verdict does: FAIL, exit 1, never 0 or 3."""
+    path = tmp_path / "job.out"
+    path.write_text("job 4242 started on gpu[01-02]\nsomething went wrong: could not reach the head node\n")
+    result = wirebench("topo", "--nccl-log", path, "--json")
+    assert result.returncode == 1, result.stdout + result.stderr
+    [said] = json.loads(result.stdout)["nccl"]["diagnoses"]
+    assert said["verdict"] == "FAIL" and said["line"] == 2
+    assert '"something went wrong: could not reach the head node"' in said["what"]
+    assert "no line of NCCL's" in said["fix"] and "NCCL_DEBUG=INFO" in said["fix"]
+
+
 def test_the_nccl_section_keeps_its_shape_and_the_wiring_reaches_the_rules():
     result = wirebench("topo", "--nvidia-smi-topo", ROOT / "tests/data/topo/h100-8gpu-8nic.txt",
                        "--nccl-log", DATA / "pcie-8gpu-p2p-shm.log", "--json")

@@ -1,7 +1,7 @@
 """python3 -m wirebench.diagnosis LOG [--topology FILE] [--table]: the diagnosis of an NCCL log as
 topology.json's `nccl` section (JSON on stdout), or its readable lines. `wirebench topo --nccl-log`
 (bench/topology/nccl_handover.cpp) runs it with the node's topology.json written beside; a log
-that cannot be read (a directory, an empty file, a file without NCCL's lines) ends in one line
+that cannot be read (a directory, an empty file, a file with neither NCCL's lines nor an error line) ends in one line
 naming it, exit code 3."""
 import argparse
 import json

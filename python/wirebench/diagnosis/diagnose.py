@@ -11,6 +11,9 @@ RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid)  # each r
 NODES = re.compile(r"\bnNodes (\d+)")
 # the address a process bootstraps on or moves socket data on (its first)
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
+# said with each error of a file that holds no line of NCCL's: what it says is the program's side only
+NO_NCCL_LINE = ("; the file holds no line of NCCL's: set NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) in the job "
+                "and rerun to see NCCL's side")
 
 
 def network_carries_data(log):
@@ -87,6 +90,10 @@ def diagnose(log, wiring=None, entries=None):
         _quote(known, error)
     if not network_carries_data(log):
         found = [f for f in found if f.scope != "network" or f.error]
+    if not log.messages:
+        for f in found:
+            if f.error and NO_NCCL_LINE not in f.fix:
+                f.fix += NO_NCCL_LINE
     return sorted(found, key=lambda f: (f.verdict != "FAIL", f.line))
 
 

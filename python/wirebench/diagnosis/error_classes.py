@@ -69,8 +69,7 @@ CLASSES = {
                          "NCCL_DEBUG=INFO"),
     "unread": ErrorClass("an error line no rule reads", "a log with no line of NCCL's, of nccl-tests or of a "
                          "launcher wirebench reads, but this line says an error in words of its own (quoted as it is)",
-                         "read it and the lines around it; search its words in NCCL's and the framework's issues; "
-                         "rerun with NCCL_DEBUG=INFO so NCCL's own lines say what it did"),
+                         "read it and the lines around it; search its words in NCCL's and the framework's issues"),
     "check": ErrorClass("wrong results", "nccl-tests checked a collective's output and found wrong values",
                         "rerun the size that failed with -c 1 on fewer GPUs to find the GPU or link; check the NCCL "
                         "version's release notes for a fixed bug, dmesg for Xid errors"),

@@ -5,7 +5,8 @@ PyTorch's, XLA's, CUDA's, a launcher's, the shell's, the loader's). Each is quot
 line, with what its class means and the generic next step (error_classes.py); the rank is NCCL's
 `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the program's output as one. Ranks whose
 first errors say the same fold into one; a launcher's report of an exited rank counts only where
-nothing else does; a log with nothing else to read gives its first line that says an error."""
+nothing else does; a log with nothing else to read (no line of NCCL's) gives each line that says an
+error: each exception line, else each line of error words."""
 import re
 from dataclasses import dataclass
 
@@ -66,13 +67,14 @@ def find(log):
     if any(e.kind != "exited" for e in first.values()):
         first = {rank: e for rank, e in first.items() if e.kind != "exited"}
     if not first and not log.messages and not _table_seen(log):
-        # never silent: nothing this module reads, but a line says an error (the first exception, else words)
+        # never silent: nothing this module reads, but lines say an error (each exception, else each line of error
+        # words): a file without NCCL's lines that says an error failed with it (FAIL), whatever its words
         for pattern in UNREAD:
-            hit = next((o for o in log.others if pattern.search(o.text)), None)
-            if hit is not None:
+            for hit in (o for o in log.others if pattern.search(o.text)):
                 text = hit.text.strip()
-                first["(the program's output: unread)"] = Error(hit.line, "", text, text, CLASSES["unread"], False,
-                                                                "unread")
+                first.setdefault(f"(the program's output: unread {text})",
+                                 Error(hit.line, "", text, text, CLASSES["unread"], True, "unread"))
+            if first:
                 break
     out, by_text = [], {}
     for rank, error in first.items():

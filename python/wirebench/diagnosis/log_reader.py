@@ -181,7 +181,8 @@ def transport_of(via):
 
 def read_log(file):
     """The log of a file: an InputError naming it where it is not a readable file, is empty, is not
-    text, or holds no line of NCCL's (errors.py says which count). Its lines are read as they stream
+    text, or holds no line of NCCL's and no error line (errors.py says which count: a file without
+    NCCL's lines that says an error is read, and its error lines are its findings). Its lines are read as they stream
     and decoded as every paste is (importer/paste.py): UTF-8, or UTF-16 as PowerShell's `>` writes
     it; another encoding is refused naming the line and the `iconv` that converts it. A repeated
     line is kept once with its count as it comes, so a long log of repeated lines is never held
@@ -190,15 +191,12 @@ def read_log(file):
     log = _parse(numbered_lines(file), str(file))
     if log is None:
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
-    found = errors.find(log)
-    if not log.messages and not nccl_tests.results(log) and all(e.kind == "unread" for e in found):
+    if not log.messages and not nccl_tests.results(log) and not errors.find(log):
         # nccl-tests' header and nothing after it: the test stopped (a hang, a crash) before its first size
         stopped = (" nccl-tests printed its header and no result: it stopped before its first size (a hang, or the "
                    "output cut);" if nccl_tests.stopped_before_a_result(log) else "")
-        # not what it claims to be, but never silent on the error it does carry
-        said = (f" its line {found[0].line} says an error no rule reads: \"{found[0].quote}\";" if found else "")
         raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
-                         f"of nccl-tests or PyTorch, a launcher's error, nccl-tests' results):{stopped}{said} "
+                         f"of nccl-tests or PyTorch, a launcher's error, nccl-tests' results) and no error line:{stopped} "
                          "is NCCL_DEBUG=INFO set in the job?")
     return log
 

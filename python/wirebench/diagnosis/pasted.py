@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..contracts.input_files import InputError
 from ..contracts.schema import version
-from . import output, wiring
+from . import errors, output, wiring
 from .diagnose import diagnose
 from .log_reader import read_log
 
@@ -23,6 +23,8 @@ def add_pasted(doc, paths, given_log=None):
             log = read_log(path)
         except InputError:
             continue  # no line of NCCL's (an nvbandwidth or OSU output): nothing to diagnose
+        if not log.messages and all(e.kind == "unread" for e in errors.find(log)):
+            continue  # a tool's output whose words say an error no rule reads: its importer reads the file
         findings = diagnose(log, node)
         if not findings:
             continue
