@@ -67,6 +67,24 @@ CLASSES = {
                          "first error is the cause); exit code -9 / signal 9 is the kernel's OOM killer or the "
                          "scheduler (dmesg, sacct), -6 / 6 an abort, 11 a segmentation fault; rerun with "
                          "NCCL_DEBUG=INFO"),
+    "gloo": ErrorClass("Gloo error", "PyTorch's Gloo backend failed, not NCCL: the CPU collectives and process groups "
+                       "a job runs on Gloo beside NCCL's (or instead of it) could not find or bind the address they were "
+                       "given, resolved the host to an address of another family than a peer's, or lost a peer",
+                       "set GLOO_SOCKET_IFNAME to the interface the hosts reach each other on (`ip -br addr`; the one "
+                       "NCCL_SOCKET_IFNAME names), check that the host name resolves to that interface's address on every "
+                       "node (`getent hosts $(hostname)`) and to one address family (IPv4 or IPv6) everywhere; where a peer's "
+                       "connection closed, " + FIRST_FAILED),
+    "mismatch": ErrorClass("library mismatch", "a library was built against another NCCL than the one the loader "
+                           "found: the NCCL it needs has a function (the undefined symbol) the loaded libnccl lacks (an "
+                           "older libnccl first on LD_LIBRARY_PATH or in a second nvidia-nccl-cu* package)",
+                           "find the libnccl loaded (`ldd .../libtorch_cuda.so | grep nccl`, `pip list | grep nccl`, "
+                           "LD_LIBRARY_PATH) and keep one NCCL, the version the framework was built for: uninstall the "
+                           "other nvidia-nccl package or take the older libnccl off LD_LIBRARY_PATH"),
+    "service": ErrorClass("a service failed", "a system service the node's GPUs or network need did not start or "
+                          "stopped (nvidia-fabricmanager on NVSwitch systems: without it CUDA says `system not yet "
+                          "initialized` and NCCL cannot use NVLink; nvidia-persistenced; an InfiniBand subnet manager)",
+                          "read the unit's own log (`journalctl -u UNIT -b`), fix what it says (a Fabric Manager of "
+                          "another version than the driver, a masked unit: `systemctl unmask`), restart it and rerun"),
     "unread": ErrorClass("an error line no rule reads", "a log with no line of NCCL's, of nccl-tests or of a "
                          "launcher wirebench reads, but this line says an error in words of its own (quoted as it is)",
                          "read it and the lines around it; search its words in NCCL's and the framework's issues"),

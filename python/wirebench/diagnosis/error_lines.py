@@ -26,6 +26,12 @@ OTHER_ERRORS = (
     # `PROG: error while loading shared libraries: libnccl.so.2: cannot open shared object file: ...`)
     (re.compile(r"\*\*\* Process received signal \*\*\*.*|(?:^|\] )Signal: [A-Z][\w ]+ \(\d+\)\s*$"), "crash"),
     (re.compile(r"\berror while loading shared libraries: \S+: .*"), "loader"),
+    # Python's words for the same (`import torch` ending in `ImportError: libnccl.so.2: cannot open shared object file:
+    # No such file or directory`, pinokiocomputer/pinokio#193), and a library built against another NCCL than the one
+    # the loader found: `ImportError: .../torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister`
+    # (THU-MIG/yolov10#306; pytorch/pytorch#119932: another package's older libnccl loaded first)
+    (re.compile(r"\b(?:ImportError|OSError): (?:\S*/)?lib[\w.+-]*\.so[\w.]*: cannot open shared object file\b.*"), "loader"),
+    (re.compile(r"\bundefined symbol: nccl[A-Z]\w*.*"), "mismatch"),
     # the shell's and Python's words for a process killed by a signal (`... 4242 Bus error (core dumped) python
     # train.py`: a DataLoader's /dev/shm too small; `Fatal Python error: Segmentation fault`)
     # UCX's and HPC-X's handler among NCCL's lines: `[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error:
@@ -63,6 +69,19 @@ OTHER_ERRORS = (
     # the ranks of another node dial their own loopback (awslabs/aws-do-eks#50)
     (re.compile(r"\bUnable to resolve hostname to a \(local\) address\. Using the loopback.*"), "launcher"),
     (re.compile(r"\bGloo connectFullMesh failed\b.*"), "launcher"),
+    # PyTorch's Gloo backend (its CPU collectives and the groups a job builds beside NCCL's) failing on its own: its
+    # enforce (`RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr.
+    # Unable to find address for: bond1`, NVIDIA/Megatron-LM#436; `ss1.ss_family == ss2.ss_family. 2 vs 10`,
+    # pytorch/gloo#399, its location a Markdown link there), C++'s `terminate called after throwing an instance of
+    # 'gloo::EnforceNotMet'` (horovod/horovod#1341), a pair's I/O (`[../third_party/gloo/gloo/transport/tcp/pair.cc:534]
+    # Connection closed by peer [127.0.0.1]:10895`, RVC-Project/Retrieval-based-Voice-Conversion-WebUI#1882)
+    (re.compile(r"\[enforce fail at \S*gloo/.*|\bgloo::(?:EnforceNotMet|IoException)\b.*|"
+                r"\[\S*gloo/transport/\S+:\d+\] .*"), "gloo"),
+    # systemd's word for a service that failed: `systemctl status`'s `Active: failed (Result: exit-code) since ...`
+    # under the unit's line (errors.py joins the unit's line to it; mrzenc/vgpu4nixos#4's nvidia-vgpu-mgr.service), and
+    # `Job for nvidia-fabricmanager.service failed because the control process exited with error code.`
+    # (NVIDIA/gpu-operator#356); the unit is what the error is said of (its `host` group, as a tool's host is)
+    (re.compile(r"^Active: failed \(Result: [\w-]+\).*|\bJob for (?P<host>[\w@.:-]+\.service) failed\b.*"), "service"),
     # PyTorch's rendezvous: `torch.distributed.DistNetworkError: The server socket has failed to listen on any
     # local network address. port: 29500, ... EADDRINUSE` (vllm-project/vllm#39015), its store's DistStoreError
     (re.compile(r"\bDist(?:Network|Store)Error\b.*"), "launcher"),
@@ -131,5 +150,11 @@ PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")  # 
 # The collective a ProcessGroupNCCL line names: the watchdog's WorkNCCL(SeqNum=N, ...), its `detected by watchdog
 # at work: N`, its `Timeout at NCCL work: N`. Ranks that say any of them of one work saw one timeout.
 PYTORCH_WORK = re.compile(r"\bWorkNCCL\(SeqNum=(\d+)|\bdetected\s+by watchdog at work: (\d+)|\bTimeout at NCCL work: (\d+)")
+# systemd's line of the unit `Active: failed` is said of: `× nvidia-vgpu-mgr.service - NVIDIA vGPU Manager Daemon`
+# (`●` or `*` before it in older systemd)
+UNIT = re.compile(r"^[\u25cf\u00d7*x]?\s*([\w@.:-]+\.(?:service|socket|mount|target)) - ")
+# Markdown's emphasis around a pasted error (`> **RuntimeError: ...**`, `[rank0]: **...**`, a line in backticks): off
+# for reading the line; the quote keeps it as the file has it
+EMPHASIS = re.compile(r"\*\*|__|^[*`]+|[*`]+$")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
 LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")

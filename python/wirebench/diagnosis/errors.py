@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from . import nccl_tests
 from .error_classes import CLASSES, ErrorClass, class_of
-from .error_lines import (CHAIN, GLOG, LAST_ERROR, OTHER_ERRORS, PYTORCH_RANK, PYTORCH_WORK, RUNTIME_NOISE, UNREAD,
-                          WENT_ON)
+from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PYTORCH_RANK, PYTORCH_WORK, RUNTIME_NOISE,
+                          UNIT, UNREAD, WENT_ON)
 from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
 
 
@@ -42,11 +42,20 @@ def find(log):
     lines = sorted([(m.line, m) for m in log.messages] + [(o.line, o) for o in log.others], key=lambda x: x[0])
     went_on = max((line for line, item in lines if (WENT_ON.search(item.text) if hasattr(item, "host") else
                                                     RESULT.match(item.text) or SUMMARY.search(item.text))), default=0)
-    first, classed_later, last_error, previous = {}, {}, False, None
+    first, classed_later, last_error, previous, unit = {}, {}, False, None, None
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
         last_error = not nccl and bool(LAST_ERROR.search(item.text))
+        if not nccl and UNIT.match(plain(item.text)):
+            unit = item  # systemctl status's unit line: the `Active: failed` line under it is said of it
+        if error is not None and error.kind == "service" and not error.rank:
+            if unit is None or not 0 < error.line - unit.line <= 12:
+                unit = None
+            else:
+                named = unit.text.strip()
+                error.rank = UNIT.match(plain(named)).group(1)
+                error.quote, error.said = f"{named} / {error.quote}", f"{plain(named)} {error.said}"
         if error is None or (error.kind == "launcher" and error.line < went_on and RUNTIME_NOISE.search(error.said)):
             continue  # Open MPI's runtime noise: the job went on after it
         # a line that names no rank: the first of each kind (NCCL's, the tool's, PyTorch's, ...)
@@ -70,10 +79,11 @@ def find(log):
         # never silent: nothing this module reads, but lines say an error (each exception, else each line of error
         # words): a file without NCCL's lines that says an error failed with it (FAIL), whatever its words
         for pattern in UNREAD:
-            for hit in (o for o in log.others if pattern.search(o.text)):
+            for hit in (o for o in log.others if pattern.search(o.text) or pattern.search(plain(o.text))):
                 text = hit.text.strip()
+                said = text if pattern.search(text) else plain(text)
                 first.setdefault(f"(the program's output: unread {text})",
-                                 Error(hit.line, "", text, text, CLASSES["unread"], True, "unread"))
+                                 Error(hit.line, "", text, said, CLASSES["unread"], True, "unread"))
             if first:
                 break
     out, by_text = [], {}
@@ -110,20 +120,29 @@ def _error_of(item, after_last_error):
             error_class, classed = class_of(item.text)
             return Error(item.line, item.rank, item.raw, item.said, error_class, classed)
         return None
-    text = item.text.strip()
-    if after_last_error and text:  # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text
-        error_class, classed = class_of(text)
-        return Error(item.line, _rank_of(text, None), text, text, error_class, classed, "last")
-    for pattern, kind in OTHER_ERRORS:
-        found = pattern.search(text)
-        if found:
-            # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
-            # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
-            error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader", "timeout",
-                                                                     "cuda", "exited")
-                                    else class_of(text))
-            return Error(item.line, _rank_of(text, found), text, text, error_class, classed, kind)
+    quote = item.text.strip()
+    if after_last_error and quote:  # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text
+        error_class, classed = class_of(quote)
+        return Error(item.line, _rank_of(quote, None), quote, quote, error_class, classed, "last")
+    for text in dict.fromkeys((quote, plain(quote))):  # as the file has it, else without Markdown's emphasis
+        for pattern, kind in OTHER_ERRORS:
+            found = pattern.search(text)
+            if found:
+                # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
+                # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
+                error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader",
+                                                                         "timeout", "cuda", "exited", "gloo", "mismatch",
+                                                                         "service")
+                                        else class_of(text))
+                return Error(item.line, _rank_of(text, found), quote, text, error_class, classed, kind)
     return None
+
+
+def plain(text):
+    """A line without Markdown's emphasis around it (`> **RuntimeError: ...**`, the quote mark already off): what
+    is read where the line as the file has it says nothing; the quote keeps it as it is. (Open MPI's `*** Process
+    received signal ***` is read as it is, before this.)"""
+    return EMPHASIS.sub("", text.strip()).strip()
 
 
 def _rank_of(text, found):

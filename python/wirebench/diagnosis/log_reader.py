@@ -32,6 +32,13 @@ OLD_INFO = re.compile(r"^([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] INFO (.*)$")
 # NCCL 1.x (src/core.cu's WARN macro) printed `WARN` first, then its source location: `WARN src/core.cu:225
 # failed to allocate 2101248 byte device buffer` (NVIDIA/nccl#33)
 NCCL1_WARN = re.compile(r"^WARN ([\w./-]+\.(?:cc|cu|cpp|h):\d+) (.*)$")
+# NCCL's text pasted without its prefix and without `NCCL`: `WARN NET/IB : Got completion from peer ...`, `INFO
+# NET/Socket : Using [0]eth0:10.0.0.1<0>`, a chain's `INFO transport/net.cc:592 -> 2`: the line starts with NCCL's level
+# word and one of its subsystems' tags (strict: another tool's `WARN:` or `INFO 01-19 03:55:24 ...` is not NCCL's, nor
+# a logger's `2019-02-11 10:01:02,345 INFO Ring 00 : ...`: channel and ring lines count only with NCCL's prefix)
+BARE = re.compile(r"^(INFO|WARN) ((?:NET/\w+|Bootstrap\b|Init\b|P2P\b|"
+                  r"Using network\b|NCCL_[A-Z0-9_]+ set by environment\b|cudaDriverVersion\b|comm 0x|NVLS\b|"
+                  r"(?:transport|misc|include|graph|proxy|plugin|device|register)/[\w./-]+|[\w-]+\.cc:\d+ -> \d).*)$")
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
@@ -248,6 +255,10 @@ def _message(number, line, repeats, nccl):
     if found:
         location, message = found.groups()
         return Message(number, "", "", -1, True, message, location, line, repeats)
+    found = BARE.match(line.strip()) if "WARN " in line or "INFO " in line else None
+    if found:
+        kind, message = found.groups()
+        return Message(number, "", "", -1, kind == "WARN", message, "", line, repeats)
     return None
 
 
