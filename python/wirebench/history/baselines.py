@@ -7,8 +7,6 @@ the recent ones does not flag; a step change does on its RECENT_RUNS-th night (k
 import statistics
 from dataclasses import dataclass
 
-from scipy.stats import mannwhitneyu
-
 from ..robust import median_and_mad, median_and_sigma, modified_z
 
 BASELINE_RUNS = 30
@@ -78,6 +76,8 @@ def regression(earlier, current_value, current_run, higher_is_better):
         return None
     base = baseline_of(window)
     recent = values[recent_from:]
+    # imported here: scipy.stats takes over a second to import, and only a history's test needs it
+    from scipy.stats import mannwhitneyu
     p_value = mannwhitneyu(recent, window, alternative="less" if higher_is_better else "greater",
                            method="exact").pvalue
     change = (statistics.median(recent) - base.median) / base.median if base.median else 0.0

@@ -7,7 +7,6 @@ from pathlib import Path
 from .ceilings import Ceilings, profile_nics
 from .document import Table, document
 from .outputs import console_lines, html_page, junit, markdown, summary
-from .plots import write_plots, write_trend_plots
 from .profiles import load_profile
 from .results import InputError, read_results
 from .floors import unmeasured
@@ -67,6 +66,7 @@ def report(run_dir: Path, profile_name=None, history_path=None, prometheus_file=
     (run_dir / "report.md").write_text(markdown(doc))
     (run_dir / "junit.xml").write_text(junit(doc))
     (run_dir / "summary.json").write_text(summary(doc, code))
+    from .plots import write_plots, write_trend_plots  # here: matplotlib is for the report alone, not judge_run's users
     plots = write_plots(verdicts, run_dir, per_nic=ceilings.stated_ports() > 1)
     if trends:  # the items that moved first: the history's plots before the run's own
         plots = write_trend_plots(trends, history, run, run_dir) + plots
