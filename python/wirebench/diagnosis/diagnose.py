@@ -4,10 +4,11 @@ of each rank (errors.py), known to the catalogue or not. A network finding is ke
 network carried data. The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import agreement, catalogue, error_classes, errors, nccl_tests, registry, roce_gid, settings, structural
+from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, registry, roce_gid, settings,
+               structural)
 from .registry import Context, Finding
 
-RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid)  # each registers its rules when imported
+RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid, fixed_in_later_nccl)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
 # the address a process bootstraps on or moves socket data on (its first)
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
