@@ -328,3 +328,130 @@ def rank_missing_from_timeout(r, c):
                      f"rank{'s' if len(missing) > 1 else ''} {gone} never entered collective {seq}: "
                      f"{'they' if len(missing) > 1 else 'it'} stopped first (an exception outside NCCL, a hang, a "
                      "crash), and the other ranks' timeouts are the consequence")
+
+
+# PyTorch's report of one rank's timed-out work and its collective: the watchdog's line (`[Rank 7] Watchdog caught
+# collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, ...)`) and the blocking wait's (`[Rank 1] Work
+# WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, ...) timed out in blocking wait`)
+WORK_OP = re.compile(r"\bWorkNCCL\(SeqNum=(\d+), OpType=(\w+)")
+# the process group PyTorch names beside a work's number: `[PG ID 0 PG GUID 0(default_pg) Rank 2] Exception (either an
+# error or timeout) detected by watchdog at work: 808` (2.5 on), `[PG 1 Rank 0] ...` and `[PG 0 (default_pg) Rank 7]`
+PG_OF = re.compile(r"\[PG (?:ID )?(\d+)(?: PG GUID (\d+))?[^\]]*? Rank (\d+)\]")
+
+
+def _pgs(log):
+    """{(rank, work): process group} where PyTorch's lines name the group of a rank's work."""
+    out = {}
+    for o in log.others:
+        group, work = PG_OF.search(o.text), PYTORCH_WORK.search(o.text)
+        if group and work:
+            out[(int(group.group(3)), int(next(g for g in work.groups() if g)))] = group.group(2) or group.group(1)
+    return out
+
+
+@rule("ranks-at-different-collectives", "FAIL", "any",
+      "PyTorch's watchdog reports (`WorkNCCL(SeqNum=N, OpType=OP, ...)`, the watchdog's and the blocking wait's lines) "
+      "of ranks of one process group that timed out on different collectives: another sequence number or, at one "
+      "number, another collective (the group from `[PG ID n PG GUID g ... Rank r]` where said; quiet where a rank "
+      "reports several works and no group is said, as their numbers may be of several groups)",
+      "the ranks did not issue the same sequence of collectives: a rank skipped or added one (a branch on one rank, "
+      "an uneven number of batches) or is stuck before it, far behind the others; NCCL waits for a collective the "
+      "others never call",
+      "compare what each rank calls at that point (the rank behind, at the lowest number, first): make every rank "
+      "take the same code path (the same number of steps and batches, collectives outside rank-dependent branches); "
+      "TORCH_DISTRIBUTED_DEBUG=DETAIL checks the ranks' collectives against each other, and the flight recorder "
+      "(TORCH_NCCL_TRACE_BUFFER_SIZE, TORCH_NCCL_DUMP_ON_TIMEOUT=1) shows each rank's last collectives",
+      "NVIDIA/nccl#1409 (rank 7 timed out in a BROADCAST, rank 3 in an ALLREDUCE, both as work 80078, at each epoch's "
+      "end); pytorch/pytorch#118369 (wconstab: a collective timeout is most likely one or more ranks that did not "
+      "call the right collective at the right time)", needs=("ranks",))
+def ranks_at_different_collectives(r, c):
+    groups = _pgs(c.log)
+    reports = []  # (rank, work, op, group or None, line)
+    for o in c.log.others:
+        ranked, work = PYTORCH_RANK.search(o.text), WORK_OP.search(o.text)
+        if ranked and work:
+            rank, seq = int(ranked.group(1) or ranked.group(2)), int(work.group(1))
+            reports.append((rank, seq, work.group(2), groups.get((rank, seq)), o.line))
+    named = {g for _, _, _, g, _ in reports if g is not None}
+    if len(named) > 1:  # several groups: each compared alone, a report of no said group left out
+        by_group = {g: [x for x in reports if x[3] == g] for g in named}
+    else:
+        by_group = {next(iter(named), None): reports}
+    out = []
+    for group, said in sorted(by_group.items(), key=lambda item: str(item[0])):
+        works = {}
+        for rank, seq, op, _, line in said:
+            works.setdefault(rank, {}).setdefault((seq, op), line)
+        if len(works) < 2:
+            continue
+        if group is None and any(len({seq for seq, _ in w}) > 1 for w in works.values()):
+            continue  # a rank timed out in several works and no group is said: they may be of several groups
+        at = {rank: min(w) for rank, w in works.items()}  # a rank's oldest work: where it stopped
+        if len(set(at.values())) < 2:
+            continue
+        places = {}
+        for rank, place in sorted(at.items()):
+            places.setdefault(place, []).append(rank)
+        listed = "; ".join(f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} at collective {seq} "
+                           f"({op})" for (seq, op), ranks in sorted(places.items()))
+        lowest = min(seq for seq, _ in places)
+        behind = sorted(rank for (seq, _), ranks in places.items() if seq == lowest for rank in ranks)
+        if len({seq for seq, _ in places}) > 1:
+            why = (f"rank{'s' if len(behind) > 1 else ''} {', '.join(map(str, behind))} {'are' if len(behind) > 1 else 'is'}"
+                   f" behind (the lowest sequence number, {lowest}): the others issued collectives it never reached, or "
+                   "the ranks' programs issued different sequences of collectives")
+        else:
+            why = (f"every rank is at sequence number {lowest}, but its collective differs: the ranks' programs issued "
+                   "different collectives at this point")
+        in_group = f" of process group {group}" if group is not None else ""
+        line = min(line for w in works.values() for line in w.values())
+        out.append(r.finding(line, f"ranks{in_group} timed out at different collectives: {listed}",
+                             f"{why}; NCCL's collectives match by order, so each rank waits for one its peers never call"))
+    return out
+
+
+# The address family of a rank's bootstrap or socket address as NCCL prints it (`Bootstrap : Using eth0:10.0.0.1<0>`:
+# IPv4; `ib0:fe80::...%ib0<0>`: IPv6), and Gloo's enforce comparing two (`ss1.ss_family == ss2.ss_family. 2 vs 10`:
+# AF_INET and AF_INET6, pytorch/gloo#399)
+GLOO_FAMILIES = re.compile(r"\bss1\.ss_family == ss2\.ss_family\. (\d+) vs (\d+)")
+FAMILIES = {"2": "AF_INET (IPv4)", "10": "AF_INET6 (IPv6)"}
+
+
+def _family(address):
+    return "IPv6" if ":" in address else "IPv4"
+
+
+@rule("address-family-mismatch", "FAIL", "any",
+      "hosts whose first bootstrap or socket address NCCL prints (`Bootstrap : Using eth0:10.0.0.1<0>`, `NET/Socket : "
+      "Using [0]...`) are of different families, IPv4 on one and IPv6 on another; Gloo's `ss1.ss_family == "
+      "ss2.ss_family. 2 vs 10` (PyTorch's Gloo compared an IPv4 address with an IPv6 one)",
+      "the rendezvous resolves a host name to IPv4 on one side and to IPv6 on the other (a dual-stack host, /etc/hosts "
+      "or DNS returning an AAAA record first): the ranks cannot connect to each other's addresses",
+      "use one family: give MASTER_ADDR (and the rendezvous endpoint) as an IPv4 address, not a host name, or make the "
+      "name resolve to one family on every node; NCCL_SOCKET_FAMILY=AF_INET (or AF_INET6) makes NCCL's sockets use one",
+      f"{ENV_DOCS}: NCCL_SOCKET_FAMILY; pytorch/gloo#399 (c-p-i-o: Gloo's device.cc does not handle the two families "
+      "together); pytorch/gloo#503 (d4l3k: the address family mismatch between resolution and listening, fixed)",
+      needs=("ranks",))
+def address_family_mismatch(r, c):
+    for o in c.log.others:
+        found = GLOO_FAMILIES.search(o.text)
+        if found and found.group(1) != found.group(2):
+            one, other = (FAMILIES.get(f, f"family {f}") for f in found.groups())
+            return r.finding(o.line, f"PyTorch's Gloo compared addresses of two families: {one} and {other}",
+                             "one rank's address is IPv4 and its peer's IPv6: the host names resolve to different "
+                             "families on different hosts")
+    first = {}  # host -> (address, interface, line) of its first bootstrap or socket address
+    for m in c.log.messages:
+        found = ADDRESS_LINE.search(m.text) if m.host and m.host not in first else None
+        address = ADDRESS.search(found.group(1)) if found else None
+        if address and not _host_local(*address.groups()):
+            first[m.host] = (address.group(2), address.group(1), m.line)
+    families = {}
+    for host, (address, interface, line) in sorted(first.items()):
+        families.setdefault(_family(address), []).append(f"{host} ({interface}:{address}, line {line})")
+    if len(families) < 2:
+        return None
+    listed = "; ".join(f"{family} on {', '.join(hosts)}" for family, hosts in sorted(families.items()))
+    return r.finding(min(line for _, _, line in first.values()),
+                     f"the hosts bootstrap on addresses of different families: {listed}",
+                     "an IPv4 host and an IPv6 host cannot connect to each other's bootstrap or socket addresses")
