@@ -153,15 +153,22 @@ def matches(log, fixes=None):
     return list(by_line.values())
 
 
-def _failing(item, text, first_errors):
+def _failing(log, item, text, first_errors):
     """Whether the line is an error of the log that says its class (FAIL), as the error finder reads
-    it; a line that is no error (an INFO, the GPU's name, a setting) or a bare WARN is a WARN."""
+    it: its words or code, or for an NCCL WARN the code of the error chain its process prints after
+    it; a line that is no error (an INFO, the GPU's name, a setting) or a WARN no chain follows is a WARN."""
     error = first_errors.get(item.line)
-    if error is not None:
-        return error.classed
-    if hasattr(item, "host"):
-        return bool(item.warn or CHAIN.match(item.text)) and class_of(item.text)[1]
-    return any(pattern.search(text) for pattern in CRASHES)
+    if error is not None and error.classed:
+        return True
+    if not hasattr(item, "host"):
+        return any(pattern.search(text) for pattern in CRASHES)
+    if not (item.warn or CHAIN.match(item.text)):
+        return False
+    if class_of(item.text)[1]:
+        return True
+    chain = next((m for m in log.messages if m.line > item.line and CHAIN.match(m.text)
+                  and (m.host, m.pid, m.device) == (item.host, item.pid, item.device)), None)
+    return chain is not None and class_of(chain.text)[1]
 
 
 @rule("fixed-in-later-nccl", "FAIL", "any",
@@ -190,7 +197,7 @@ def fixed_in_later_nccl(r, c):
             f"{'; ' + ', '.join(came_in) if came_in else ''}): {said}",
             f"upgrade NCCL to >= {dotted(newest)}")
         finding.source = "; ".join(dict.fromkeys(f.source for f in fixes))
-        finding.verdict = "FAIL" if _failing(item, quote, first_errors) else "WARN"
+        finding.verdict = "FAIL" if _failing(c.log, item, quote, first_errors) else "WARN"
         out.append(finding)
     return out
 

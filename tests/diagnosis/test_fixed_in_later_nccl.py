@@ -1,0 +1,165 @@
+"""fixed-in-later-nccl and internal-error-on-old-nccl (python/wirebench/diagnosis/fixed_in_later_nccl.py):
+NCCL's fixed bugs as data (suites/nccl-fixes.csv), read against each host's `NCCL version` line, on
+real logs: the corpus's train cases NVIDIA/nccl-tests#291 and NVIDIA/nccl#1637 (tests/data/nccl-corpus/,
+split train in its index.csv), NVIDIA/nccl#1185 and NVIDIA/nccl-tests#231 (tests/data/nccl/ORIGINS.md)."""
+import csv
+
+import pytest
+
+from conftest import DATA, ROOT, diagnose, ids, parse, read_log
+from wirebench.contracts.input_files import InputError
+from wirebench.diagnosis import fixed_in_later_nccl as fixes
+from wirebench.diagnosis import registry
+from wirebench.diagnosis.parameters import version_key
+
+CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
+RULES = ("fixed-in-later-nccl", "internal-error-on-old-nccl")
+
+
+def ours(findings):
+    return [f for f in findings if f.id in RULES]
+
+
+def text_of(path, old=None, new=None):
+    text = path.read_text()
+    if old is not None:
+        assert old in text, f"{path} lacks {old!r}"
+        text = text.replace(old, new)
+    return text
+
+
+def test_the_table_reads_every_regex_compiles_and_every_row_cites_its_source():
+    table = fixes.read()
+    assert len(table) >= 30
+    for fix in table:
+        assert fix.signature.pattern and fix.symptom
+        assert "NVIDIA/nccl" in fix.source and ("commit" in fix.source or "#" in fix.source), fix.line
+        assert fix.affected_from is None or fix.affected_from < fix.fixed_in, fix.line
+    # every row's symptom is one a log shows: the CSV's own text of each row is read, none dropped
+    with open(fixes.path(), newline="", encoding="utf-8") as f:
+        rows = [row for row in csv.DictReader(line for line in f if not line.startswith("#"))]
+    assert len(rows) == len(table)
+
+
+@pytest.mark.parametrize("row, problem", [
+    ('2.26,,"x","s","NVIDIA/nccl#1"', "fixed_in must be a release X.Y.Z, not '2.26'"),
+    ('2.26.2,2.26.2,"x","s","NVIDIA/nccl#1"', "affected_from 2.26.2 is not older than fixed_in 2.26.2"),
+    ('2.26.2,,"x(","s","NVIDIA/nccl#1"', "signature is not a regular expression"),
+    ('2.26.2,,"x","s",""', "every fix needs its symptom and its source"),
+    ('2.26.2,,"x","s","NVIDIA/nccl#1",extra', "more fields than the header's 5"),
+])
+def test_a_bad_row_is_an_error_naming_the_files_line(tmp_path, row, problem):
+    table = tmp_path / "fixes.csv"
+    table.write_text("# a comment\nfixed_in,affected_from,signature,symptom,source\n" + row + "\n")
+    with pytest.raises(InputError) as error:
+        fixes.read(table)
+    assert f"{table}:3: {problem}" in str(error.value)
+
+
+def test_a_header_without_a_column_is_an_error(tmp_path):
+    table = tmp_path / "fixes.csv"
+    table.write_text("fixed_in,affected_from,signature,symptom\n2.26.2,,x,s\n")
+    with pytest.raises(InputError, match=f"{table}:1: the header lacks source"):
+        fixes.read(table)
+
+
+def test_versions_compare_numerically_and_a_fix_applies_from_its_first_release_to_before_its_fix():
+    assert version_key("2.18.10") > version_key("2.18.9")
+    plugin = next(f for f in fixes.read() if "so\\.so" in f.signature.pattern)  # NVIDIA/nccl#1732
+    assert (plugin.affected_from, plugin.fixed_in) == ((2, 27, 3), (2, 27, 5))
+    assert plugin.applies_to((2, 27, 3)) and plugin.applies_to((2, 27, 4))
+    assert not plugin.applies_to((2, 26, 6)) and not plugin.applies_to((2, 27, 5))
+    assert not plugin.applies_to((2, 27, 10))  # 2.27.10 is after 2.27.5, not before it
+
+
+def test_rtx_5090_on_nccl_2_25_1_is_the_bug_2_26_2_fixed():
+    """NVIDIA/nccl-tests#291 (corpus, train): alltoall_perf on one RTX 5090 with NCCL 2.25.1; the thread
+    and NCCL 2.26.2's release note ('Fix shared memory usage on recent Blackwell GPUs', naming #291)
+    establish the cause. Its log has no error line: the GPU's name is the symptom's line."""
+    said = diagnose(read_log(CORPUS / "nccl-tests-291.log"))
+    assert ids(said) == ["fixed-in-later-nccl:WARN@4"]
+    f = said[0]
+    assert f.what.startswith("NCCL 2.25.1 has a bug that NCCL fixed in 2.26.2 (")
+    assert "NVIDIA GeForce RTX 5090\"" in f.what and "line 7 is 2.25.1" in f.why
+    assert f.fix == "upgrade NCCL to >= 2.26.2" and "NVIDIA/nccl-tests#291" in f.source
+    # the same log on the release that fixed it, and without its version line: nothing
+    fixed = text_of(CORPUS / "nccl-tests-291.log", "NCCL version 2.25.1+cuda12.4", "NCCL version 2.26.2+cuda12.8")
+    assert ours(diagnose(parse(fixed, "fixed.log"))) == []
+    unknown = text_of(CORPUS / "nccl-tests-291.log", "NCCL INFO NCCL version 2.25.1+cuda12.4", "NCCL INFO cudaDriverVersion 12080")
+    assert ours(diagnose(parse(unknown, "unknown.log"))) == []
+
+
+def test_ncclmaxsharedmem_on_nccl_2_25_1_names_the_fix_beside_the_catalogues_entry():
+    """NVIDIA/nccl#1637 (corpus, train): two RTX 5090 on NCCL 2.25.1, `ncclMaxSharedMem 82240 exceeds
+    device/fn maxSharedMem 79856` (an INFO line: WARN)."""
+    said = diagnose(read_log(CORPUS / "nccl-1637.log"))
+    assert ids(said) == ["nccl-predates-gpu-arch:FAIL@7", "fixed-in-later-nccl:WARN@7"]
+    assert "NCCL 2.25.1 on localhost has a bug that NCCL fixed in 2.26.2" in said[1].what
+    assert "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856" in said[1].what
+
+
+def test_each_hosts_own_version_decides():
+    """nccl-1637's second process moved to a host of its own: the ncclMaxSharedMem line is that host's,
+    so its version decides, not the first host's."""
+    log = (CORPUS / "nccl-1637.log").read_text().replace("localhost:11344:", "node-b:11344:")
+    assert ids(ours(diagnose(parse(log, "two-hosts.log")))) == ["fixed-in-later-nccl:WARN@7"]
+    upgraded = log.replace("node-b:11344:11344 [1] NCCL INFO NCCL version 2.25.1+cuda12.2",
+                           "node-b:11344:11344 [1] NCCL INFO NCCL version 2.26.2+cuda12.2")
+    assert upgraded != log
+    assert ours(diagnose(parse(upgraded, "two-hosts.log"))) == []
+
+
+def test_uds_bind_failure_on_nccl_2_20_3_is_a_fail_quoting_the_line():
+    """NVIDIA/nccl#1185 ('FSDP fails on v2.20.3-1'): the UDS WARN, then its process's `-> 2` chain:
+    FAIL, as the error's class; fixed in 2.20.5 (its release note names #1185)."""
+    log = DATA / "nccl-1185-uds-bind-2.20.3.log"
+    said = ours(diagnose(read_log(log)))
+    assert ids(said) == ["fixed-in-later-nccl:FAIL@5"]
+    assert "NCCL 2.20.3 has a bug that NCCL fixed in 2.20.5" in said[0].what
+    assert "misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-2-e647f8d8e15809a1 failed" in said[0].what
+    assert said[0].fix == "upgrade NCCL to >= 2.20.5" and "NVIDIA/nccl#1185" in said[0].source
+    fixed = diagnose(parse(text_of(log, "NCCL version 2.20.3+cuda12.3", "NCCL version 2.20.5+cuda12.3"), "fixed.log"))
+    assert ours(fixed) == []
+    # the version unknown: no such finding; the error finder still quotes the first error, the catalogue's
+    # entry still reads the UDS line
+    unknown = diagnose(parse(text_of(log, "NCCL version 2.20.3+cuda12.3\n", ""), "unknown.log"))
+    assert ours(unknown) == [] and "uds-bind-address-in-use:FAIL@4" in ids(unknown)
+    assert any(f.error and "group.cc:418 -> 2" in f.what for f in unknown)
+
+
+def test_healthy_logs_on_old_versions_give_neither_finding():
+    for name in ("single-node-8gpu-socket-no-ib.log", "nvls-8gpu-one-node-socket.log", "pcie-8gpu-p2p-shm.log",
+                 "multinode-net.log"):
+        assert ours(diagnose(read_log(DATA / name))) == [], name
+
+
+def test_an_internal_error_on_an_old_nccl_is_a_hint_not_a_cause():
+    """NVIDIA/nccl-tests#231: two A100 nodes on NCCL 2.22.3, `Test NCCL failure common.cu:997 'internal
+    error ...'`; no fix's symptom in the log: a WARN that counts the fixing releases after 2.22.3."""
+    log = DATA / "nccl-tests-231-internal-error-2.22.3.log"
+    said = ours(diagnose(read_log(log)))
+    assert ids(said) == ["internal-error-on-old-nccl:WARN@14"]
+    after = sorted({f.fixed_in for f in fixes.read() if f.fixed_in > (2, 22, 3)})
+    assert len(after) > fixes.BEHIND
+    assert f"is {len(after)} fixing releases behind NCCL {fixes.dotted(after[-1])}" in said[0].what
+    assert "no known bug is proven here" in said[0].why
+    newest = fixes.dotted(max(f.fixed_in for f in fixes.read()))
+    current = text_of(log, "NCCL version 2.22.3+cuda12.4", f"NCCL version {newest}+cuda12.4")
+    assert ours(diagnose(parse(current, "current.log"))) == []
+    unknown = text_of(log, "puente:21488:21488 [0] NCCL INFO NCCL version 2.22.3+cuda12.4\n", "")
+    assert ours(diagnose(parse(unknown, "unknown.log"))) == []
+
+
+def test_a_matching_fix_takes_the_place_of_the_hint():
+    """nccl-1185's log with an internal error added after its UDS failure: the fix that matches is said,
+    the hint is not."""
+    log = text_of(DATA / "nccl-1185-uds-bind-2.20.3.log") + "<host>:31:10585 [0] NCCL INFO init.cc:1500 -> 3\n"
+    assert [f.id for f in ours(diagnose(parse(log, "x.log")))] == ["fixed-in-later-nccl"]
+
+
+def test_the_rules_are_registered_and_the_corpus_maps_only_the_proven_one():
+    assert set(RULES) <= set(registry.RULES)
+    with open(CORPUS / "entry-causes.csv", newline="", encoding="utf-8") as f:
+        causes = {row["entry"]: row["cause_class"] for row in csv.DictReader(f)}
+    assert causes["fixed-in-later-nccl"] == "nccl-version-bug"
+    assert "internal-error-on-old-nccl" not in causes  # a hint names no cause
