@@ -85,7 +85,8 @@ def test_rtx_5090_on_nccl_2_25_1_is_the_bug_2_26_2_fixed():
     # the same log on the release that fixed it, and without its version line: nothing
     fixed = text_of(CORPUS / "nccl-tests-291.log", "NCCL version 2.25.1+cuda12.4", "NCCL version 2.26.2+cuda12.8")
     assert ours(diagnose(parse(fixed, "fixed.log"))) == []
-    unknown = text_of(CORPUS / "nccl-tests-291.log", "NCCL INFO NCCL version 2.25.1+cuda12.4", "NCCL INFO cudaDriverVersion 12080")
+    unknown = text_of(CORPUS / "nccl-tests-291.log", "NCCL INFO NCCL version 2.25.1+cuda12.4",
+                      "NCCL INFO cudaDriverVersion 12080")
     assert ours(diagnose(parse(unknown, "unknown.log"))) == []
 
 
@@ -116,7 +117,8 @@ def test_uds_bind_failure_on_nccl_2_20_3_is_a_fail_quoting_the_line():
     said = ours(diagnose(read_log(log)))
     assert ids(said) == ["fixed-in-later-nccl:FAIL@5"]
     assert "NCCL 2.20.3 has a bug that NCCL fixed in 2.20.5" in said[0].what
-    assert "misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-2-e647f8d8e15809a1 failed" in said[0].what
+    assert ("misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket /tmp/nccl-socket-2-e647f8d8e15809a1 failed"
+            in said[0].what)
     assert said[0].fix == "upgrade NCCL to >= 2.20.5" and "NVIDIA/nccl#1185" in said[0].source
     fixed = diagnose(parse(text_of(log, "NCCL version 2.20.3+cuda12.3", "NCCL version 2.20.5+cuda12.3"), "fixed.log"))
     assert ours(fixed) == []

@@ -113,8 +113,9 @@ def versions(log):
 
 
 def _version_of(item, seen):
-    """(version, line) that printed `item`: its host's; else the log's one version; None where the
-    log says none, or several and not which printed this line."""
+    """(version, line) of the NCCL that printed `item`: its host's; else the log's one version (NCCL
+    prints it on rank 0 only, 2.20's init.cc: other hosts say none); None where the log says none, or
+    several and not which printed this line."""
     host = getattr(item, "host", "")
     if host in seen:
         return seen[host]
@@ -185,13 +186,14 @@ def fixed_in_later_nccl(r, c):
     first_errors = {e.line: e for e in errors.find(c.log)}
     out = []
     for item, quote, (version, version_line), fixes in found:
-        newest = max(f.fixed_in for f in fixes)
+        lead = max(fixes, key=lambda f: f.fixed_in)  # the newest fix: upgrading to it mends them all
+        newest = lead.fixed_in
         host = f" on {item.host}" if getattr(item, "host", "") else ""
         said = "; ".join(f"fixed in {dotted(f.fixed_in)}: {f.symptom}" for f in fixes)
         came_in = [f"the bug came in {dotted(f.affected_from)}" for f in fixes if f.affected_from]
         finding = r.finding(
             item.line, f"NCCL {dotted(version)}{host} has a bug that NCCL fixed in {dotted(newest)} "
-                       f"({fixes[0].symptom}): \"{quote}\"",
+                       f"({lead.symptom}): \"{quote}\"",
             f"line {item.line} matches the symptom NCCL's release notes give for a fix this NCCL lacks "
             f"(its `NCCL version` at line {version_line} is {dotted(version)}"
             f"{'; ' + ', '.join(came_in) if came_in else ''}): {said}",
@@ -207,7 +209,8 @@ def _internal_error(log):
     NCCL's `internal error`) or a backtrace frame in libnccl; None where the log shows none."""
     for item, said, quote in _lines(log):
         nccl = hasattr(item, "host")
-        if (not nccl or item.warn or CHAIN.match(item.text)) and class_of(said if not nccl else item.text)[0] is CLASSES[3]:
+        erring = not nccl or item.warn or CHAIN.match(item.text)
+        if erring and class_of(item.text if nccl else said)[0] is CLASSES[3]:
             return item, quote
         if not nccl and LIBNCCL_FRAME.search(said):
             return item, quote
@@ -215,7 +218,7 @@ def _internal_error(log):
 
 
 @rule("internal-error-on-old-nccl", "WARN", "any",
-      f"an ncclInternalError (`-> 3`, `internal error`) or a backtrace frame in libnccl, where no fix of "
+      "an ncclInternalError (`-> 3`, `internal error`) or a backtrace frame in libnccl, where no fix of "
       f"suites/nccl-fixes.csv matches the log and its `NCCL version X` is more than {BEHIND} of the table's fixing "
       "releases behind",
       "NCCL failed inside itself on a release that many fixes came after: a later NCCL may have fixed it (not a proven "
@@ -238,9 +241,9 @@ def internal_error_on_old_nccl(r, c):
     if len(releases) <= BEHIND:
         return None
     after = [f for f in fixes if f.applies_to(version[0])]
-    return r.finding(item.line, f"NCCL {dotted(version[0])} failed inside itself and is {len(releases)} fixing releases "
-                                f"behind NCCL {dotted(releases[-1])}: \"{quote}\"",
-                     f"{len(after)} fixes of NCCL's release notes came after {dotted(version[0])} (suites/nccl-fixes.csv, "
-                     f"releases {dotted(releases[0])} to {dotted(releases[-1])}); none of their symptoms is in this "
-                     "log, so no known bug is proven here, but an internal error on an old NCCL is often one a later "
-                     "release fixed")
+    return r.finding(item.line, f"NCCL {dotted(version[0])} failed inside itself and is {len(releases)} fixing "
+                                f"releases behind NCCL {dotted(releases[-1])}: \"{quote}\"",
+                     f"{len(after)} fixes of NCCL's release notes came after {dotted(version[0])} "
+                     f"(suites/nccl-fixes.csv, releases {dotted(releases[0])} to {dotted(releases[-1])}); none of "
+                     "their symptoms is in this log, so no known bug is proven here, but an internal error on an old "
+                     "NCCL is often one a later release fixed")
