@@ -153,10 +153,30 @@ def test_an_internal_error_on_an_old_nccl_is_a_hint_not_a_cause():
 
 
 def test_a_matching_fix_takes_the_place_of_the_hint():
-    """nccl-1185's log with an internal error added after its UDS failure: the fix that matches is said,
-    the hint is not."""
-    log = text_of(DATA / "nccl-1185-uds-bind-2.20.3.log") + "<host>:31:10585 [0] NCCL INFO init.cc:1500 -> 3\n"
-    assert [f.id for f in ours(diagnose(parse(log, "x.log")))] == ["fixed-in-later-nccl"]
+    """NVIDIA/nccl#726: ncclCommInitAll failed with an internal error on NCCL 2.14.3, then glibc's heap
+    corruption message: the error path's double free NCCL 2.15.5 fixed (the thread's maintainers' fix),
+    said; the internal error's hint is not."""
+    said = ours(diagnose(read_log(DATA / "nccl-726-double-free-2.14.3.log")))
+    assert ids(said) == ["fixed-in-later-nccl:WARN@10"]
+    assert "NCCL 2.14.3 has a bug that NCCL fixed in 2.15.5" in said[0].what
+    assert "\"corrupted double-linked list\"" in said[0].what and "NVIDIA/nccl#726" in said[0].source
+
+
+def test_a_line_several_fixes_match_names_the_newest(monkeypatch):
+    """Two fixes of one symptom (a double free NCCL fixed in 2.15.5 and again, on another path, in 2.26.2):
+    the finding names the newest release, which mends both, and lists each (#726's log with glibc's other
+    words for it, `double free or corruption (out)`, in place of its heap message)."""
+    table = [f for f in fixes.read() if "double free" in f.signature.pattern]
+    assert sorted(fixes.dotted(f.fixed_in) for f in table) == ["2.15.5", "2.16.5", "2.26.2"]
+    log = (DATA / "nccl-726-double-free-2.14.3.log").read_text().replace(
+        "corrupted double-linked list", "double free or corruption (out)")
+    said = ours(diagnose(parse(log, "x.log")))
+    assert ids(said) == ["fixed-in-later-nccl:WARN@10"]
+    assert "has a bug that NCCL fixed in 2.26.2 (a failed ncclCommInitRank" in said[0].what
+    assert said[0].fix == "upgrade NCCL to >= 2.26.2"
+    assert all(f"fixed in {v}:" in said[0].why for v in ("2.15.5", "2.16.5", "2.26.2"))
+    monkeypatch.setitem(fixes._loaded, "suite", [f for f in table if f.fixed_in < (2, 26, 2)])
+    assert "fixed in 2.16.5" in ours(diagnose(parse(log, "x.log")))[0].what
 
 
 def test_the_rules_are_registered_and_the_corpus_maps_only_the_proven_one():
