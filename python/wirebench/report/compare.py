@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .extra import facts
+from .plots import size_axis
 from .results import read_results
 from .row_verdicts import is_small_message_latency, undecided
 from ..contracts.exit_policy import CommandError, entry, judged_code
@@ -162,7 +163,8 @@ def _overlay_plots(names, entries, out: Path):
             axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3,
                       linestyle="-" if i == 0 else "--", label=f"run {i}: {name}", gid=f"run:{i}")
         axes.set_xscale("log", base=2)
-        axes.set_xlabel("bytes")
+        size_axis(axes.xaxis)
+        axes.set_xlabel("message size")
         axes.set_ylabel(members[0]["metric"])
         axes.set_title(" ".join(key), fontsize=8)
         axes.legend(fontsize=6)
