@@ -89,6 +89,9 @@ std::string nccl_table(const nlohmann::json& nccl) {
         << (line > 0 ? ":" + std::to_string(line) : std::string()) << "\n      why: " << text(d["why"])
         << "\n      fix: " << text(d["fix"]) << "\n      source: " << text(d["source"]) << "\n";
   }
+  // a bare WARN that says nothing of this job (a network it did not use): said with why, as output.py's table does
+  for (const auto& e : nccl.value("explained", nlohmann::json::array()))
+    out << "  not a finding, line " << text(e["line"]) << ": \"" << text(e["quote"]) << "\": " << text(e["why"]) << "\n";
   return out.str();
 }
 

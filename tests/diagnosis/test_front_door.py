@@ -13,7 +13,7 @@ import pytest
 from conftest import DATA, ROOT, diagnose, parse
 from wirebench.diagnosis.structural import settings
 
-SHAPE = {"source", "network", "ib_devices", "rings", "trees", "channels", "problems", "diagnoses"}
+SHAPE = {"source", "network", "ib_devices", "rings", "trees", "channels", "problems", "diagnoses", "explained"}
 
 
 def wirebench(*args, cwd=None):
@@ -75,6 +75,17 @@ def test_the_healthy_single_host_log_is_exit_0_without_findings():
     result = wirebench("topo", "--nccl-log", DATA / "single-node-8gpu-socket-no-ib.log", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["nccl"]["diagnoses"] == []
+
+
+def test_an_explained_warn_is_printed_with_why_and_exit_0():
+    """NVIDIA/nccl-tests#82's healthy socket run (IB disabled on its command line): its libibverbs WARN is
+    no finding, but the table says it, with why, as the JSON's `explained` does."""
+    log = DATA / "nccl-tests-82-sockets-ib-disabled-conda-prompt.log"
+    result = wirebench("topo", "--nccl-log", log)
+    assert result.returncode == 0, result.stderr
+    assert ("  not a finding, line 9: \"v100-gpu-1:14926:14926 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open "
+            "libibverbs.so[.1]\": libibverbs-missing: NCCL_IB_DISABLE=1 (line 2) chose sockets") in result.stdout
+    assert "WARN libibverbs-missing" not in result.stdout
 
 
 def _import(pasted, out):

@@ -51,20 +51,23 @@ def test_libibverbs_missing_on_one_host_is_said_only_as_a_warn_line():
     """NCCL prints `Failed to open libibverbs.so[.1]` as INFO (2.12 on) on every host without
     rdma-core: normal on one host or a socket-only cluster. NVIDIA/nccl-tests#291 (corpus, train:
     one RTX 5090, nranks 1) read WARN libibverbs-missing; the same lines on two nodes still do. A WARN
-    line is said whatever the network (never silent), but not as the network's cause where the log
-    shows the job on one host: pytorch/pytorch#73790 (corpus, train; NCCL 2.10's `misc/ibvwrap.cc:63
-    NCCL WARN`, one host, two processes; its hang was the IOMMU, the WARN harmless) read
-    libibverbs-missing, a cause the thread ruled out."""
+    line is never dropped, but where the log shows the job on one host it is explained, not a finding:
+    pytorch/pytorch#73790 (corpus, train; NCCL 2.10's `misc/ibvwrap.cc:63 NCCL WARN`, one host, two
+    processes; its hang was the IOMMU, the WARN harmless) read libibverbs-missing, a cause the thread
+    ruled out, and later a WARN of its own on a healthy single-host log (NVIDIA/nccl#428)."""
     one_host = read_log(CORPUS / "nccl-tests-291.log")
     assert not network_carries_data(one_host)
     # its one finding is its cause, NCCL 2.25.1 on an RTX 5090 (fixed-in-later-nccl), not the network
     assert ids(diagnose(one_host)) == ["fixed-in-later-nccl:WARN@4"]
     two_nodes = parse((CORPUS / "nccl-tests-291.log").read_text() + TWO_NODES, "two-nodes.log")
     assert ids(diagnose(two_nodes)) == ["fixed-in-later-nccl:WARN@4", "libibverbs-missing:WARN@9"]
-    warned = diagnose(read_log(CORPUS / "pytorch-73790.log"))
-    assert ids(warned) == ["warn-not-in-catalogue:WARN@1"] and "NCCL WARN Failed to open libibverbs" in warned[0].what
-    assert "a network error on a job the log shows on one host" in warned[0].what
-    assert "libibverbs-missing concerns the network" in warned[0].why
+    # NCCL (2.12 on) prints it as INFO for that reason: on a job the log shows on one host it is explained, not a
+    # WARN of a cause the thread ruled out, and never dropped (the output says it with why)
+    log = read_log(CORPUS / "pytorch-73790.log")
+    assert diagnose(log) == []
+    [(line, quote, why)] = log.explained
+    assert line == 1 and "NCCL WARN Failed to open libibverbs" in quote
+    assert why.startswith("libibverbs-missing: the log shows the job on one host")
     # the same WARN line alone (no host's job shown) is the entry's, as its thread's line is
     alone = diagnose(parse((CORPUS / "pytorch-73790.log").read_text().splitlines()[0] + "\n", "alone.log"))
     assert ids(alone) == ["libibverbs-missing:WARN@1"]
@@ -79,3 +82,20 @@ def test_libibverbs_missing_where_the_hosts_used_sockets_between_them():
            "NCCL version 2.2.12+cuda9.0\n"
            "C4140-V100-2:24:229 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]\n")
     assert ids(found(log)) == ["libibverbs-missing:WARN@1"]  # the second host's same line: one finding
+
+
+def test_a_libibverbs_warn_is_explained_where_ib_was_not_used_and_said_where_it_could_be():
+    """Two healthy logs of the fresh set of 2026-12-06 (tests/data/nccl/ORIGINS.md) each read WARN
+    libibverbs-missing: NVIDIA/nccl-tests#82, two hosts over sockets with `-x NCCL_IB_DISABLE=1` on a
+    command line behind a conda prompt, and NVIDIA/nccl#428, one process on two GPUs of one host
+    (nccl-tests' device list names one host). Both now explain the WARN, never drop it; the same
+    lines without the setting, on two hosts, are the entry's case."""
+    sockets = read_log(DATA / "nccl-tests-82-sockets-ib-disabled-conda-prompt.log")
+    assert diagnose(sockets) == []
+    [(line, quote, why)] = sockets.explained
+    assert line == 9 and "Failed to open libibverbs" in quote and "NCCL_IB_DISABLE=1 (line 2) chose sockets" in why
+    one_process = read_log(DATA / "nccl-428-one-process-two-t4-p2p-disabled.log")
+    assert ids(diagnose(one_process)) == ["transport-disabled:WARN@2"]  # NCCL_P2P_DISABLE=1: its own, right finding
+    assert [why.split(":")[0] for _, _, why in one_process.explained] == ["libibverbs-missing"]
+    text = (DATA / "nccl-tests-82-sockets-ib-disabled-conda-prompt.log").read_text().replace(" -x NCCL_IB_DISABLE=1", "")
+    assert ids(diagnose(parse(text, "ib-not-disabled.log"))) == ["libibverbs-missing:WARN@9"]

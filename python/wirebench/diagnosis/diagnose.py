@@ -1,12 +1,13 @@
 """What an NCCL log says is wrong: the registered rules' findings (structural.py, agreement.py),
 the catalogue's (catalogue.py: the first line each entry's signature matches) and the first error
 of each rank (errors.py), known to the catalogue or not. A network finding is kept only where the
-network carried data. The causes first: a FAIL before a WARN, each in its order."""
+network carried data; a bare WARN of NCCL's that a network entry reads where the network was not used
+is explained, not a finding (log.explained). The causes first: a FAIL before a WARN, each in its order."""
 import re
 
 from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, registry, roce_gid, settings,
                structural)
-from .registry import Context, Finding
+from .registry import NETWORK_SCOPES, Context, Finding
 
 RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid, fixed_in_later_nccl)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
@@ -29,18 +30,36 @@ def network_carries_data(log):
 
 
 def one_host_shown(log):
-    """Whether the log shows the whole job on one host: NCCL's `nNodes 1`, or several processes of
-    one host and no other host's line. A log of one process's line shows nothing of the kind."""
+    """Whether the log shows the whole job on one host: NCCL's `nNodes 1`, nccl-tests' device list
+    naming one host for all its ranks (`-g 2`: two GPUs of one process, NVIDIA/nccl#428), or several
+    processes of one host and no other host's line. A log of one process's line shows nothing of the kind."""
     for m in log.messages:
         found = NODES.search(m.text)
         if found:
             return int(found.group(1)) == 1
     hosts = log.hosts()
+    listed = nccl_tests.banner_hosts(log)
+    if len(listed) > 1 and len(set(listed.values())) == 1 and set(hosts) <= set(listed.values()):
+        return True
     if len(hosts) != 1 or len({m.pid for m in log.messages if m.host}) < 2:
         return False
     # machines of one hostname (`ubuntu` twice, NVIDIA/nccl-tests#166) bootstrap on different addresses
     addresses = {found.group(1) for m in log.messages if (found := BOOTSTRAP.search(m.text))}
     return len(addresses) <= 1
+
+
+def not_used(log, scope, one_host):
+    """Why a finding of `scope` says nothing of this job, or None: a network scope where the log shows the job on
+    one host (`one_host`: one_host_shown's); ib also where NCCL_IB_DISABLE=1 chose sockets (NVIDIA/nccl-tests#82:
+    two hosts over sockets, each printing that it cannot load libibverbs, which NCCL 2.12 on prints as INFO)."""
+    if scope not in NETWORK_SCOPES:
+        return None
+    if one_host:
+        return "the log shows the job on one host: no data crossed the network"
+    disabled = structural.first_setting(log, "NCCL_IB_DISABLE", lambda value: value.strip() == "1")
+    if scope == "ib" and disabled:
+        return f"NCCL_IB_DISABLE=1 (line {disabled.line}) chose sockets: InfiniBand's library and devices are not used"
+    return None
 
 
 def diagnose(log, wiring=None, entries=None):
@@ -50,7 +69,7 @@ def diagnose(log, wiring=None, entries=None):
     taken = {f.id for f in found} | {e for f in found for e in f.explains}  # roce_gid.py's finding explains an entry's line
     one_host = one_host_shown(log)
     for entry in entries:
-        if entry.id in taken or (entry.scope == "network" and one_host):
+        if entry.id in taken or not_used(log, entry.scope, one_host):
             continue  # a network entry says nothing where the log shows one host (below: an error line is said)
         for m in log.messages:
             match = entry.signature.search(m.said)
@@ -71,7 +90,11 @@ def diagnose(log, wiring=None, entries=None):
         known = at_line.get(error.line) or next((f for f in found if f.absorbs is not None and f.absorbs(error)), None)
         if known is None:
             entry, match = _entry_of(entries, error.said)
-            if entry is not None and entry.scope == "network" and one_host:
+            moot = entry is not None and error.kind == "nccl" and not error.classed and not_used(log, entry.scope, one_host)
+            if moot:  # a bare WARN a network entry reads, on a job that did not use that network: said, not a finding
+                log.explained.append((error.line, error.quote, f"{entry.id}: {moot}"))
+                continue
+            if entry is not None and entry.scope in NETWORK_SCOPES and one_host:
                 # a network cause on a job the log shows on one host moved no data over the network: the error is
                 # still said, as one the catalogue does not explain here (pytorch/pytorch#73790's libibverbs WARN)
                 entry, match, off_the_network = None, None, entry.id
@@ -90,7 +113,7 @@ def diagnose(log, wiring=None, entries=None):
             taken.add(known.id)
         _quote(known, error)
     if not network_carries_data(log):
-        found = [f for f in found if f.scope != "network" or f.error]
+        found = [f for f in found if f.scope not in NETWORK_SCOPES or f.error]
     if not log.messages:
         for f in found:
             if f.error and NO_NCCL_LINE not in f.fix:

@@ -135,6 +135,8 @@ class NcclLog:
     gpu_nvlinks: dict = field(default_factory=dict)
     dump_gpu: dict = field(default_factory=dict, repr=False)  # the dump's GPU each rank prints the links of now
     folded: int = 0                               # lines read once for their repeats
+    # NCCL's bare WARNs that say nothing of this job, each (line, quote, why): diagnose.py fills it, the output says it
+    explained: list = field(default_factory=list)
 
     def first(self, pattern, warn_only=False):
         """(message, match) of the first message whose text matches, or (None, None)."""

@@ -4,6 +4,7 @@ without MPI=1 ignores mpirun: each process runs a whole test of its own and prin
 import re
 
 from .registry import rule
+from ..importer.nccl_tests import RANK as BANNER_RANK  # the importer's reading of the banner's device list
 
 SUMMARY = re.compile(r"^#?\s*Avg bus bandwidth\s*:")
 # a result row: size, count, type, ... numbers (nccl-tests 1.x without the redop/root columns too)
@@ -11,6 +12,11 @@ RESULT = re.compile(r"^\s*\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|i
 HEADER = re.compile(r"^#\s+size\s+count\s+type\b|^\s*size\s+count\s+type\b")
 # one launch of N processes: `mpirun ... -np 2 ...`, `mpiexec -n 16`, `srun -n 16`
 LAUNCH = re.compile(r"\b(?:mpirun|mpiexec|srun)\b.*?\s(?:-np|-n|--ntasks|--np)[\s=](\d+)\b")
+
+
+def banner_hosts(log):
+    """{rank: host} of nccl-tests' device list (`#  Rank  0 Group  0 Pid 96540 on HOST device  0 ...`)."""
+    return {int(found.group(1)): found.group(3) for o in log.others if (found := BANNER_RANK.match(o.text.strip()))}
 
 
 def results(log):

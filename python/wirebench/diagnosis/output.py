@@ -6,7 +6,8 @@ readable lines `wirebench topo` prints under the node's table."""
 def nccl_section(log, findings):
     return {"source": log.source, "network": log.network, "ib_devices": log.ib_devices, "rings": log.rings,
             "trees": log.trees, "channels": [c.as_json() for c in log.channels], "problems": log.problems,
-            "diagnoses": [f.as_json() for f in findings]}
+            "diagnoses": [f.as_json() for f in findings],
+            "explained": [{"line": line, "quote": quote, "why": why} for line, quote, why in log.explained]}
 
 
 def table(section):
@@ -20,4 +21,6 @@ def table(section):
         where = f"{section['source']}:{d['line']}" if d["line"] > 0 else section["source"]
         out += [f"  {d['verdict']} {d['id']}: {d['what']}", f"      where: {where}", f"      why: {d['why']}",
                 f"      fix: {d['fix']}", f"      source: {d['source']}"]
+    for e in section.get("explained", []):  # older topology.json files have none
+        out.append(f"  not a finding, line {e['line']}: \"{e['quote']}\": {e['why']}")
     return "\n".join(out) + "\n"

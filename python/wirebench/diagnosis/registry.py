@@ -1,12 +1,13 @@
 """The rule registry: each rule that needs no signature of the catalogue is a small function,
 registered with what it declares: its id, its verdict (FAIL: the job cannot run as meant; WARN: it
 runs slower than the wiring allows, or a consequence), its scope (network: said only where the
-network carried data; node; any), what it needs (the node's wiring, several ranks), its words for
+network carried data; ib: the same, and not where NCCL_IB_DISABLE=1 chose sockets; node; any), what it needs (the node's wiring, several ranks), its words for
 docs/nccl-diagnosis.md (the signature it reads, what it means), its fix and source. A rule returns
 its findings (none, one or several) for a Context."""
 from dataclasses import dataclass, field
 
-SCOPES = ("network", "node", "any")
+SCOPES = ("network", "ib", "node", "any")
+NETWORK_SCOPES = ("network", "ib")  # said only where the network carried data; ib: and NCCL_IB_DISABLE is not 1
 NEEDS = ("topology", "ranks")
 
 

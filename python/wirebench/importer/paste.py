@@ -74,10 +74,11 @@ INNER_RANK = re.compile(r"(?<=\S)\s?\[\d+\]:?(?=\s)")  # `[0]` before each piece
 # -- what the paste holds beside the tool's lines ------------------------------------------------------
 NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^\s*NCCL version \d")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
-# A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #) before a launcher or a tool.
-COMMAND = re.compile(r"^(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
+# A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #; a conda or venv's `(base) ` before it)
+# before a launcher or a tool.
+COMMAND = re.compile(r"^(?:\([\w.-]+\)\s+)?(?:\S+@\S+:\S*[$#]\s*|[$#]\s+)?((?:\S+=\S+\s+)*(?:mpirun|mpiexec|srun|salloc|sbatch|"
                      r"torchrun|kubectl|docker|\S*_perf\S*|\S*p2pBandwidthLatencyTest|\S*osu_\w+|\S*IMB-\w+|\S*nvbandwidth|\S*ib_\w+_(?:bw|lat))\b.*)$")
-PROMPT = re.compile(r"^[\w.-]+@([A-Za-z][\w.-]*):\S*[$#]")  # user@HOST:dir$ before a command: where it ran
+PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?[\w.-]+@([A-Za-z][\w.-]*):\S*[$#]")  # user@HOST:dir$ before a command: where it ran
 # its banner alone (`NCCL version 2.21.5+cuda12.4`) or as an INFO line (`host:pid:tid [0] NCCL INFO NCCL version ...`)
 NCCL_VERSION = re.compile(r"(?:^|\bNCCL INFO )NCCL version (\d+\.\d+\.\d+)")
 LINE_NUMBER = re.compile(r"^\s*(\d+)(?: |$)")
