@@ -7,7 +7,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
 CATALOGUE = ROOT / "suites" / "nccl-warnings.csv"
-SPLITS = ("train", "held-out")
+# train: entries are written from it; held-out: measures recall; fresh: a set collected blind, apart from the corpus
+# (tests/data/nccl-fresh-*), measured once before anything was written from it
+SPLITS = ("train", "held-out", "fresh")
 COLUMNS = ["file", "origin", "url", "cause_class", "established", "split"]
 ORIGIN = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 LABEL = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -24,17 +26,23 @@ def index(corpus=CORPUS):
         return list(csv.DictReader(f))
 
 
+def causes_file(corpus=CORPUS):
+    """The map from catalogue entry to cause: the corpus's own, else (a fresh set's folder) the corpus's."""
+    own = Path(corpus) / "entry-causes.csv"
+    return own if own.is_file() else CORPUS / "entry-causes.csv"
+
+
 def problems(corpus=CORPUS):
     """What is wrong with the corpus's index.csv and entry-causes.csv, each as "FILE:LINE: problem"
     (none for a well-formed corpus)."""
     corpus, found = Path(corpus), []
-    for name, columns in (("index.csv", COLUMNS), ("entry-causes.csv", ["entry", "cause_class"])):
-        if not (corpus / name).is_file():
-            return [f"{corpus / name}: no such file"]
-        with open(corpus / name, newline="", encoding="utf-8") as f:
+    for path, columns in ((corpus / "index.csv", COLUMNS), (causes_file(corpus), ["entry", "cause_class"])):
+        if not path.is_file():
+            return [f"{path}: no such file"]
+        with open(path, newline="", encoding="utf-8") as f:
             header = next(csv.reader(f), [])
         if header != columns:
-            found.append(f"{corpus / name}:1: the header is {','.join(header)}, not {','.join(columns)}")
+            found.append(f"{path}:1: the header is {','.join(header)}, not {','.join(columns)}")
     if found:
         return found
     seen = set()
@@ -51,7 +59,7 @@ def problems(corpus=CORPUS):
         if not (case["established"] or "").strip():
             found.append(f"{where}: what the thread established is empty")
         if case["split"] not in SPLITS:
-            found.append(f"{where}: split {case['split']!r} is neither train nor held-out")
+            found.append(f"{where}: split {case['split']!r} is not one of {', '.join(SPLITS)}")
         if case["file"] in seen:
             found.append(f"{where}: {case['file']} is listed twice")
         seen.add(case["file"])
@@ -60,16 +68,16 @@ def problems(corpus=CORPUS):
             found.append(f"{where}: excerpt {case['file']!r} is not in {corpus}")
         elif not LINES[0] <= len(excerpt.read_text(encoding="utf-8").splitlines()) <= LINES[1]:
             found.append(f"{where}: {case['file']} is not {LINES[0]}-{LINES[1]} lines")
-    for number, row in enumerate(csv.DictReader(open(corpus / "entry-causes.csv", newline="", encoding="utf-8")), 2):
+    for number, row in enumerate(csv.DictReader(open(causes_file(corpus), newline="", encoding="utf-8")), 2):
         if not LABEL.match(row["entry"] or "") or not LABEL.match(row["cause_class"] or ""):
-            found.append(f"{corpus / 'entry-causes.csv'}:{number}: {row['entry']!r},{row['cause_class']!r} "
+            found.append(f"{causes_file(corpus)}:{number}: {row['entry']!r},{row['cause_class']!r} "
                          f"is not an entry id and a cause_class")
     return found
 
 
 def entry_causes(corpus=CORPUS):
     """{catalogue entry id: the cause_class it names}."""
-    with open(Path(corpus) / "entry-causes.csv", newline="", encoding="utf-8") as f:
+    with open(causes_file(corpus), newline="", encoding="utf-8") as f:
         return {row["entry"]: row["cause_class"] for row in csv.DictReader(f)}
 
 

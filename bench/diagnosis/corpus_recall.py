@@ -136,7 +136,8 @@ def main(argv=None):
         return EXIT_NOT_MEASURED
     print(f"NCCL corpus recall, {len(cases)} cases, diagnosis: {name}")
     for split in corpus.SPLITS:
-        print("\n".join(summary(results, split)))
+        if any(r["split"] == split for r in results):
+            print("\n".join(summary(results, split)))
     if args.json:
         Path(args.json).write_text(json.dumps({"diagnosis": name, "cases": results}, indent=1) + "\n")
     return 0

@@ -133,3 +133,22 @@ def test_recall_scores_each_case_by_its_cause(tmp_path, capsys):
 def test_recall_says_when_it_could_not_measure(tmp_path, capsys):
     assert corpus_recall.main(["--via", "binary", "--bin", str(tmp_path / "no-wirebench")]) == 4
     assert "not measured" in capsys.readouterr().err
+
+
+FRESH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-06"
+
+
+def test_the_fresh_set_is_well_formed_and_its_healthy_logs_read_healthy():
+    """The set collected blind on 2026-12-06 (its README): its index reads as the corpus' does (split
+    fresh, the corpus' entry-to-cause map), and each healthy log gives no finding but where a setting
+    forces a slower path than the wiring (NVIDIA/nccl#428's NCCL_P2P_DISABLE=1: right to say so).
+    Two of them read WARN libibverbs-missing when the set was measured."""
+    assert corpus.problems(FRESH) == []
+    assert {c["split"] for c in corpus.index(FRESH)} == {"fresh"} and len(corpus.index(FRESH)) >= 10
+    sys.path.insert(0, str(ROOT / "python"))
+    from wirebench.diagnosis import diagnose, read_log
+    with open(FRESH / "healthy" / "index.csv", newline="", encoding="utf-8") as f:
+        healthy = list(csv.DictReader(f))
+    assert len(healthy) >= 7
+    said = {h["file"]: [d.id for d in diagnose(read_log(FRESH / "healthy" / h["file"]))] for h in healthy}
+    assert said == {**{h["file"]: [] for h in healthy}, "nccl-428.log": ["transport-disabled"]}, said
