@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "harness/statistics.h"
 #include "step/mpich_selection.h"
@@ -42,17 +43,36 @@ std::optional<LinkCost> link_from_calibration(const CalibrationPoint& c, bool mp
   return LinkCost{summarize(alphas).median, beta, 0};
 }
 
-CallSizes call_sizes(const std::vector<Program>& programs, double scale) {
-  CallSizes sizes;
+namespace {
+
+// The smallest and largest call (bytes at `scale`) of each (collective, group, element size) the
+// programs make: what a calibration sweeps (calibrate) and what another run's file must describe
+// (call_sizes), from one reading of the programs.
+using CallRanges = std::map<std::tuple<CollOp, Group, int>, std::pair<std::uint64_t, std::uint64_t>>;
+CallRanges call_ranges(const std::vector<Program>& programs, double scale) {
+  CallRanges range;
   for (const Program& p : programs)
     for (const Op& op : p.ops) {
       const int n = p.group_sizes[static_cast<int>(op.group)];
       if (op.kind != OpKind::kCollective || n <= 1) continue;
       const std::uint64_t bytes = scaled_bytes(op, n, scale);
-      auto [it, added] = sizes.try_emplace({op.collective, op.element_bytes}, bytes, bytes);
+      auto [it, added] = range.try_emplace({op.collective, op.group, op.element_bytes}, bytes, bytes);
       it->second.first = std::min(it->second.first, bytes);
       it->second.second = std::max(it->second.second, bytes);
     }
+  return range;
+}
+
+}  // namespace
+
+CallSizes call_sizes(const std::vector<Program>& programs, double scale) {
+  CallSizes sizes;
+  for (const auto& [key, calls] : call_ranges(programs, scale)) {
+    const auto [collective, group, element_bytes] = key;
+    auto [it, added] = sizes.try_emplace({collective, element_bytes}, calls);
+    it->second.first = std::min(it->second.first, calls.first);
+    it->second.second = std::max(it->second.second, calls.second);
+  }
   for (auto& [key, range] : sizes)
     range.first = std::min(range.first, static_cast<std::uint64_t>(static_cast<double>(range.second) / kSweepSpan));
   return sizes;
@@ -140,19 +160,8 @@ std::vector<std::size_t> disturbed_points(const std::vector<SweepPoint>& points,
 
 CollectiveCosts calibrate(const std::vector<Program>& programs, StepExecutor& executor, MpiControl& control,
                           double scale, bool mpich, std::vector<CalibrationPoint>* measured) {
-  // The smallest and largest call of each (collective, group, element size) the steps will make:
-  // the sweep covers that range, so the fit describes the sizes that matter.
-  std::map<std::tuple<CollOp, Group, int>, std::pair<std::uint64_t, std::uint64_t>> range;
-  for (const Program& p : programs)
-    for (const Op& op : p.ops) {
-      if (op.kind != OpKind::kCollective) continue;
-      const int n = p.group_sizes[static_cast<int>(op.group)];
-      if (n <= 1) continue;
-      const std::uint64_t bytes = scaled_bytes(op, n, scale);
-      auto [it, added] = range.try_emplace({op.collective, op.group, op.element_bytes}, bytes, bytes);
-      it->second.first = std::min(it->second.first, bytes);
-      it->second.second = std::max(it->second.second, bytes);
-    }
+  // The sweep covers each collective's calls, so the fit describes the sizes that matter.
+  const CallRanges range = call_ranges(programs, scale);
   constexpr int kRuns = 6;
   constexpr int kSizes = 8;  // geometric from the smallest call to the largest, at least kSweepSpan apart
   std::vector<CalibrationPoint> all;
