@@ -10,6 +10,7 @@
 #include "step/core_sharing.h"
 #include "step/mpich_selection.h"
 #include "step/prediction_errors.h"
+#include "step/timeline.h"
 #include "../test_files.h"
 
 namespace wb::step {
@@ -145,6 +146,38 @@ TEST(CalibrationFileTest, LinksAreFittedNearTheSizesTheRunCalls) {
   notes.clear();
   EXPECT_DOUBLE_EQ(costs_from_calibration(file, true, &own, &notes).predict_us(CollOp::kAllReduce, 3, s, 0, 4, q), without);
   EXPECT_TRUE(notes.empty());
+}
+
+// What another run's file must describe: each collective's calls over every group it runs on (the
+// shard group's small all_reduce and the world's large one are one range), from the smallest call
+// or a kSweepSpan-th of the largest; a group of one rank calls nothing; compute is no call.
+TEST(CalibrationFileTest, CallSizesSpanEveryGroupsCallsOfACollective) {
+  Program p;
+  p.ranks = 4;
+  p.group_sizes[static_cast<int>(Group::kWorld)] = 4;
+  p.group_sizes[static_cast<int>(Group::kShard)] = 2;
+  p.group_sizes[static_cast<int>(Group::kReplicate)] = 1;
+  const auto call = [](Group g, std::uint64_t bytes, CollOp c = CollOp::kAllReduce) {
+    Op op;
+    op.kind = OpKind::kCollective;
+    op.collective = c;
+    op.group = g;
+    op.bytes = bytes;
+    return op;
+  };
+  p.ops = {call(Group::kWorld, 64 << 20), call(Group::kShard, 256 << 10), call(Group::kReplicate, 1),
+           call(Group::kWorld, 8 << 20, CollOp::kAllGather), Op{}};
+  const double scale = 0.5;
+  const CallSizes sizes = call_sizes({p}, scale);
+  ASSERT_EQ(sizes.size(), 2u);
+  const std::uint64_t world = scaled_bytes(p.ops[0], 4, scale), shard = scaled_bytes(p.ops[1], 2, scale);
+  const auto& reduce = sizes.at({CollOp::kAllReduce, 4});
+  ASSERT_LT(shard, world / kSweepSpan);  // the shard group's call is the smallest
+  EXPECT_EQ(reduce.second, world);
+  EXPECT_EQ(reduce.first, std::min(shard, static_cast<std::uint64_t>(static_cast<double>(world) / kSweepSpan)));
+  const std::uint64_t gather = scaled_bytes(p.ops[3], 4, scale);
+  EXPECT_EQ(sizes.at({CollOp::kAllGather, 4}),
+            std::make_pair(static_cast<std::uint64_t>(static_cast<double>(gather) / kSweepSpan), gather));
 }
 
 // The default suite's run 9 of 20 (session 30): the 3-node all_reduce sweep with its largest
