@@ -5,11 +5,11 @@ network carried data; a bare WARN of NCCL's that a network entry reads where the
 is explained, not a finding (log.explained). The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, registry, roce_gid, settings,
-               structural)
+from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, plugin_load, registry, roce_gid,
+               settings, structural)
 from .registry import NETWORK_SCOPES, Context, Finding
 
-RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid, fixed_in_later_nccl)  # each registers its rules when imported
+RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
 # the address a process bootstraps on or moves socket data on (its first)
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
