@@ -1,9 +1,8 @@
 """One slow node among 3, 4 and 8 namespace nodes (ctest label: vcluster; root) is named, alone, and
 `wirebench slurm drain` would drain it alone: by hand, as a FAIL's look-closer advises (`wb-net --pairs
 all` on the nodes, then `wirebench report` on the bare run directory, with no ceiling known), and
-through the runner (the fabric suite's every-pair step on that many nodes, the ceiling from the
-shaped rate). Without a ceiling one slow node is in two thirds of three nodes' pairs and half of
-four's: the fleet's median falls between the groups and its MAD is as wide as the fault, so the
+through the runner on 3 nodes (the fabric suite's every-pair step, the ceiling from the shaped
+rate). Without a ceiling one slow node is in two thirds of three nodes' pairs and half of four's: the fleet's median falls between the groups and its MAD is as wide as the fault, so the
 matrix reads the fleet's faster group (report/fleet_rule.py). A healthy fleet by hand reads healthy."""
 import os
 import subprocess
@@ -59,7 +58,11 @@ def test_by_hand_a_healthy_fleet_of_four_reads_healthy(tmp_path):
     assert "Healthy" in report.stdout and read_run(tmp_path / "run").blamed == {}
 
 
-@pytest.mark.parametrize("nodes", [3, 4, 8])
+# Through the runner on three nodes only: the ceiling is known there, so each pair is judged against it
+# whatever the fleet's size, and the runner's every-pair step on six nodes with a slow node and a slow
+# path is test_fabric.py's (the fleet statistics of 4 and 8 nodes, which matter without a ceiling, are
+# the by-hand tests'). Four and eight nodes here took 91 of CI's seconds for no path of their own.
+@pytest.mark.parametrize("nodes", [3])
 def test_through_the_runner_one_slow_node_is_named_and_drained_alone(tmp_path, nodes):
     slow = nodes - 1
     result = run_fabric(tmp_path / "run", "--degrade", f"{slow}=100mbit", pairs_only=True, nodes=nodes, faults=True)
