@@ -1,9 +1,10 @@
 """One slow node among 3, 4 and 8 namespace nodes (ctest label: vcluster; root) is named, alone, and
 `wirebench slurm drain` would drain it alone: by hand, as a FAIL's look-closer advises (`wb-net --pairs
 all` on the nodes, then `wirebench report` on the bare run directory, with no ceiling known), and
-through the runner on 3 nodes (the fabric suite's every-pair step, the ceiling from the shaped
-rate). Without a ceiling one slow node is in two thirds of three nodes' pairs and half of four's: the fleet's median falls between the groups and its MAD is as wide as the fault, so the
-matrix reads the fleet's faster group (report/fleet_rule.py). A healthy fleet by hand reads healthy."""
+through the runner on 3 nodes (the fabric suite's every-pair step, the ceiling from the shaped rate).
+Without a ceiling one slow node is in two thirds of three nodes' pairs and half of four's: the fleet's
+median falls between the groups and its MAD is as wide as the fault, so the matrix reads the fleet's
+faster group (report/fleet_rule.py). A healthy fleet by hand reads healthy."""
 import os
 import subprocess
 import sys
