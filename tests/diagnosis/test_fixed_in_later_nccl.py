@@ -185,3 +185,25 @@ def test_the_rules_are_registered_and_the_corpus_maps_only_the_proven_one():
         causes = {row["entry"]: row["cause_class"] for row in csv.DictReader(f)}
     assert causes["fixed-in-later-nccl"] == "nccl-version-bug"
     assert "internal-error-on-old-nccl" not in causes  # a hint names no cause
+
+
+def test_pytorchs_error_names_the_version_where_nccl_printed_none():
+    """PyTorch ends its NCCL error with the version it loaded (c10d's ncclGetErrorWithVersion): the corpus'
+    train cases d-fine#289 (2.19.3) and DeepSpeed#1604, whose PyTorch 1.10 split NCCL 2.10.3's new version
+    code as an old one (`NCCL version 21.0.3`)."""
+    assert fixes.versions(read_log(CORPUS / "d-fine-289.log")) == {"": ((2, 19, 3), 1)}
+    assert fixes.versions(read_log(CORPUS / "deepspeed-1604.log")) == {"": ((2, 10, 3), 1)}
+    assert fixes.pytorch_version("fairseq-master: **RuntimeError: NCCL error in: ../torch/lib/c10d/"
+                                 "ProcessGroupNCCL.cpp:514, invalid usage, NCCL version 2.6.3**") == (2, 6, 3)
+    assert fixes.pytorch_version("NCCL version 2.20.5") is None  # NCCL's own line is versions()' other reading
+    # NCCL's own line, where there is one, is the host's: PyTorch's text does not replace it
+    both = parse("NCCL version 2.21.5+cuda12.4\nRuntimeError: NCCL error in: x.cpp:1, internal error, "
+                 "NCCL version 2.20.5\n", "both.log")
+    assert fixes.versions(both) == {"": ((2, 21, 5), 1)}
+
+
+def test_the_old_nccl_hint_gives_way_to_the_entry_that_names_the_errors_cause():
+    """aws/aws-ofi-nccl#663 (corpus, train): PyTorch's `internal error ..., NCCL version 2.20.5`, its cause
+    EFA traffic a security group blocked, which a catalogue entry reads on the same line; the hint that
+    NCCL 2.20.5 is many fixes behind (now that PyTorch's text gives the version) must not displace it."""
+    assert ids(diagnose(read_log(CORPUS / "aws-ofi-nccl-663.log"))) == ["efa-peer-unreachable-security-group:FAIL@1"]

@@ -88,6 +88,9 @@ def diagnose(log, wiring=None, entries=None):
     at_line = {f.line: f for f in found if f.line}
     for error in errors.find(log):
         known = at_line.get(error.line) or next((f for f in found if f.absorbs is not None and f.absorbs(error)), None)
+        if known is not None and known.gives_way and _entry_of(entries, error.said)[0] is not None:
+            found.remove(known)  # a rule's hint at an error line a catalogue entry reads: the entry says its cause
+            known = None
         if known is None:
             entry, match = _entry_of(entries, error.said)
             moot = entry is not None and error.kind == "nccl" and not error.classed and not_used(log, entry.scope, one_host)

@@ -99,16 +99,40 @@ def known():
     return _loaded["suite"]
 
 
+# PyTorch's error names the NCCL it was built with at its end: `NCCL error in: .../ProcessGroupNCCL.cpp:1970,
+# internal error ..., NCCL version 2.20.5` (c10d's ncclGetErrorWithVersion)
+PYTORCH_VERSION = re.compile(r"\bNCCL error in: .*,\s*NCCL version (\d+)\.(\d+)\.(\d+)")
+
+
+def pytorch_version(text):
+    """(2, 10, 3) of PyTorch's `NCCL error in: ..., NCCL version X.Y.Z`, or None. PyTorch 1.10 split NCCL
+    2.9's new version code (20903 = 2.9.3) as if it were the old one (major = code / 1000), printing
+    `NCCL version 21.0.3` for 2.10.3 (DeepSpeed#1604): a major above 9 is such a code, read back."""
+    found = PYTORCH_VERSION.search(text)
+    if not found:
+        return None
+    major, minor, patch = (int(g) for g in found.groups())
+    if major > 9:
+        code = major * 1000 + minor * 100 + patch
+        return code // 10000, code // 100 % 100, code % 100
+    return major, minor, patch
+
+
 def versions(log):
     """{host: (version, line)} of each host's first `NCCL version` line; a version line without
-    NCCL's prefix (NCCL_DEBUG=VERSION, a paste that lost it) under the host ""."""
-    seen = {}
+    NCCL's prefix (NCCL_DEBUG=VERSION, a paste that lost it) under the host "". Where the log has no
+    such line, the version PyTorch's error names (the library it loaded) stands under the host ""."""
+    seen, said_by_pytorch = {}, None
     for item in [*log.messages, *log.others]:
         host = getattr(item, "host", "")
         found = VERSION.search(item.text.strip())
         key = version_key(found.group(1)) if found else None
         if key and host not in seen:
             seen[host] = (key, item.line)
+        if said_by_pytorch is None and (key := pytorch_version(item.text)):
+            said_by_pytorch = (key, item.line)
+    if not seen and said_by_pytorch:
+        seen[""] = said_by_pytorch
     return seen
 
 
@@ -241,9 +265,11 @@ def internal_error_on_old_nccl(r, c):
     if len(releases) <= BEHIND:
         return None
     after = [f for f in fixes if f.applies_to(version[0])]
-    return r.finding(item.line, f"NCCL {dotted(version[0])} failed inside itself and is {len(releases)} fixing "
+    hint = r.finding(item.line, f"NCCL {dotted(version[0])} failed inside itself and is {len(releases)} fixing "
                                 f"releases behind NCCL {dotted(releases[-1])}: \"{quote}\"",
                      f"{len(after)} fixes of NCCL's release notes came after {dotted(version[0])} "
                      f"(suites/nccl-fixes.csv, releases {dotted(releases[0])} to {dotted(releases[-1])}); none of "
                      "their symptoms is in this log, so no known bug is proven here, but an internal error on an old "
                      "NCCL is often one a later release fixed")
+    hint.gives_way = True  # a hint: a catalogue entry that reads the same error names its cause (aws-ofi-nccl#663)
+    return hint
