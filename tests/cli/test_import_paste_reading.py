@@ -74,3 +74,15 @@ def test_the_settings_note_names_an_algorithm_only_where_nccl_algo_is_set():
     assert any("judged against NCCL_ALGO=RING's expectation, rerun with these settings" in n for n in notes)
     _, _, notes = imported("nccl-tests-293-nccl-info-interleaved.txt")  # settings of the path, no algorithm
     assert any("NCCL_NET_GDR_LEVEL, NCCL_SHM_DISABLE named on its rows" in n and "algorithm" not in n for n in notes)
+
+
+def test_fences_around_no_text_do_not_hide_the_lines_around_them():
+    """A paste that lost its first opening fence and its last closing one: two blocks' lines with an
+    empty-looking ``` / ``` between them (as ultralytics/ultralytics#1439's watchdog lines were posted). Its
+    fences enclose nothing, so it is no Markdown note: every line is read. A note whose block holds text
+    still reads its block alone."""
+    lost = Paste.of("[E ProcessGroupNCCL.cpp:821] [Rank 1] Watchdog caught collective operation timeout\n```\n```\n"
+                    "[E ProcessGroupNCCL.cpp:461] To avoid data inconsistency, we are taking the entire process down.\n")
+    assert [l.number for l in lost.lines] == [1, 4]
+    note = Paste.of("It hangs here:\n```\n# size count type\n```\nany idea?\n")
+    assert [l.text for l in note.lines] == ["# size count type"]

@@ -340,8 +340,18 @@ def numbered_lines(source):
 
 
 def _fenced(numbered):
-    """Whether the paste is a Markdown note: only its code blocks are the tool's."""
-    return any(FENCE.match(c) for c in (clean(t) for _, t in numbered) if c is not None)
+    """Whether the paste is a Markdown note: only its code blocks are the tool's. Fences whose blocks
+    hold nothing are no note's: a paste that lost its first opening fence and its last closing one
+    (`...log...`, ```` ``` ````, ```` ``` ````, `...log...`: ultralytics/ultralytics#1439) reads whole."""
+    inside = False
+    for line in (clean(t) for _, t in numbered):
+        if line is None:
+            continue
+        if FENCE.match(line):
+            inside = not inside
+        elif inside and line.strip():
+            return True
+    return False
 
 
 def _dedented(numbered, fenced):
