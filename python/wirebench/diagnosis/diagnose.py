@@ -48,18 +48,17 @@ def one_host_shown(log):
     return len(addresses) <= 1
 
 
-def not_used(log, scope, one_host):
-    """Why a finding of `scope` says nothing of this job, or None: a network scope where the log shows the job on
-    one host (`one_host`: one_host_shown's); ib also where NCCL_IB_DISABLE=1 chose sockets (NVIDIA/nccl-tests#82:
-    two hosts over sockets, each printing that it cannot load libibverbs, which NCCL 2.12 on prints as INFO)."""
-    if scope not in NETWORK_SCOPES:
-        return None
+def unused_networks(log, one_host):
+    """{scope: why its findings say nothing of this job}: the network scopes where the log shows the job on one
+    host (`one_host`: one_host_shown's); ib also where NCCL_IB_DISABLE=1 chose sockets (NVIDIA/nccl-tests#82: two
+    hosts over sockets, each printing that it cannot load libibverbs, which NCCL 2.12 on prints as INFO)."""
     if one_host:
-        return "the log shows the job on one host: no data crossed the network"
+        return dict.fromkeys(NETWORK_SCOPES, "the log shows the job on one host: no data crossed the network")
     disabled = structural.first_setting(log, "NCCL_IB_DISABLE", lambda value: value.strip() == "1")
-    if scope == "ib" and disabled:
-        return f"NCCL_IB_DISABLE=1 (line {disabled.line}) chose sockets: InfiniBand's library and devices are not used"
-    return None
+    if disabled:
+        return {"ib": f"NCCL_IB_DISABLE=1 (line {disabled.line}) chose sockets: InfiniBand's library and devices are "
+                      "not used"}
+    return {}
 
 
 def diagnose(log, wiring=None, entries=None):
@@ -68,9 +67,11 @@ def diagnose(log, wiring=None, entries=None):
     found = registry.run(Context(log, wiring))
     taken = {f.id for f in found} | {e for f in found for e in f.explains}  # roce_gid.py's finding explains an entry's line
     one_host = one_host_shown(log)
+    unused = unused_networks(log, one_host)
+    log.explained = []  # this diagnosis' own: a second call says the same, not twice
     for entry in entries:
-        if entry.id in taken or not_used(log, entry.scope, one_host):
-            continue  # a network entry says nothing where the log shows one host (below: an error line is said)
+        if entry.id in taken or entry.scope in unused:
+            continue  # a network entry says nothing of a network the job did not use (below: an error line is said)
         for m in log.messages:
             match = entry.signature.search(m.said)
             if match:
@@ -93,7 +94,7 @@ def diagnose(log, wiring=None, entries=None):
             known = None
         if known is None:
             entry, match = _entry_of(entries, error.said)
-            moot = entry is not None and error.kind == "nccl" and not error.classed and not_used(log, entry.scope, one_host)
+            moot = entry is not None and error.kind == "nccl" and not error.classed and unused.get(entry.scope)
             if moot:  # a bare WARN a network entry reads, on a job that did not use that network: said, not a finding
                 log.explained.append((error.line, error.quote, f"{entry.id}: {moot}"))
                 continue

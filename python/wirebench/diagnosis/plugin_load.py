@@ -22,7 +22,7 @@ from .structural import ENV_DOCS, first_setting
 
 PLUGIN_LINE = re.compile(r"^(?:(NET|TUNER|PROFILER|ENV)/Plugin ?:|(Tuner):)\s*(.*)$")
 # the loader's classes (glibc's dlerror texts), each searched in the line's text after its prefix
-VERSION = re.compile(r"([^\s:'`()=]+): version `([^']+)' not found \(required by ([^)\s]+)\)")
+VERSION_NOT_FOUND = re.compile(r"([^\s:'`()=]+): version `([^']+)' not found \(required by ([^)\s]+)\)")
 UNDEFINED = re.compile(r"([^\s:'`()=]+): undefined symbol: ([^\s,)]+)")
 ELF_CLASS = re.compile(r"([^\s:'`()=]+): wrong ELF class: (ELFCLASS\d+)")
 MISSING = re.compile(r"([^\s:'`()=]+): cannot open shared object file: No such file or directory")
@@ -95,7 +95,7 @@ def _plugin_named(text, kind):
 def _classed(m, kind, text):
     """The Failure a plugin line's loader text says, or None where it says none of the classes."""
     plugin = _plugin_named(text, kind)
-    found = VERSION.search(text)
+    found = VERSION_NOT_FOUND.search(text)
     if found:
         loaded, version, needing = found.groups()
         library = library_of(version, loaded)
