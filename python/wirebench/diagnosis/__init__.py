@@ -5,7 +5,8 @@ wrong, as docs/nccl-diagnosis.md describes. A file per concept:
     lines error_lines.py knows and saying what error_classes.py says each class means;
   - catalogue.py: suites/nccl-warnings.csv, the entries of one line's signature;
   - registry.py: the rule registry (id, verdict, scope, needs, words);
-  - structural.py, agreement.py: the rules that need no signature;
+  - structural.py, agreement.py, watchdog_reports.py (PyTorch's timeouts), ...: the rules that
+    need no signature;
   - wiring.py: the node's wiring from topology.json;
   - diagnose.py: all of them over one log;
   - output.py: topology.json's `nccl` section and the readable lines.

@@ -1,4 +1,4 @@
-"""What an NCCL log says is wrong: the registered rules' findings (structural.py, agreement.py),
+"""What an NCCL log says is wrong: the registered rules' findings (structural.py, agreement.py, ...),
 the catalogue's (catalogue.py: the first line each entry's signature matches) and the first error
 of each rank (errors.py), known to the catalogue or not. A network finding is kept only where the
 network carried data; a bare WARN of NCCL's that a network entry reads where the network was not used
@@ -6,10 +6,10 @@ is explained, not a finding (log.explained). The causes first: a FAIL before a W
 import re
 
 from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, plugin_load, registry, roce_gid,
-               settings, structural)
+               settings, structural, watchdog_reports)
 from .registry import NETWORK_SCOPES, Context, Finding
 
-RULE_MODULES = (structural, agreement, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load)  # each registers its rules when imported
+RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
 # the address a process bootstraps on or moves socket data on (its first)
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
