@@ -134,6 +134,12 @@ def mixed_link_layers(r, c):
     return None
 
 
+def printed_on(m):
+    """` on HOST` of an NCCL line; nothing where the line lost NCCL's `host:pid:tid` prefix (pasted from an
+    issue's title, or as `[4] NCCL WARN ...`, whose `[4]` may be a launcher's rank as well as NCCL's device)."""
+    return f" on {m.host}" if m.host else ""
+
+
 COMPLETION = re.compile(r"Got completion (?:from peer (\S+) )?with (?:error |status=)(\d+)")
 STATUSES = {
     1: "IBV_WC_LOC_LEN_ERR: a message longer than the receive buffer",
@@ -161,10 +167,10 @@ def ib_completion_error(r, c):
     if m is None:
         return None
     code = int(found.group(2))
-    peer = f" from {found.group(1)}" if found.group(1) else ""
+    peer = f" from {found.group(1)}" if found.group(1) else ""  # older NCCL: `Got completion with error N, opcode ...`
     fix = ("check both nodes' ports (ibstat: State Active, the same subnet; RoCE: the GID index, NCCL_IB_GID_INDEX, "
            "and the route), the cables and the switch between them (ibdiagnet)") if code == 12 else None
-    return r.finding(m.line, f"an InfiniBand completion error on {m.host}{peer}: {code}",
+    return r.finding(m.line, f"an InfiniBand completion error{printed_on(m)}{peer}: {code}",
                      STATUSES.get(code, f"status {code} (see ibv_wc_status)"), fix)
 
 
@@ -327,7 +333,7 @@ def connection_failed(r, c):
     m, found = c.log.first(CONNECT_FAILED, warn_only=True)
     if m is None:
         return None
-    return r.finding(m.line, f"{m.host} could not connect to {found.group(1)}",
+    return r.finding(m.line, f"{m.host or 'NCCL'} could not connect to {found.group(1)}",
                      f"{found.group(2)}: the peer's address is not reachable on the interface NCCL chose, or a "
                      "firewall drops it")
 
@@ -342,7 +348,7 @@ def out_of_memory(r, c):
     m, _ = c.log.first(OOM, warn_only=True)
     if m is None:
         return None
-    return r.finding(m.line, f"NCCL could not allocate GPU memory on {m.host}", f"the log says: {m.text}")
+    return r.finding(m.line, f"NCCL could not allocate GPU memory{printed_on(m)}", f"the log says: {m.text}")
 
 
 VERSION = re.compile(r"^NCCL version (\S+)")
@@ -538,8 +544,8 @@ def p2p_disabled_by_hardware(r, c):
     m, found = c.log.first(P2P_REFUSED)
     if m is None:
         return None
-    return r.finding(m.line, f"NCCL found P2P disabled between connected GPUs {found.group(1)} and {found.group(2)} "
-                             f"on {m.host}",
+    return r.finding(m.line, f"NCCL found P2P disabled between connected GPUs {found.group(1)} and {found.group(2)}"
+                             f"{printed_on(m)}",
                      "CUDA reports no peer access between GPUs the topology connects: NCCL says this is probably a "
                      "hardware issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1")
 
@@ -581,7 +587,7 @@ def nvls_unavailable(r, c):
     m, _ = c.log.first(NVLS_MISSING)
     if m is None:
         return None
-    return r.finding(m.line, f"NVLS (NVLink SHARP) is not used on {m.host}",
+    return r.finding(m.line, f"NVLS (NVLink SHARP) is not used{printed_on(m)}",
                      "the GPUs sit on NVSwitches (every pair NV18) but NCCL says multicast is not available: the "
                      "fabric manager or the driver's multicast (IMEX on NVL72) is not up")
 
