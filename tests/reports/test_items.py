@@ -136,6 +136,22 @@ def test_the_second_look_decides_an_uncertain_verdict_clear_of_its_bound_and_not
     assert again["reason"].endswith("its samples across the threshold again: the first verdict stands, not certain")
 
 
+def test_two_uncertain_looks_on_opposite_sides_of_the_bound_are_not_judged(tmp_path):
+    """The default run of 2026-12-07 on a busy 2-core VM: node0 -> node1's 8 B latency 65.21 us (WARN, its
+    samples 14.88-102.2 us across the 15.94 us threshold), measured again 11.57 us (PASS, across it again);
+    the first verdict stood and a healthy cluster read 1 WARN. Neither look decides."""
+    siblings = [pingpong("0,2", 13.03, 12.5, 13.6), pingpong("1,2", 13.5, 13.0, 14.1)]
+    run = make_run(tmp_path / "run", [pingpong("0,1", 65.21, 14.88, 102.2)] + siblings)
+    first = judged(run)[0]
+    assert first.verdict == "WARN" and first.uncertain, first.reason
+    remeasured(run, [pingpong("0,1", 11.57, 9.9, 40.0)] + siblings)
+    assert main(["wirebench report", str(run)]) == 0
+    v = json.loads((run / "summary.json").read_text())["verdicts"][0]
+    assert v["verdict"] == "NOT JUDGED", v
+    assert v["reason"].startswith("not judged: two looks disagree, each with its samples across the threshold: "
+                                  "65.21 us (WARN) the first time, 11.57 us (PASS) when measured again"), v["reason"]
+
+
 def test_wrong_data_stands_however_often_it_is_measured(tmp_path):
     run = make_run(tmp_path / "run", [stream("0,1", errors=4)])
     remeasured(run, [stream("0,1")])

@@ -196,9 +196,19 @@ def _second_look(v, second):
     if second is None or second.verdict not in ("PASS", "WARN", "FAIL"):
         v.note_after("not measured again: the verdict is not certain")
         return
-    if second.uncertain:
+    if second.uncertain and second.verdict == v.verdict:
         v.note_after(f"measured again: {_figure(second)} ({second.verdict}), its samples across the threshold again: "
                      "the first verdict stands, not certain")
+        return
+    if second.uncertain:
+        # Two looks, each across the threshold, on opposite sides of it: the figure moves across its bound
+        # between looks. Neither decides; a WARN kept from the first would cry wolf on a busy healthy host.
+        first = v.verdict
+        v.verdict = "NOT JUDGED"
+        v.uncertain = False
+        v.note_before(f"not judged: two looks disagree, each with its samples across the threshold: {_figure(v)} "
+                      f"({first}) the first time, {_figure(second)} ({second.verdict}) when measured again (measure it "
+                      "alone on a quiet machine to decide); the first:", " ")
         return
     first = f"{_figure(v)} ({v.verdict}) with samples across its threshold"
     v.verdict, v.value, v.fraction, v.ceiling_GBps = second.verdict, second.value, second.fraction, second.ceiling_GBps
