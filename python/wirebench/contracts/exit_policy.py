@@ -10,10 +10,13 @@ here and ends through command() below:
   - an output that could not be written after the verdict (--prometheus, --pushgateway) is said on
     stderr, and its code stands only over OK (after_output): it never hides what was judged.
 A missing Python package (PyYAML, jsonschema, matplotlib, ...) ends the command in one line naming
-what to install, USAGE, never a traceback."""
+what to install, USAGE, never a traceback. A reader that closes the command's output early
+(`wirebench report RUN | head -2`) changes nothing of this: the rest of the output is dropped quietly
+(console.py) and the code is the verdict's."""
 import functools
 import sys
 
+from .console import quiet_when_closed
 from .input_files import InputError
 from .schema import ExitCode, rows
 
@@ -80,17 +83,19 @@ def missing_package(error: ModuleNotFoundError):
 def command(main, argv):
     """Runs a command's main(argv) and turns how it ended into its exit code: its own return value;
     argparse's --help (0) or bad usage (3, argparse printed why); an InputError or CommandError into
-    its message and code; a missing Python package into the line naming it (3)."""
-    try:
-        return int(main(argv))
-    except SystemExit as exit_:
-        return ExitCode.OK if exit_.code in (0, None) else ExitCode.USAGE
-    except InputError as error:
-        return fail(error)
-    except CommandError as error:
-        return fail(error, error.code)
-    except ModuleNotFoundError as error:
-        return fail(missing_package(error))
+    its message and code; a missing Python package into the line naming it (3). Output into a pipe
+    whose reader is gone is dropped without an error (console.py)."""
+    with quiet_when_closed():
+        try:
+            return int(main(argv))
+        except SystemExit as exit_:
+            return ExitCode.OK if exit_.code in (0, None) else ExitCode.USAGE
+        except InputError as error:
+            return fail(error)
+        except CommandError as error:
+            return fail(error, error.code)
+        except ModuleNotFoundError as error:
+            return fail(missing_package(error))
 
 
 def entry(main):
