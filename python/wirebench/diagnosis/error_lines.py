@@ -150,6 +150,16 @@ PYTORCH_RANK = re.compile(r"^\[rank(\d+)\]:|\[(?:PG [^\]]*? )?Rank (\d+)\]")  # 
 # The collective a ProcessGroupNCCL line names: the watchdog's WorkNCCL(SeqNum=N, ...), its `detected by watchdog
 # at work: N`, its `Timeout at NCCL work: N`. Ranks that say any of them of one work saw one timeout.
 PYTORCH_WORK = re.compile(r"\bWorkNCCL\(SeqNum=(\d+)|\bdetected\s+by watchdog at work: (\d+)|\bTimeout at NCCL work: (\d+)")
+# PyTorch's WorkNCCL, the work a rank's report names: `WorkNCCL(SeqNum=15037, OpType=_ALLGATHER_BASE,
+# NumelIn=131072512, NumelOut=524290048, Timeout(ms)=600000)` (NumelIn/Out from 2.1): its number, its collective,
+# its element counts. WORK_OP finds it in any report of one rank's timed-out work: the watchdog's line (`[Rank 7]
+# Watchdog caught collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, ...)`) and the blocking
+# wait's (`[Rank 1] Work WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, ...) timed out in blocking wait`)
+WORK_NCCL = r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?"
+WORK_OP = re.compile(r"\b" + WORK_NCCL)
+# the process group PyTorch names beside a work's number: `[PG ID 0 PG GUID 0(default_pg) Rank 2] Exception (either an
+# error or timeout) detected by watchdog at work: 808` (2.5 on), `[PG 1 Rank 0] ...` and `[PG 0 (default_pg) Rank 7]`
+PG_OF = re.compile(r"\[PG (?:ID )?(\d+)(?: PG GUID (\d+))?[^\]]*? Rank (\d+)\]")
 # systemd's line of the unit `Active: failed` is said of: `× nvidia-vgpu-mgr.service - NVIDIA vGPU Manager Daemon`
 # (`●` or `*` before it in older systemd)
 UNIT = re.compile(r"^[\u25cf\u00d7*x]?\s*([\w@.:-]+\.(?:service|socket|mount|target)) - ")

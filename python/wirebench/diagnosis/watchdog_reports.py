@@ -4,18 +4,13 @@ process group timed out at different collectives (ranks-at-different-collectives
 import re
 
 from .agreement import RANK_GPU  # NCCL's init lines, `rank R nranks N`: the job's size
-from .error_lines import PYTORCH_RANK, PYTORCH_WORK  # PyTorch's ranks and works, as the error finder reads them
+# PyTorch's ranks, works and process groups, as the error finder reads them
+from .error_lines import PG_OF, PYTORCH_RANK, PYTORCH_WORK, WORK_NCCL, WORK_OP
 from .registry import rule
 
-# PyTorch's WorkNCCL, the work a rank's report names: `WorkNCCL(SeqNum=15037, OpType=_ALLGATHER_BASE,
-# NumelIn=131072512, NumelOut=524290048, Timeout(ms)=600000)` (NumelIn/Out from 2.1): its number, its collective,
-# its element counts. WORK_OP finds it in any report of one rank's timed-out work: the watchdog's line (`[Rank 7]
-# Watchdog caught collective operation timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, ...)`) and the blocking
-# wait's (`[Rank 1] Work WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, ...) timed out in blocking wait`); WATCHDOG the
-# watchdog's line alone (the lines 2.1-2.4 print beside it for the same work are PYTORCH_WORK's)
-WORK = r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?"
-WORK_OP = re.compile(r"\b" + WORK)
-WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: " + WORK)
+# the watchdog's line of one rank's timed-out work: `[Rank 3] Watchdog caught collective operation timeout:
+# WorkNCCL(SeqNum=15037, OpType=_ALLGATHER_BASE, NumelIn=131072512, NumelOut=524290048, Timeout(ms)=600000) ...`
+WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: " + WORK_NCCL)
 
 
 def _world_size(log, numel):
@@ -83,11 +78,6 @@ def rank_missing_from_timeout(r, c):
                      f"rank{'s' if len(missing) > 1 else ''} {gone} never entered collective {seq}: "
                      f"{'they' if len(missing) > 1 else 'it'} stopped first (an exception outside NCCL, a hang, a "
                      "crash), and the other ranks' timeouts are the consequence")
-
-
-# the process group PyTorch names beside a work's number: `[PG ID 0 PG GUID 0(default_pg) Rank 2] Exception (either an
-# error or timeout) detected by watchdog at work: 808` (2.5 on), `[PG 1 Rank 0] ...` and `[PG 0 (default_pg) Rank 7]`
-PG_OF = re.compile(r"\[PG (?:ID )?(\d+)(?: PG GUID (\d+))?[^\]]*? Rank (\d+)\]")
 
 
 def _pgs(log):
