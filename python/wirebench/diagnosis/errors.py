@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from . import nccl_tests
 from .error_classes import CLASSES, ErrorClass, class_of
-from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PYTORCH_RANK, PYTORCH_WORK, RUNTIME_NOISE,
-                          UNIT, UNREAD, WENT_ON)
+from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PG_OF, PYTORCH_RANK, PYTORCH_WORK,
+                          RUNTIME_NOISE, UNIT, UNREAD, WENT_ON, WORK_OP)
 from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
 
 
@@ -86,10 +86,19 @@ def find(log):
                                  Error(hit.line, "", text, said, CLASSES["unread"], True, "unread"))
             if first:
                 break
-    out, by_text = [], {}
+    out, by_text, works, groups = [], {}, [], _groups(log)
     for rank, error in first.items():
         if not error.classed and rank in classed_later:
             error.error_class, error.classed = classed_later[rank], True
+        work = _work(error, groups)
+        if work is not None:  # PyTorch's timeout of one work: the ranks that timed out in that work fold
+            twin = next((e for e, w in works if _same_work(w, work)), None)
+            if twin is not None:
+                twin.ranks += 1
+                continue
+            works.append((error, work))
+            out.append(error)
+            continue
         key = _fold_key(error)
         if key in by_text:
             by_text[key].ranks += 1
@@ -99,16 +108,44 @@ def find(log):
     return out
 
 
+def _groups(log):
+    """{(rank, work number): process group} where PyTorch's lines name the group of a rank's work
+    (`[rank7]:[E816 ...] [PG 0 (default_pg) Rank 7] Exception (either an error or timeout) detected by
+    watchdog at work: 80078`, the line after the watchdog's, which names none)."""
+    out = {}
+    for o in log.others:
+        group, work = PG_OF.search(o.text), PYTORCH_WORK.search(o.text)
+        if group and work:
+            out.setdefault((_rank_of(o.text, None), next(g for g in work.groups() if g)), group.group(2) or group.group(1))
+    return out
+
+
+def _work(error, groups):
+    """What identifies the work a PyTorch timeout names: (its sequence number, its process group, its
+    collective), None for what its lines do not say; None where the error is no timeout of a work."""
+    work = PYTORCH_WORK.search(error.said)
+    if not work or error.error_class is not CLASSES["timeout"]:
+        return None
+    seq = next(g for g in work.groups() if g)
+    group, op = PG_OF.search(error.said), WORK_OP.search(error.said)
+    return (seq, (group.group(2) or group.group(1)) if group else groups.get((error.rank, seq)),
+            op.group(2) if op else None)
+
+
+def _same_work(one, other):
+    """Two timeouts are of one work where their numbers agree and neither's group or collective says
+    otherwise: a sequence number counts the works of one process group, so two groups (or two
+    collectives, NVIDIA/nccl#1409's BROADCAST and ALLREDUCE at 80078) at one number are two works."""
+    return one[0] == other[0] and all(a is None or b is None or a == b for a, b in zip(one[1:], other[1:]))
+
+
 def _fold_key(error):
-    """What ranks' first errors must share to fold into one finding: NCCL's chain of one code (the
-    ranks a failure stopped), PyTorch's timeout of one work (its sequence number), or the same words
-    but for the rank and a watchdog's elapsed time."""
+    """What ranks' first errors must share to fold into one finding (PyTorch's timeouts aside: _same_work):
+    NCCL's chain of one code (the ranks a failure stopped), or the same words but for the rank and a
+    watchdog's elapsed time."""
     found = CHAIN.match(error.said)
     if found:
         return ("chain", found.group(3))
-    work = PYTORCH_WORK.search(error.said)
-    if work and error.error_class is CLASSES["timeout"]:
-        return ("work", next(g for g in work.groups() if g))
     said = re.sub(r"\[(?:PG \d+ )?Rank \d+\]|\brank \d+\b", "", PYTORCH_RANK.sub("", error.said))
     said = GLOG.sub("", re.sub(r"ran for \d+ milliseconds", "ran for N milliseconds", said))
     return ("said", said.strip())

@@ -146,6 +146,9 @@ def ranks_at_different_collectives(r, c):
                    "different collectives at this point")
         in_group = f" of process group {group}" if group is not None else ""
         line = min(line for w in works.values() for line in w.values())
-        out.append(r.finding(line, f"ranks{in_group} timed out at different collectives: {listed}",
-                             f"{why}; NCCL's collectives match by order, so each rank waits for one its peers never call"))
+        found = r.finding(line, f"ranks{in_group} timed out at different collectives: {listed}",
+                          f"{why}; NCCL's collectives match by order, so each rank waits for one its peers never call")
+        # each rank's timeout it compares is quoted in it, not said apart (two works at one number are two errors)
+        found.absorbs = lambda error, lines=frozenset(x[4] for x in said): error.line in lines
+        out.append(found)
     return out
