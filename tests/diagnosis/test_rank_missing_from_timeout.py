@@ -27,3 +27,21 @@ def test_quiet_where_every_rank_timed_out_or_the_job_size_is_unknown():
     # hiyouga/LlamaFactory#7396: an all_reduce (no element ratio) and no NCCL init line: the job's size unknown
     assert not [f for f in diagnose(read_log(DATA / "pytorch-watchdog-timeout.log"))
                 if f.id == "rank-missing-from-timeout"]
+
+
+def test_a_rank_that_timed_out_in_another_collective_is_not_missing():
+    """NVIDIA-NeMo/Speech#13562 (ranks 2 and 1 at work 532339, a BROADCAST; rank 0 at 532341, an _ALLGATHER_BASE of
+    513 elements into 2052: a job of 4 ranks), the terminal's wraps joined: rank 0 timed out too, in another
+    collective, so it is not missing from the timeout; rank 3, which reported none, is."""
+    from test_ranks_disagree import NEMO_13562
+    text = NEMO_13562.replace("NumelOut=5\n164000", "NumelOut=5164000").replace("NumelOut\n=2052", "NumelOut=2052")
+    said = [f for f in found(text) if f.id == "rank-missing-from-timeout"]
+    assert len(said) == 1, ids(found(text))
+    assert said[0].what.startswith("ranks 1, 2 of 4 timed out in collective 532339 (BROADCAST); rank 3 did not (rank 0 "
+                                   "timed out in another collective)"), said[0].what
+    assert "rank 3 never entered collective 532339" in said[0].why
+    # every rank reported a timeout (rank 3's line added, at rank 0's collective): none is missing
+    everyone = text + ("[rank3]:[E513 13:25:57.714786872 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective "
+                       "operation timeout: WorkNCCL(SeqNum=532341, OpType=_ALLGATHER_BASE, NumelIn=513, NumelOut=2052, "
+                       "Timeout(ms)=1800000) ran for 1800036 milliseconds before timing out.\n")
+    assert not [f for f in found(everyone) if f.id == "rank-missing-from-timeout"], ids(found(everyone))

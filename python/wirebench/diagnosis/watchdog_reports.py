@@ -29,8 +29,9 @@ def _world_size(log, numel):
 
 @rule("rank-missing-from-timeout", "FAIL", "any",
       "PyTorch's watchdog timing out one collective (`WorkNCCL(SeqNum=N, ...)`, `Timeout at NCCL work: N`) on most "
-      "ranks of the job but not on one or a few (the job's ranks from NCCL's init lines, or an all_gather's "
-      "NumelOut/NumelIn)",
+      "ranks of the job and one or a few ranks reporting no timeout at all (a rank timed out in another collective is "
+      "not missing: ranks-at-different-collectives says it; the job's ranks from NCCL's init lines, or an "
+      "all_gather's NumelOut/NumelIn)",
       "the ranks that timed out waited in a collective that the missing ranks never entered: those ranks stopped "
       "first (an exception outside NCCL, a hang, a crash), and the timeouts are the consequence",
       "read the missing ranks' own output before the timeouts (their first error is the cause: an exception while "
@@ -67,14 +68,20 @@ def rank_missing_from_timeout(r, c):
     if not world:
         return None
     seq, ranks = max(timed_out.items(), key=lambda item: len(item[1]))
-    missing = sorted(set(range(world)) - ranks)
+    # a rank that timed out in another collective is there, stopped elsewhere (ranks-at-different-collectives says
+    # where): missing are the ranks that reported no timeout at all
+    present = set().union(*timed_out.values())
+    missing = sorted(set(range(world)) - present)
     # most ranks said it and some did not: a paste with a few ranks' lines says nothing of the others
-    if not missing or len(ranks) < 2 or len(missing) > len(ranks) or max(ranks) >= world:
+    if not missing or len(ranks) < 2 or len(missing) > len(present) or max(present) >= world:
         return None
     said = ", ".join(map(str, sorted(ranks)))
     gone = ", ".join(map(str, missing))
+    elsewhere = sorted(present - ranks)
+    elsewhere = (f" (rank{'s' if len(elsewhere) > 1 else ''} {', '.join(map(str, elsewhere))} timed out in another "
+                 "collective)" if elsewhere else "")
     return r.finding(first_line[seq], f"ranks {said} of {world} timed out in collective {seq} ({ops.get(seq, 'its op')}); "
-                     f"rank{'s' if len(missing) > 1 else ''} {gone} did not",
+                     f"rank{'s' if len(missing) > 1 else ''} {gone} did not{elsewhere}",
                      f"rank{'s' if len(missing) > 1 else ''} {gone} never entered collective {seq}: "
                      f"{'they' if len(missing) > 1 else 'it'} stopped first (an exception outside NCCL, a hang, a "
                      "crash), and the other ranks' timeouts are the consequence")
