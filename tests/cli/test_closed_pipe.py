@@ -115,8 +115,8 @@ def test_import_into_a_closed_pipe_ends_with_its_verdicts_code(tmp_path):
 
 
 def test_diagnosis_closed_after_one_line_ends_quietly():
-    """The diagnosis' JSON of a long NCCL log (60 KB) into `| head -1`: its first line, then exit 0
-    and no traceback."""
+    """The diagnosis' JSON of a long NCCL log (60 KB, its findings FAILs) into `| head -1`: its first
+    line, then its verdict's exit code (1, as `wirebench topo --nccl-log` ends) and no traceback."""
     log = max((DATA / "nccl").glob("*.log"), key=lambda p: p.stat().st_size)
     line, code, stderr = closed_after_one_line([sys.executable, "-m", "wirebench.diagnosis", log])
-    assert line == "{\n" and code == 0 and quiet(stderr), stderr
+    assert line == "{\n" and code == 1 and quiet(stderr), stderr
