@@ -35,9 +35,14 @@ def test_sockets_where_rdma_is_there_are_a_fail_with_their_evidence(h100):
     log = ("n1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
            "n1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
            "n1:1:1 [0] NCCL INFO Using network Socket\n")
-    said = found(log + TWO_NODES)
-    assert ids(said) == ["socket-fallback:FAIL@3"]
-    assert "NCCL_IB_DISABLE is set (line 1)" in said[0].why
+    # the setting alone is the job's choice, not a device the node has: said, not a finding (pytorch/pytorch#38702)
+    parsed = parse(log + TWO_NODES, "x")
+    assert diagnose(parsed) == []
+    assert [(line, why.split(":")[0]) for line, _, why in parsed.explained] == [(3, "socket-fallback")]
+    # with the node's RDMA devices in the log too, the setting is part of the evidence
+    said = found("n1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n" + log + TWO_NODES)
+    assert ids(said) == ["socket-fallback:FAIL@4"]
+    assert "NCCL_IB_DISABLE is set (line 2)" in said[0].why and "InfiniBand/RoCE devices" in said[0].why
     assert "NCCL_IB_DISABLE" in said[0].source
     # the same sockets with no evidence of RDMA, but the node's topology lists NICs
     assert ids(found("n1:1:1 [0] NCCL INFO Using network Socket\n" + TWO_NODES, h100)) == ["socket-fallback:FAIL@1"]
@@ -63,10 +68,10 @@ def test_completion_errors_are_read_by_their_number():
 
 
 def test_launchers_prefixes_do_not_hide_nccls_lines():
-    tagged = ("[1,0]<stdout>:n1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+    tagged = ("[1,0]<stdout>:n1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
               "[1,0]<stdout>:n1:1:1 [0] NCCL INFO Using network Socket\n")
     assert ids(found(tagged + TWO_NODES)) == ["socket-fallback:FAIL@2"]
-    srun = ("0: n1:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+    srun = ("0: n1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
             "0: n1:1:1 [0] NCCL INFO Using network Socket\n")
     assert ids(found(srun + TWO_NODES)) == ["socket-fallback:FAIL@2"]
 

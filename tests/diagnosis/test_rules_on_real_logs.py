@@ -84,14 +84,17 @@ def test_settings_both_pods_print_agree_and_a_missing_one_is_said_only_for_a_who
 def test_p2p_level_loc_on_hosts_of_one_rank_is_quiet():
     """NVIDIA/nccl-tests#373: NCCL_P2P_LEVEL=LOC and `export NCCL_P2P_DISABLE=1` on a host of a
     3-node job running one rank (`nNodes 3 localRanks 1`): no GPU pair inside the node, so neither
-    setting slows anything. Its WARN is said as one the catalogue does not know."""
+    setting slows anything. Its WARN, `socketFinalizeAccept: wrong type 3 != 4`, is a peer on sockets meeting this
+    rank's IB (socket_types.py; AddyLaddy asks whether the NCCL_IB_DISABLE=1 of the start script reached every rank)."""
     log = read_log(DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log")
-    assert ids(diagnose(log)) == ["warn-not-in-catalogue:WARN@20"]
+    said = diagnose(log)
+    assert ids(said) == ["network-differs-between-ranks:FAIL@20"]
+    assert "uses NET/IB and its peer connected with NET/Socket" in said[0].what
     # the same lines on a node running two ranks: P2P between them is forbidden, said once by what was set (the
     # export of NCCL_P2P_DISABLE, which NCCL prints as NCCL_P2P_LEVEL LOC: test_p2p_disabled_is_said_once...)
     two = parse((DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log").read_text()
                 .replace("localRanks 1 localRank 0", "localRanks 2 localRank 0"), "x")
-    assert ids(diagnose(two)) == ["warn-not-in-catalogue:WARN@20", "transport-disabled:WARN@29"]
+    assert ids(diagnose(two)) == ["network-differs-between-ranks:FAIL@20", "transport-disabled:WARN@29"]
 
 
 def test_collnet_fallback_is_a_warn_quoting_the_setup_errors_nccl_went_on_from(a100):

@@ -6,10 +6,11 @@ is explained, not a finding (log.explained). The causes first: a FAIL before a W
 import re
 
 from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, plugin_load, registry, roce_gid,
-               settings, structural, watchdog_reports)
+               settings, socket_types, structural, verbs_provider, watchdog_reports)
 from .registry import NETWORK_SCOPES, Context, Finding
 
-RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load)  # each registers its rules when imported
+RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load,
+                socket_types, verbs_provider)  # each registers its rules when imported
 NODES = re.compile(r"\bnNodes (\d+)")
 # the address a process bootstraps on or moves socket data on (its first)
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
@@ -64,11 +65,11 @@ def unused_networks(log, one_host):
 def diagnose(log, wiring=None, entries=None):
     """The findings of a log (log_reader.NcclLog), with the node's wiring (wiring.Wiring) or None."""
     entries = catalogue.read(coded_ids=registry.RULES) if entries is None else entries
+    log.explained = []  # this diagnosis' own (rules add to it too): a second call says the same, not twice
     found = registry.run(Context(log, wiring))
     taken = {f.id for f in found} | {e for f in found for e in f.explains}  # roce_gid.py's finding explains an entry's line
     one_host = one_host_shown(log)
     unused = unused_networks(log, one_host)
-    log.explained = []  # this diagnosis' own: a second call says the same, not twice
     for entry in entries:
         if entry.id in taken or entry.scope in unused:
             continue  # a network entry says nothing of a network the job did not use (below: an error line is said)

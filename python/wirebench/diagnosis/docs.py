@@ -19,7 +19,7 @@ def _cell(text):
 def tables(entries=None):
     entries = catalogue.read(coded_ids=registry.RULES) if entries is None else entries
     out = [BEGIN, "", "The coded rules (python/wirebench/diagnosis/: structural.py, agreement.py, watchdog_reports.py, "
-           "settings.py, nccl_tests.py, roce_gid.py, fixed_in_later_nccl.py, plugin_load.py):", "",
+           "settings.py, nccl_tests.py, roce_gid.py, fixed_in_later_nccl.py, plugin_load.py, socket_types.py, verbs_provider.py):", "",
            "| rule | verdict | scope | needs | reads in the log | what it means | fix | source |",
            "|---|---|---|---|---|---|---|---|"]
     for r in registry.RULES.values():

@@ -83,9 +83,9 @@ def turned_on(value):
 
 @rule("socket-fallback", "FAIL", "network",
       "`Using network Socket` (an older log: `NET/Socket : Using ...`) with evidence of RDMA: `NET/IB : Using [0]...` "
-      "devices, an mlx5 or EFA device named in NCCL's lines, the node's topology listing NICs, `NCCL_IB_DISABLE set "
-      "by environment`, `NCCL_NET` forced (NCCL's `No plugin found (libnccl-net.so)` is none: no external plugin is "
-      "installed)",
+      "devices, an mlx5 or EFA device named in NCCL's lines, the node's topology listing NICs (NCCL's `No plugin found "
+      "(libnccl-net.so)` is none: no external plugin is installed); `NCCL_IB_DISABLE set by environment` or `NCCL_NET` "
+      "forced is the job's choice, added to that evidence, and alone said as not a finding",
       "inter-node data over TCP, many times slower than RDMA; the evidence says why",
       "unset NCCL_IB_DISABLE and NCCL_NET=Socket; check ibv_devinfo on the node (rdma-core, the HCA's driver); give "
       "NCCL the RDMA devices with NCCL_IB_HCA; install the network plugin the cluster uses",
@@ -108,14 +108,23 @@ def socket_fallback(r, c):
             evidence.append(f"the log names an RDMA device, {named[1]} (line {named[0].line})")
     if c.wiring is not None and c.wiring.nics:
         evidence.append("the node's topology lists network devices (mlx5 ...)")
+    # A setting says what the job chose, not what the nodes have: sockets chosen on nodes the log shows no RDMA
+    # device of is said, not a finding (pytorch/pytorch#38702: two nodes over eth0 with NCCL_IB_DISABLE=1, the run
+    # that worked; many Ethernet clusters set it to quiet libibverbs' warning)
+    chosen = []
     disabled = first_setting(log, "NCCL_IB_DISABLE", turned_on)
     if disabled:
-        evidence.append(f"NCCL_IB_DISABLE is set (line {disabled.line})")
+        chosen.append(f"NCCL_IB_DISABLE is set (line {disabled.line})")
     forced = first_setting(log, "NCCL_NET")
     if forced:
-        evidence.append(f"NCCL_NET={forced.value} (line {forced.line})")
+        chosen.append(f"NCCL_NET={forced.value} (line {forced.line})")
     if not evidence:
+        if chosen:
+            log.explained.append((m.line, m.raw, "socket-fallback: TCP sockets by the job's own choice (" +
+                                  "; ".join(chosen) + ") on nodes whose RDMA devices the log does not show; where they "
+                                  "have InfiniBand/RoCE, unset it"))
         return None
+    evidence += chosen
     return r.finding(m.line, "NCCL moves inter-node data over TCP sockets (NET/Socket)",
                      "NCCL fell back to TCP sockets, many times slower than RDMA: " + "; ".join(evidence))
 
@@ -493,7 +502,10 @@ def p2p_to_another_host(r, c):
     own = {}
     for ch in local:
         own.setdefault(ch.host, {}).setdefault(ch.src_rank, ch.src)
+    told_apart = _names_nccl_told_apart(c.log, own)
     for ch in local:
+        if ch.host in told_apart:
+            continue
         gpus = own[ch.host]
         if len(set(gpus.values())) < len(gpus):
             continue  # brackets that repeat are not GPUs (CUDA_VISIBLE_DEVICES: every rank's device 0)
@@ -504,6 +516,17 @@ def p2p_to_another_host(r, c):
                              f"rank {ch.dst_rank} runs on another host that NCCL took for {ch.host}: CUDA IPC and "
                              "shared memory do not cross hosts, so the connection fails (an unhandled cuda error)")
     return None
+
+
+def _names_nccl_told_apart(log, own):
+    """Host names that stand for several machines NCCL itself told apart: a `via NET` channel printed on the
+    name whose ranks are seen on no other name (NVIDIA/nccl-tests#188: two nodes both named `user`, NET/Socket
+    between ranks 9 and 0, P2P inside each). A GPU index held by two of its ranks is then two machines' GPUs,
+    not a rank of another host taken for this one."""
+    elsewhere = {host: {rank for other, ranks in own.items() if other != host for rank in ranks} for host in own}
+    return {ch.host for ch in log.channels
+            if ch.transport.startswith("NET") and ch.host in own
+            and ch.src_rank not in elsewhere[ch.host] and ch.dst_rank not in elsewhere[ch.host]}
 
 
 def _pair(wiring, ch):

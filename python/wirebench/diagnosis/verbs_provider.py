@@ -1,0 +1,37 @@
+"""libibverbs' own warning that an RDMA device has no user-space driver: rdma-core's libibverbs/init.c
+prints `libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbsN`
+when the kernel exposes a device (uverbsN) and no provider library (libmlx5, libefa, ... from rdma-core's
+ibverbs-providers or MOFED) in the process' image claims it: typical of a container built without them.
+NCCL then finds no usable InfiniBand/RoCE device. Harmless where the job needed none; a cause where it
+failed or its data crossed the network."""
+import re
+
+from . import errors
+from .registry import rule
+
+NO_PROVIDER = re.compile(r"libibverbs: Warning: no userspace device-specific driver found for (\S+)")
+
+
+@rule("rdma-provider-missing", "WARN", "any",
+      "libibverbs' `Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbsN` "
+      "(rdma-core, libibverbs/init.c), where the job failed or its data crossed the network (a run on one host that "
+      "worked needed no RDMA device: nothing is said)",
+      "the node has an RDMA device but the process' image lacks its user-space driver (libmlx5, libefa: rdma-core's "
+      "ibverbs-providers or MOFED), so NCCL cannot open InfiniBand/RoCE: it fails or falls back to TCP sockets",
+      "install the providers in the image (Debian/Ubuntu: ibverbs-providers; RHEL: rdma-core; or the host's MOFED "
+      "user space, the same version as its driver) and check with ibv_devinfo inside the container",
+      "rdma-core libibverbs/init.c (the warning); NVIDIA/nccl-tests#41 (the maintainer: the container lacks the "
+      "verbs provider)")
+def rdma_provider_missing(r, c):
+    said = next(((o, found) for o in c.log.others if (found := NO_PROVIDER.search(o.text))), None)
+    if said is None:
+        return None
+    other, found = said
+    from .diagnose import network_carries_data, one_host_shown  # diagnose imports this module
+    failed = bool(errors.find(c.log))
+    if not failed and (one_host_shown(c.log) or not network_carries_data(c.log)):
+        return None
+    because = "the job failed" if failed else "the job's data crossed the network"
+    return r.finding(other.line, f"libibverbs found no user-space driver for {found.group(1)}",
+                     f"the node exposes an RDMA device the image has no provider library for, so NCCL cannot use "
+                     f"InfiniBand/RoCE here; said because {because}")

@@ -1,0 +1,80 @@
+"""What the second fresh set (tests/data/nccl-fresh-2026-12-07, collected blind, measured once before
+anything was written from it: bench/MEASUREMENTS.md, session 33) showed the diagnosis did not know, each
+read by a rule over NCCL's or a library's own printf, not by a thread's wording."""
+from pathlib import Path
+
+from wirebench.diagnosis import diagnose, read_log
+
+ROOT = Path(__file__).resolve().parents[2]
+FRESH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-07"
+DATA = ROOT / "tests" / "data" / "nccl"
+
+
+def found(path):
+    log = read_log(path)
+    return {f.id: f for f in diagnose(log)}, log
+
+
+def test_ranks_that_chose_different_networks_are_named_from_the_socket_types_either_way():
+    # NVIDIA/nccl-tests#188: this rank on sockets, its peer connected with IB's out-of-band socket
+    said, _ = found(FRESH / "nccl-tests-188.log")
+    f = said["network-differs-between-ranks"]
+    assert f.verdict == "FAIL" and "uses NET/Socket and its peer connected with NET/IB" in f.what, f.what
+    assert "error-not-in-catalogue" not in said  # the rule reads the error line: not said twice
+    # NVIDIA/nccl-tests#373: the other way round (this rank on HPC-X's IB plugin, a peer with NCCL_IB_DISABLE=1)
+    said, _ = found(DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log")
+    assert "uses NET/IB and its peer connected with NET/Socket" in said["network-differs-between-ranks"].what
+
+
+def test_other_socket_types_that_disagree_are_left_to_the_error_finder(tmp_path):
+    # a bootstrap socket reached by a proxy's connection (types 2 and 1) is no choice of network
+    line = "node1:100:200 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 2 != 1\n"
+    log = tmp_path / "stray.log"
+    log.write_text((FRESH / "nccl-tests-188.log").read_text().replace(
+        "socketFinalizeAccept: wrong type 4 != 3", "socketFinalizeAccept: wrong type 2 != 1"))
+    said, _ = found(log)
+    assert "network-differs-between-ranks" not in said and "error-not-in-catalogue" in said, line
+
+
+def test_two_machines_of_one_name_that_nccl_told_apart_are_no_p2p_to_another_host():
+    # nccl-tests#188: both nodes print `user`; NET/Socket between ranks 9 and 0, P2P inside each node. GPU [6] is
+    # rank 6's on one machine and rank 14's on the other: not a rank of another host taken for this one
+    said, _ = found(FRESH / "nccl-tests-188.log")
+    assert "p2p-to-another-host" not in said, said.get("p2p-to-another-host")
+
+
+def test_a_missing_verbs_provider_is_said_where_the_job_failed_and_not_on_a_run_that_needed_none(tmp_path):
+    said, _ = found(FRESH / "nccl-tests-41.log")  # one host, 4 GPUs, `Test NCCL failure ... 'internal error'`
+    f = said["rdma-provider-missing"]
+    assert f.verdict == "WARN" and "/sys/class/infiniband_verbs/uverbs0" in f.what and "the job failed" in f.why
+    # its warning before a run on one host that worked (LlamaFactory#355's 8 GPUs, NET/Socket chosen, no error):
+    # a run that needed no RDMA device
+    warning = next(line for line in (FRESH / "nccl-tests-41.log").read_text().splitlines(keepends=True)
+                   if line.startswith("libibverbs: Warning"))
+    worked = tmp_path / "worked.log"
+    worked.write_text(warning + (FRESH / "healthy" / "llamafactory-355.log").read_text())
+    said, _ = found(worked)
+    assert "rdma-provider-missing" not in said, said
+
+
+def test_sockets_chosen_by_a_setting_on_nodes_showing_no_rdma_device_are_said_not_found():
+    # pytorch/pytorch#38702: two nodes over eth0 with NCCL_IB_DISABLE=1, posted as the run that worked
+    said, log = found(FRESH / "healthy" / "pytorch-38702.log")
+    assert said == {}, said
+    assert any("TCP sockets by the job's own choice (NCCL_IB_DISABLE is set (line 3))" in why
+               for _, _, why in log.explained), log.explained
+
+
+def test_a_cuda_failure_in_nvls_setup_reads_the_fabric_manager_whatever_cuda_error_it_is():
+    said, _ = found(FRESH / "nccl-tests-276.log")  # Cuda failure 999 'unknown error' in transport/nvls.cc
+    assert "'unknown error'" in said["nvls-after-fabric-manager-restart"].what
+
+
+def test_the_healthy_logs_of_the_second_fresh_set_give_no_finding():
+    # nccl-tests#323's excerpt ends at the table header where the collector's stored copy was cut (its index row):
+    # nccl-tests' header and no result reads as a run that stopped, which the excerpt cannot tell from a cut
+    for log in sorted((FRESH / "healthy").glob("*.log")):
+        if log.name == "nccl-tests-323.log":
+            continue
+        said, _ = found(log)
+        assert said == {}, (log.name, said)
