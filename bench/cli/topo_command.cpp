@@ -151,6 +151,7 @@ int run_topo_command(CommandLine& args) {
   }
 
   nlohmann::json doc = topology_json(nodes, ceilings);
+  std::string nccl_lines;  // the diagnosis' readable lines, as Python prints them
   if (nccl_file) {
     // The log's reader, the catalogue and the rules are Python's (topology/nccl_handover.h); a log
     // it cannot read (a directory, an empty file, no NCCL line) ends here: it said why, exit code 3.
@@ -160,9 +161,10 @@ int run_topo_command(CommandLine& args) {
       throw std::runtime_error("the NCCL diagnosis (python3 -m wirebench.diagnosis) ended with exit code " +
                                std::to_string(run.exit_code));
     doc["nccl"] = *run.nccl;
+    nccl_lines = run.table;
   }
   if (as_json) std::cout << doc.dump(2) << "\n";
-  else std::cout << topology_table(nodes) << (doc.contains("nccl") ? nccl_table(doc["nccl"]) : std::string());
+  else std::cout << topology_table(nodes) << nccl_lines;
   std::cout.flush();
   const int verdict = topo_exit_code(nodes, doc);
   return png ? worse_exit(verdict, draw_png(doc, *png)) : verdict;

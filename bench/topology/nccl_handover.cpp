@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "harness/errors.h"
@@ -46,7 +45,7 @@ NcclDiagnosisRun diagnose_nccl_log(const std::string& log, const nlohmann::json&
   const char* old_path = std::getenv("PYTHONPATH");
   if (old_path != nullptr && *old_path != '\0') path.append(":").append(old_path);
   const std::string command = "PYTHONPATH=" + shell_word(path) + " python3 -m wirebench.diagnosis " + shell_word(log) +
-                              " --topology " + shell_word(file.path);
+                              " --topology " + shell_word(file.path) + " --hand-over";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("cannot start python3 for the NCCL diagnosis");
   std::string text;
@@ -56,12 +55,19 @@ NcclDiagnosisRun diagnose_nccl_log(const std::string& log, const nlohmann::json&
   NcclDiagnosisRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : kExitInfrastructure;
   if (run.exit_code != kExitOk) return run;  // Python said why on stderr (a directory, an empty log, ...)
+  nlohmann::json handed;
   try {
-    run.nccl = nlohmann::json::parse(text);
+    handed = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("the NCCL diagnosis (python3 -m wirebench.diagnosis) wrote no JSON: " +
                              std::string(e.what()));
   }
+  if (!handed.is_object() || handed.value("format", "") != kHandOverFormat || !handed.contains("nccl") ||
+      !handed["table"].is_string())
+    throw std::runtime_error(std::string("the NCCL diagnosis (python3 -m wirebench.diagnosis) did not answer as '") +
+                             kHandOverFormat + "': is the Python package beside this binary of another version?");
+  run.nccl = handed["nccl"];
+  run.table = handed["table"].get<std::string>();
   return run;
 }
 
@@ -69,30 +75,6 @@ bool nccl_log_fails(const nlohmann::json& nccl) {
   for (const auto& d : nccl.value("diagnoses", nlohmann::json::array()))
     if (d.value("verdict", "") == "FAIL") return true;
   return false;
-}
-
-std::string nccl_table(const nlohmann::json& nccl) {
-  std::ostringstream out;
-  const auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-  const std::string source = nccl.value("source", "");
-  out << "NCCL log " << source << ": network "
-      << (nccl.contains("network") && nccl["network"].is_string() ? nccl["network"].get<std::string>() : "(not said)")
-      << "\n";
-  for (const auto& c : nccl.value("channels", nlohmann::json::array()))
-    out << "  line " << text(c["line"]) << ": channel " << text(c["channel"]) << "  rank " << text(c["src_rank"])
-        << " -> " << text(c["dst_rank"]) << "  " << text(c["transport"]) << (c.value("gdrdma", false) ? " (GDRDMA)" : "")
-        << "  via " << text(c["via"]) << "\n";
-  for (const auto& p : nccl.value("problems", nlohmann::json::array())) out << "  PROBLEM: " << text(p) << "\n";
-  for (const auto& d : nccl.value("diagnoses", nlohmann::json::array())) {
-    const long line = d.value("line", 0L);
-    out << "  " << text(d["verdict"]) << " " << text(d["id"]) << ": " << text(d["what"]) << "\n      where: " << source
-        << (line > 0 ? ":" + std::to_string(line) : std::string()) << "\n      why: " << text(d["why"])
-        << "\n      fix: " << text(d["fix"]) << "\n      source: " << text(d["source"]) << "\n";
-  }
-  // a bare WARN that says nothing of this job (a network it did not use): said with why, as output.py's table does
-  for (const auto& e : nccl.value("explained", nlohmann::json::array()))
-    out << "  not a finding, line " << text(e["line"]) << ": \"" << text(e["quote"]) << "\": " << text(e["why"]) << "\n";
-  return out.str();
 }
 
 }  // namespace wb

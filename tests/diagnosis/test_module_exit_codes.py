@@ -1,7 +1,8 @@
 """`python3 -m wirebench.diagnosis FILE` ends as `wirebench topo --nccl-log FILE` does for the same file
 (bench/cli/topo_command.cpp's topo_exit_code): 1 where a finding is a FAIL, 0 where the findings are
-WARNs or none, 3 where the log cannot be read. With --topology (the front door's hand-over,
-bench/topology/nccl_handover.cpp) a log that was read ends 0: the front door reads the JSON and judges."""
+WARNs or none, 3 where the log cannot be read. With --hand-over (the front door's call,
+bench/topology/nccl_handover.cpp) a log that was read ends 0: the front door reads the JSON and judges,
+and prints the lines Python wrote (one printer for both)."""
 import json
 import os
 import subprocess
@@ -39,13 +40,32 @@ def test_a_log_that_cannot_be_read_is_3(tmp_path):
 
 
 def test_the_hand_over_reads_a_fail_as_json_with_exit_0(tmp_path):
-    """The front door's call (--topology, a topology.json without nodes as `topo --nccl-log` alone writes it): the
-    JSON of a FAIL, exit 0; the front door says the FAIL in its own exit code."""
+    """The front door's call (--hand-over, with a topology.json without nodes as `topo --nccl-log` alone writes it):
+    the section of a FAIL and its readable lines, exit 0; the front door says the FAIL in its own exit code. The
+    wiring alone (--topology) is a user's call: the verdict's code."""
+    from wirebench.diagnosis.__main__ import HAND_OVER_FORMAT
     topology = tmp_path / "topology.json"
     topology.write_text(json.dumps({"nodes": []}))
-    done = module(DATA / "nccl-tests-166-shm-chain.log", "--topology", topology)
+    log = DATA / "nccl-tests-166-shm-chain.log"
+    done = module(log, "--topology", topology, "--hand-over")
     assert done.returncode == 0, done.stderr
-    assert [d["id"] for d in json.loads(done.stdout)["diagnoses"]] == ["shm-too-small"]
+    handed = json.loads(done.stdout)
+    assert handed["format"] == HAND_OVER_FORMAT == "wirebench nccl hand-over 1"
+    assert [d["id"] for d in handed["nccl"]["diagnoses"]] == ["shm-too-small"]
+    assert handed["table"] == module(log, "--topology", topology, "--table").stdout
+    assert module(log, "--topology", topology).returncode == 1
+
+
+def test_the_front_door_prints_the_lines_python_prints():
+    binary = os.environ.get("WB_BIN_DIR")
+    if not binary:
+        pytest.skip("WB_BIN_DIR is not set (run through ctest)")
+    log = DATA / "nccl-tests-166-shm-chain.log"
+    done = subprocess.run([str(Path(binary) / "wirebench"), "topo", "--nccl-log", str(log)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    lines = module(log, "--table").stdout
+    assert lines.startswith("NCCL log ") and done.stdout.endswith(lines), done.stdout
 
 
 @pytest.mark.parametrize("name, code", CASES)
