@@ -200,13 +200,11 @@ def read_log(file):
     log = _parse(numbered_lines(file), str(file))
     if log is None:
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
-    if not log.messages and not nccl_tests.results(log) and not errors.find(log):
-        # nccl-tests' header and nothing after it: the test stopped (a hang, a crash) before its first size
-        stopped = (" nccl-tests printed its header and no result: it stopped before its first size (a hang, or the "
-                   "output cut);" if nccl_tests.stopped_before_a_result(log) else "")
+    # nccl-tests' header and nothing after it is read: the test stopped before its first size (nccl_tests.py's rule)
+    if not log.messages and not nccl_tests.header(log) and not nccl_tests.results(log) and not errors.find(log):
         raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
-                         f"of nccl-tests or PyTorch, a launcher's error, nccl-tests' results) and no error line:{stopped} "
-                         "is NCCL_DEBUG=INFO set in the job?")
+                         "of nccl-tests or PyTorch, a launcher's error, nccl-tests' header or results) and no error "
+                         "line: is NCCL_DEBUG=INFO set in the job?")
     return log
 
 

@@ -1,9 +1,12 @@
-"""What nccl-tests' own output says, read where NCCL's lines may be absent: its result rows and its
-summary (`# Avg bus bandwidth : 3.94`), and the launcher's command line above them. A binary built
-without MPI=1 ignores mpirun: each process runs a whole test of its own and prints its own summary."""
+"""What nccl-tests' own output says, read where NCCL's lines may be absent: its header, its result rows
+and its summary (`# Avg bus bandwidth : 3.94`), and the launcher's command line above them. A binary
+built without MPI=1 ignores mpirun: each process runs a whole test of its own and prints its own
+summary. A header and no result is a test that stopped before its first size."""
 import re
 
+from . import errors
 from .registry import rule
+from ..importer.nccl_tests import COUNTS as BANNER  # the importer's reading of the banner: `# nThread 1 nGpus 8 ...`
 from ..importer.nccl_tests import RANK as BANNER_RANK  # the importer's reading of the banner's device list
 
 SUMMARY = re.compile(r"^#?\s*Avg bus bandwidth\s*:")
@@ -24,9 +27,39 @@ def results(log):
     return [o for o in log.others if SUMMARY.search(o.text) or RESULT.match(o.text)]
 
 
+def header(log):
+    """nccl-tests' header lines the log holds: its banner (`# nThread 1 nGpus 2 minBytes 8 ...`) and its
+    column header (`#       size         count      type   redop ...`)."""
+    return [o for o in log.others if HEADER.search(o.text) or BANNER.search(o.text)]
+
+
 def stopped_before_a_result(log):
-    """Whether the log is nccl-tests' output that printed its column header and no result."""
-    return any(HEADER.search(o.text) for o in log.others) and not results(log)
+    """Whether the log is nccl-tests' output that printed its header and no result."""
+    return bool(header(log)) and not results(log)
+
+
+@rule("nccl-tests-stopped-before-first-size", "FAIL", "any",
+      "nccl-tests' banner (`# nThread N nGpus N ...`) or its column header (`# size count type ...`), and no result "
+      "row, no summary and no error line of a known class; a fallback: said only where the log gives no other finding "
+      "(an excerpt cut after its header that shows a cause is that cause's)",
+      "the test started and stopped before its first size: it hung in its first collective (the first connection "
+      "between the GPUs or the nodes: P2P the IOMMU or ACS blocks, a network that does not connect) or the job was "
+      "killed during it (a time limit, a cancel)",
+      "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see how far NCCL gets; while it hangs take a stack of "
+      "the stuck ranks (py-spy dump --pid PID, gdb -p PID -batch -ex 'thread apply all bt'); check the job's time "
+      "limit and the scheduler's log for a kill",
+      "NVIDIA/nccl-tests README (the header, then one row per size); ROCm/rccl#1129 (rccl-tests' all_reduce_perf hung "
+      "after its header on two MI100s; iommu=pt on the kernel command line let it run)", fallback=True)
+def nccl_tests_stopped_before_first_size(r, c):
+    if not stopped_before_a_result(c.log):
+        return None
+    if any(e.classed for e in errors.find(c.log)):
+        return None  # the error is the cause: its finding says it
+    last = header(c.log)[-1]
+    return r.finding(last.line, f"nccl-tests printed its header (line {header(c.log)[0].line}) and no result: it "
+                                "stopped before its first size",
+                     "a hang in the first collective, or the job killed during it: nothing after the header says "
+                     "which (no error line, no result)")
 
 
 @rule("nccl-tests-ran-alone", "FAIL", "any",

@@ -2,8 +2,9 @@
 registered with what it declares: its id, its verdict (FAIL: the job cannot run as meant; WARN: it
 runs slower than the wiring allows, or a consequence), its scope (network: said only where the
 network carried data; ib: the same, and not where NCCL_IB_DISABLE=1 chose sockets; node; any), what it needs (the node's wiring, several ranks), its words for
-docs/nccl-diagnosis.md (the signature it reads, what it means), its fix and source. A rule returns
-its findings (none, one or several) for a Context."""
+docs/nccl-diagnosis.md (the signature it reads, what it means), its fix and source, and whether it
+is a fallback (said only where the log gives no other finding). A rule returns its findings (none,
+one or several) for a Context."""
 from dataclasses import dataclass, field
 
 SCOPES = ("network", "ib", "node", "any")
@@ -46,6 +47,7 @@ class Rule:
     fix: str
     source: str
     check: object = field(compare=False)
+    fallback: bool = False  # said only where nothing else is found (diagnose.py runs it last)
 
     def finding(self, line, what, why, fix=None):
         return Finding(self.id, self.verdict, line, what, why, fix or self.fix, self.source, self.scope)
@@ -60,7 +62,7 @@ class Context:
 RULES = {}
 
 
-def rule(id, verdict, scope, signature, means, fix, source, needs=()):
+def rule(id, verdict, scope, signature, means, fix, source, needs=(), fallback=False):
     """Registers the function below it as the rule `id`."""
     if verdict not in ("FAIL", "WARN") or scope not in SCOPES or any(n not in NEEDS for n in needs):
         raise ValueError(f"rule {id}: verdict {verdict}, scope {scope}, needs {needs}")
@@ -68,17 +70,17 @@ def rule(id, verdict, scope, signature, means, fix, source, needs=()):
     def register(check):
         if id in RULES:
             raise ValueError(f"rule {id} registered twice")
-        RULES[id] = Rule(id, verdict, scope, tuple(needs), signature, means, fix, source, check)
+        RULES[id] = Rule(id, verdict, scope, tuple(needs), signature, means, fix, source, check, fallback)
         return check
     return register
 
 
-def run(context):
-    """Every registered rule's findings, in the registry's order; a rule needing the node's wiring
-    is skipped without it."""
+def run(context, fallbacks=False):
+    """Every registered rule's findings, in the registry's order (the fallbacks' alone with
+    `fallbacks`); a rule needing the node's wiring is skipped without it."""
     found = []
     for r in RULES.values():
-        if "topology" in r.needs and context.wiring is None:
+        if r.fallback != fallbacks or ("topology" in r.needs and context.wiring is None):
             continue
         result = r.check(r, context)
         found += [f for f in (result if isinstance(result, list) else [result]) if f is not None]
