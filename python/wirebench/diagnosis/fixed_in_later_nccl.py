@@ -4,8 +4,10 @@ the notes say, the symptom's line as a regular expression and the note's source)
 that need no entry per thread: fixed-in-later-nccl, where a line of the log matches a fix's signature
 and the NCCL that printed it (its host's `NCCL version` line) is older than the fix; and
 internal-error-on-old-nccl, where no fix matches but NCCL failed inside itself (ncclInternalError, a
-crash in libnccl) on a version many fixing releases behind: a hint, not a proven cause. Where the
-log does not say its NCCL version, neither says anything (the error finder still quotes the line)."""
+crash in libnccl) on a version many fixing releases behind: a hint, not a proven cause. The version
+is NCCL's own line's, else the one PyTorch's error names, else one said in the paste's prose (`when
+using NCCL 2.19.3`), which the finding marks as read from prose. Where the log does not say its NCCL
+version, neither says anything (the error finder still quotes the line)."""
 import csv
 import io
 import re
@@ -30,6 +32,9 @@ BEHIND = 3  # fixing releases of the table after the log's NCCL beyond which an 
 LIBNCCL_FRAME = re.compile(r"libnccl[\w.-]*\.so[\w.]*\s*(?:\(|\[0x)|\bfrom \S*libnccl[\w.-]*\.so")
 CRASHES = tuple(pattern for pattern, kind in OTHER_ERRORS if kind == "crash")
 DOTTED = re.compile(r"\d+\.\d+\.\d+")
+# the words of a finding whose NCCL version was read from the paste's prose (no line of NCCL's says it)
+_PROSE = " (read from the prose at line {}: no line of NCCL's says its version)"
+_WORDS = "the paste's prose at line {} says NCCL {}, read as the NCCL that ran"
 
 
 @dataclass(frozen=True)
@@ -118,10 +123,26 @@ def pytorch_version(text):
     return major, minor, patch
 
 
+# an NCCL release said in the paste's words: the word NCCL (or nccl) and, closely after it (an optional `version`, a
+# colon or `=`, a `v`), a release X.Y.Z: `when using NCCL 2.19.3`, `nccl version 2.18.1`, `NCCL 2.21.5 on H100`, an
+# environment list's `NCCL: 2.4.8` (NVIDIA/nccl#293), `NCCL 2.27.5 + cuda 13.0` (NVIDIA/nccl#1882); not a word that
+# only ends in nccl (`libnccl.so.2.18.1`, `nvidia-nccl-cu12==2.18.1`), nor a release with no NCCL before it
+# (`fails on v2.20.3-1`, `to work with 2.25.1`)
+PROSE_VERSION = re.compile(r"(?<![\w./-])(?:NCCL|nccl)(?:[ _]?(?:[Vv]ersion|VERSION))?(?: ?[:=])? ?v?(\d+\.\d+\.\d+)(?!\d)")
+
+
+def prose_version(log):
+    """(version, line) of the one NCCL release the paste's prose names (its first line saying it), or None
+    where it names none or several (`fails in nccl2.22.3, works in nccl2.19.3`: which ran is not said)."""
+    said = [(version_key(found.group(1)), o.line) for o in log.others for found in PROSE_VERSION.finditer(o.text)]
+    return said[0] if said and len({version for version, _ in said}) == 1 else None
+
+
 def versions(log):
     """{host: (version, line)} of each host's first `NCCL version` line; a version line without
     NCCL's prefix (NCCL_DEBUG=VERSION, a paste that lost it) under the host "". Where the log has no
-    such line, the version PyTorch's error names (the library it loaded) stands under the host ""."""
+    such line, the version PyTorch's error names (the library it loaded) stands under the host "", else
+    the one the paste's prose names (prose_version)."""
     seen, said_by_pytorch = {}, None
     for item in [*log.messages, *log.others]:
         host = getattr(item, "host", "")
@@ -133,7 +154,15 @@ def versions(log):
             said_by_pytorch = (key, item.line)
     if not seen and said_by_pytorch:
         seen[""] = said_by_pytorch
+    if not seen and (prose := prose_version(log)):
+        seen[""] = prose
     return seen
+
+
+def from_prose(log, line):
+    """Whether the version at `line` was read from the paste's prose, not from a line of NCCL's or PyTorch's."""
+    item = next((o for o in log.others if o.line == line), None)
+    return item is not None and not VERSION.search(item.text.strip()) and pytorch_version(item.text) is None
 
 
 def _version_of(item, seen):
@@ -198,9 +227,10 @@ def _failing(log, item, text, first_errors):
 
 @rule("fixed-in-later-nccl", "FAIL", "any",
       "a line matching a fix's signature in suites/nccl-fixes.csv (NCCL's release notes: one row per fixed bug whose "
-      "symptom a log shows), where the host's `NCCL version X` is older than the fix's release and not older than "
-      "the first release with the bug; FAIL where the line is an error that says its class, else WARN; nothing where "
-      "the log says no NCCL version",
+      "symptom a log shows), where the host's `NCCL version X` (else the one PyTorch's error names, else one the "
+      "paste's prose names right after the word NCCL, `when using NCCL 2.19.3`: marked so) is older than the fix's "
+      "release and not older than the first release with the bug; FAIL where the line is an error that says its "
+      "class, else WARN; nothing where the log says no NCCL version",
       "this NCCL has a bug that a later NCCL fixed, and the log shows its symptom",
       "upgrade NCCL to the release that fixed it (the finding names it)", RELEASE_NOTES)
 def fixed_in_later_nccl(r, c):
@@ -215,12 +245,15 @@ def fixed_in_later_nccl(r, c):
         host = f" on {item.host}" if getattr(item, "host", "") else ""
         said = "; ".join(f"fixed in {dotted(f.fixed_in)}: {f.symptom}" for f in fixes)
         came_in = [f"the bug came in {dotted(f.affected_from)}" for f in fixes if f.affected_from]
+        prose = from_prose(c.log, version_line)
+        marked = _PROSE.format(version_line) if prose else ""
+        told = (_WORDS.format(version_line, dotted(version)) if prose
+                else f"its `NCCL version` at line {version_line} is {dotted(version)}")
         finding = r.finding(
-            item.line, f"NCCL {dotted(version)}{host} has a bug that NCCL fixed in {dotted(newest)} "
+            item.line, f"NCCL {dotted(version)}{host}{marked} has a bug that NCCL fixed in {dotted(newest)} "
                        f"({lead.symptom}): \"{quote}\"",
             f"line {item.line} matches the symptom NCCL's release notes give for a fix this NCCL lacks "
-            f"(its `NCCL version` at line {version_line} is {dotted(version)}"
-            f"{'; ' + ', '.join(came_in) if came_in else ''}): {said}",
+            f"({told}{'; ' + ', '.join(came_in) if came_in else ''}): {said}",
             f"upgrade NCCL to >= {dotted(newest)}")
         finding.source = "; ".join(dict.fromkeys(f.source for f in fixes))
         finding.verdict = "FAIL" if _failing(c.log, item, quote, first_errors) else "WARN"
@@ -265,7 +298,8 @@ def internal_error_on_old_nccl(r, c):
     if len(releases) <= BEHIND:
         return None
     after = [f for f in fixes if f.applies_to(version[0])]
-    hint = r.finding(item.line, f"NCCL {dotted(version[0])} failed inside itself and is {len(releases)} fixing "
+    prose = _PROSE.format(version[1]) if from_prose(c.log, version[1]) else ""
+    hint = r.finding(item.line, f"NCCL {dotted(version[0])}{prose} failed inside itself and is {len(releases)} fixing "
                                 f"releases behind NCCL {dotted(releases[-1])}: \"{quote}\"",
                      f"{len(after)} fixes of NCCL's release notes came after {dotted(version[0])} "
                      f"(suites/nccl-fixes.csv, releases {dotted(releases[0])} to {dotted(releases[-1])}); none of "
