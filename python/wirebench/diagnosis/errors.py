@@ -116,7 +116,8 @@ def _groups(log):
     for o in log.others:
         group, work = PG_OF.search(o.text), PYTORCH_WORK.search(o.text)
         if group and work:
-            out.setdefault((_rank_of(o.text, None), next(g for g in work.groups() if g)), group.group(2) or group.group(1))
+            seq = next(g for g in work.groups() if g)
+            out.setdefault((_rank_of(o.text, None), seq), group.group(2) or group.group(1))
     return out
 
 

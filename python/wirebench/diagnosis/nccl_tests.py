@@ -45,8 +45,8 @@ def stopped_before_a_result(log):
       "the test started and stopped before its first size: it hung in its first collective (the first connection "
       "between the GPUs or the nodes: P2P the IOMMU or ACS blocks, a network that does not connect) or the job was "
       "killed during it (a time limit, a cancel)",
-      "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see how far NCCL gets; while it hangs take a stack of "
-      "the stuck ranks (py-spy dump --pid PID, gdb -p PID -batch -ex 'thread apply all bt'); check the job's time "
+      "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see how far NCCL gets; while it hangs take a stack "
+      "of the stuck ranks (py-spy dump --pid PID, gdb -p PID -batch -ex 'thread apply all bt'); check the job's time "
       "limit and the scheduler's log for a kill",
       "NVIDIA/nccl-tests README (the header, then one row per size); ROCm/rccl#1129 (rccl-tests' all_reduce_perf hung "
       "after its header on two MI100s; iommu=pt on the kernel command line let it run)", fallback=True)
