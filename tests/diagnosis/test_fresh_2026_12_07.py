@@ -3,7 +3,7 @@ anything was written from it: bench/MEASUREMENTS.md, session 33) showed the diag
 read by a rule over NCCL's or a library's own printf, not by a thread's wording."""
 from pathlib import Path
 
-from wirebench.diagnosis import diagnose, read_log
+from wirebench.diagnosis import diagnose, parse, read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 FRESH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-07"
@@ -78,3 +78,53 @@ def test_the_healthy_logs_of_the_second_fresh_set_give_no_finding():
             continue
         said, _ = found(log)
         assert said == {}, (log.name, said)
+
+
+# The third fresh set (tests/data/nccl-fresh-2026-12-07-b), collected blind: 4 of its 6 healthy logs gave a finding
+THIRD = ROOT / "tests" / "data" / "nccl-fresh-2026-12-07-b"
+
+
+def test_a_launchers_own_warning_is_no_error_line():
+    # DeepSpeed's launcher: `[WARNING] [runner.py:117:fetch_hostfile] Unable to find hostfile, will proceed with
+    # training with local resources only.` (DeepSpeed#716, #7128): the words `Unable to`, tagged WARNING by the program
+    from wirebench.contracts.input_files import InputError
+    import pytest
+    for name in ("deepspeed-716.log", "deepspeed-7128.log"):
+        with pytest.raises(InputError, match="no line of NCCL's"):  # nothing to read: not an error found
+            found(THIRD / "healthy" / name)
+
+
+def test_an_error_of_nccls_load_it_went_on_from_is_said_not_found(tmp_path):
+    # DeepSpeed#8248: `misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.` and `gdr.cc:56 -> 3` on a laptop
+    # without libibverbs, then `Using network Socket` and the same process' `Init START`
+    said, log = found(THIRD / "healthy" / "deepspeed-8248.log")
+    assert said == {}, said
+    assert [(line, why.split(":")[0]) for line, _, why in log.explained] == [(1, "NCCL went on after it")]
+    # the same error with no init after it stays a finding
+    cut = tmp_path / "cut.log"
+    cut.write_text("".join((THIRD / "healthy" / "deepspeed-8248.log").read_text().splitlines(keepends=True)[:3]))
+    said, _ = found(cut)
+    assert "error-not-in-catalogue" in said, said
+
+
+def test_p2p_disabled_on_gpus_without_p2p_is_said_not_found():
+    # nccl-tests#117: NCCL_P2P_DISABLE=1 on 4 GeForce RTX 4090, which NVIDIA's driver gives no P2P
+    said, log = found(THIRD / "healthy" / "nccl-tests-117.log")
+    assert "transport-disabled" not in said, said
+    assert any(why.startswith("transport-disabled: the log's GPUs (NVIDIA GeForce RTX 4090) have no P2P")
+               for _, _, why in log.explained), log.explained
+    # the same run on GPUs with P2P (the thread's 2080 Tis, as nccl-tests' device list names them): the WARN stands
+    text = (THIRD / "healthy" / "nccl-tests-117.log").read_text().replace("NVIDIA GeForce RTX 4090",
+                                                                             "NVIDIA GeForce RTX 2080 Ti")
+    assert "transport-disabled" in {f.id for f in diagnose(parse(text, "x"))}
+
+
+def test_the_third_sets_healthy_logs_give_no_finding():
+    # nccl-tests#117's excerpt ends at its table header (the collector's stored copy was cut): the header without a
+    # result reads as a run that stopped, which the excerpt cannot tell from a cut
+    for log in sorted((THIRD / "healthy").glob("*.log")):
+        if log.name in ("deepspeed-716.log", "deepspeed-7128.log"):
+            continue  # launcher lines only: no NCCL line to read (refused, test above)
+        said = {f.id for f in diagnose(read_log(log))}
+        assert said <= {"nccl-tests-stopped-before-first-size"} if log.name == "nccl-tests-117.log" else not said, \
+            (log.name, said)

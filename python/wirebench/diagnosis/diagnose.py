@@ -99,6 +99,12 @@ def diagnose(log, wiring=None, entries=None):
             if moot:  # a bare WARN a network entry reads, on a job that did not use that network: said, not a finding
                 log.explained.append((error.line, error.quote, f"{entry.id}: {moot}"))
                 continue
+            went_on = _went_on_after(log, error) if entry is None and error.kind == "nccl" else None
+            if went_on is not None:  # an error of NCCL's load it went on from: the same process then started its init
+                log.explained.append((error.line, error.quote, f"NCCL went on after it: line {went_on.line}, the same "
+                                      "process starts its communicator's init (a probe at NCCL's load that failed, not "
+                                      "the job)"))
+                continue
             if entry is not None and entry.scope in NETWORK_SCOPES and one_host:
                 # a network cause on a job the log shows on one host moved no data over the network: the error is
                 # still said, as one the catalogue does not explain here (pytorch/pytorch#73790's libibverbs WARN)
@@ -126,6 +132,19 @@ def diagnose(log, wiring=None, entries=None):
     if not found:  # a fallback rule says what a log without any other finding shows (nccl-tests stopped early)
         found = registry.run(Context(log, wiring), fallbacks=True)
     return sorted(found, key=lambda f: (f.verdict != "FAIL", f.line))
+
+
+# NCCL starting a communicator's init (`ncclCommInitRank... Init START`, 2.10 on): an error the same process printed
+# before it came from NCCL's load, a probe it went on from (DeepSpeed#8248: `misc/ibvwrap.cc:173 NCCL WARN lib
+# wrapper not initialized.` and its `gdr.cc:56 -> 3` on a host without libibverbs, then `Using network Socket` and
+# `Init START`). An error during the init that NCCL went on from (CollNet's setup) is a finding of its own rules.
+INIT_START = re.compile(r"\bInit START\b")
+
+
+def _went_on_after(log, error):
+    """The line after an NCCL error where the same process (host:pid) starts its communicator's init, or None."""
+    return next((m for m in log.messages if m.line > error.line and m.host and f"{m.host}:{m.pid}" == error.rank
+                 and INIT_START.search(m.text)), None)
 
 
 def _entry_of(entries, said):

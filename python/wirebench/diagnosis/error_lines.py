@@ -143,6 +143,11 @@ WENT_ON = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b| via (
                      r"\d+(?:/\d+)? : \d+ .* via ")
 # Where a log holds nothing else to read: a Python exception's line (`ValueError: ...`, the end of a
 # traceback), else a line that says an error in plain words
+# A line its program tagged as a warning or a note (DeepSpeed's `[WARNING] [runner.py:215:fetch_hostfile] Unable to
+# find hostfile, will proceed with training with local resources only`, logging's `WARNING:root:`, PyTorch's
+# `[W ProcessGroupNCCL.cpp:...]`, Python's `UserWarning:`) is not an unread error whatever its words
+SELF_TAGGED = re.compile(r"^\s*(?:\[\s*)?(?:WARNING|Warning|WARN|INFO|Info|DEBUG|NOTICE)\b(?:\s*\]|:)|^\s*\[[WID] |"
+                         r"^\s*(?:\[\S+\]\s*)?[WI]\d{4} |\b[A-Z]\w*Warning:")
 UNREAD = (re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\s*:.*|\s*$)"),
           re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|[Ee]xception|[Ff]atal|FATAL|[Aa]borted|"
                      r"timed out|[Rr]efused|[Dd]enied|[Cc]annot|[Cc]ould not|[Uu]nable to)\b"))

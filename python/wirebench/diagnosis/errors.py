@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from . import nccl_tests
 from .error_classes import CLASSES, ErrorClass, class_of
 from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PG_OF, PYTORCH_RANK, PYTORCH_WORK,
-                          RUNTIME_NOISE, UNIT, UNREAD, WENT_ON, WORK_OP)
+                          RUNTIME_NOISE, SELF_TAGGED, UNIT, UNREAD, WENT_ON, WORK_OP)
 from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
 
 
@@ -79,7 +79,8 @@ def find(log):
         # never silent: nothing this module reads, but lines say an error (each exception, else each line of error
         # words): a file without NCCL's lines that says an error failed with it (FAIL), whatever its words
         for pattern in UNREAD:
-            for hit in (o for o in log.others if pattern.search(o.text) or pattern.search(plain(o.text))):
+            for hit in (o for o in log.others if (pattern.search(o.text) or pattern.search(plain(o.text)))
+                        and not SELF_TAGGED.search(plain(o.text))):
                 text = hit.text.strip()
                 said = text if pattern.search(text) else plain(text)
                 first.setdefault(f"(the program's output: unread {text})",

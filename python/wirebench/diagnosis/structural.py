@@ -53,6 +53,12 @@ def settings(log):
     return out
 
 
+def _text_at(log, line):
+    """The log's line `line` as the file has it (an NCCL line's launcher tag off)."""
+    return next((m.raw for m in log.messages if m.line == line), None) or next(
+        (o.text.strip() for o in log.others if o.line == line), "")
+
+
 def first_setting(log, name, meant=lambda value: True):
     """The first Setting of `name` in the log whose value is `meant`, or None."""
     return next((s for s in settings(log).get(name, []) if meant(s.value)), None)
@@ -267,8 +273,18 @@ def gdrdma_disabled(r, c):
                      f"NCCL stages the network's data through host memory{reason}")
 
 
+# The GPUs a log names: nccl-tests' device list (`#  Rank  0 Group  0 Pid 587622 on HOST device  0 [0x21] NVIDIA GeForce
+# RTX 4090`), PyTorch's collect_env (`GPU 0: NVIDIA GeForce RTX 4090`), nvidia-smi's table
+GPU_MODEL = re.compile(r"\bNVIDIA (?:GeForce |Quadro |TITAN |Tesla )?(?:RTX |GTX )?[A-Z]?\d{3,4}\w*(?: Ti| SUPER)?\b|"
+                       r"\bNVIDIA [A-Z]\d{2,3}\w*(?:-\w+)*\b|\bTesla [A-Z]\d{2,3}\w*")
+# GeForce RTX 40 series: NVIDIA's driver gives them no peer-to-peer access (an NVIDIA representative on its developer
+# forums, 2022, after Puget Systems' tests of RTX 4090s; NVIDIA/nccl-tests#117: 4 RTX 4090s ran with NCCL_P2P_DISABLE=1)
+NO_P2P_MODEL = re.compile(r"NVIDIA GeForce RTX 40\d0(?: Ti| SUPER)?")
+
+
 @rule("transport-disabled", "WARN", "node", "`NCCL_P2P_DISABLE` or `NCCL_SHM_DISABLE set by environment to 1` "
-      "(not where each host runs one rank: `localRanks 1`, N ranks on N hosts)",
+      "(not where each host runs one rank: `localRanks 1`, N ranks on N hosts; NCCL_P2P_DISABLE alone not where every GPU "
+      "the log names is a GeForce RTX 40 series, which NVIDIA's driver gives no P2P: said as not a finding)",
       "GPU pairs of a node through host memory or the network",
       "unset it (it is often left from debugging an ACS or IOMMU problem: fix that instead)",
       f"{ENV_DOCS}: NCCL_P2P_DISABLE, NCCL_SHM_DISABLE; {TROUBLESHOOTING}: PCI ACS; NVIDIA/nccl#2079")
@@ -278,6 +294,11 @@ def transport_disabled(r, c):
     if not off or one_rank_a_host(c.log):  # one GPU a node: no pair inside a node to send over them
         return None
     line, name = min(off)
+    models = sorted({found.group(0) for o in c.log.others for found in GPU_MODEL.finditer(o.text)})
+    if [n for _, n in off] == ["NCCL_P2P_DISABLE"] and models and all(NO_P2P_MODEL.fullmatch(m) for m in models):
+        c.log.explained.append((line, _text_at(c.log, line), f"transport-disabled: the log's GPUs ({', '.join(models)}) have no P2P under NVIDIA's driver (GeForce RTX 40 "
+            "series), so NCCL_P2P_DISABLE=1 changes no path (a driver patched for P2P would)"))
+        return None
     return r.finding(line, f"{name} is set",
                      "NCCL cannot use that transport inside a node: GPU pairs go through host memory or the network")
 
