@@ -58,11 +58,39 @@ def regressions(run):
     return [v for v in json.loads((run / "summary.json").read_text())["verdicts"] if "regression:" in v["reason"]]
 
 
-def test_a_step_change_is_named_on_its_second_night_with_its_first_night_and_what_changed(tmp_path, capsys):
-    """10% slower from the sixth night: still above the ceiling's 80%, so only the history sees it."""
+@pytest.fixture(scope="module")
+def clean_nights(tmp_path_factory):
+    """Nights 1-5 as the scenarios below all begin (night n's figures are the same in each: its noise
+    is seeded by n), reported once into one history: {n: (exit code, regressions)} and the history
+    as it was after night 2 and after night 5. A scenario goes on from a copy, instead of each
+    reporting the same nights again (5 reports, about 6 s of tests/reports)."""
+    root = tmp_path_factory.mktemp("clean-nights")
+    history = root / "history.sqlite"
+    seen, after = {}, {}
+    for n in range(1, 6):
+        run = night(root, n)
+        seen[n] = (report(run, history), regressions(run))
+        if n in (2, 5):
+            after[n] = root / f"history-after-night{n}.sqlite"
+            shutil.copy(history, after[n])  # report() closed it: the file is whole
+    return seen, after
+
+
+def history_after(clean_nights, n, tmp_path):
+    """A copy of the clean nights' history as it was after night n, for one scenario to go on with."""
     history = tmp_path / "history.sqlite"
-    codes = []
-    for n in range(1, 9):
+    shutil.copy(clean_nights[1][n], history)
+    return history
+
+
+def test_a_step_change_is_named_on_its_second_night_with_its_first_night_and_what_changed(tmp_path, capsys,
+                                                                                          clean_nights):
+    """10% slower from the sixth night: still above the ceiling's 80%, so only the history sees it.
+    Nights 1-2 are the shared clean ones; the noisy third and the rest are this test's."""
+    history = history_after(clean_nights, 2, tmp_path)
+    codes = [clean_nights[0][n][0] for n in (1, 2)]
+    assert [clean_nights[0][n][1] for n in (1, 2)] == [[], []]
+    for n in range(3, 9):
         run = night(tmp_path, n, slow=0.9 if n >= 6 else 1.0, nccl="2.23.4" if n >= 6 else "2.21.5",
                     noisy=((("node1/rank1", "node0/rank0"), 0.85)) if n == 3 else None)
         codes.append(report(run, history))
@@ -83,12 +111,13 @@ def test_a_step_change_is_named_on_its_second_night_with_its_first_night_and_wha
     assert "wirebench history: added run" in capsys.readouterr().out
 
 
-def test_a_path_slowed_below_its_ceiling_is_a_culprit_and_a_regression_in_the_trend(tmp_path):
+def test_a_path_slowed_below_its_ceiling_is_a_culprit_and_a_regression_in_the_trend(tmp_path, clean_nights):
     """20% slower from the sixth night: the ceiling FAILs it (the culprit: that path) from its first
-    night; the trend names the regression and its first night on the seventh."""
-    history = tmp_path / "history.sqlite"
-    for n in range(1, 8):
-        run = night(tmp_path, n, slow=0.8 if n >= 6 else 1.0)
+    night; the trend names the regression and its first night on the seventh. Nights 1-5: the shared
+    clean ones."""
+    history = history_after(clean_nights, 5, tmp_path)
+    for n in range(6, 8):
+        run = night(tmp_path, n, slow=0.8)
         code = report(run, history)
     assert code == ExitCode.FAILED
     text = (run / "report.md").read_text()
@@ -97,9 +126,10 @@ def test_a_path_slowed_below_its_ceiling_is_a_culprit_and_a_regression_in_the_tr
     assert "2026-12-06T02:00:00Z" in trend
 
 
-def test_a_single_noisy_night_is_not_a_regression(tmp_path):
-    history = tmp_path / "history.sqlite"
-    for n in range(1, 9):  # the seventh night one stream 15% low, the others as ever
+def test_a_single_noisy_night_is_not_a_regression(tmp_path, clean_nights):
+    assert all(found == [] for _, found in clean_nights[0].values())  # nights 1-5, the shared clean ones
+    history = history_after(clean_nights, 5, tmp_path)
+    for n in range(6, 9):  # the seventh night one stream 15% low, the others as ever
         run = night(tmp_path, n, noisy=((SLOW_PAIR, 0.85)) if n == 7 else None)
         report(run, history)
         assert regressions(run) == [], n
