@@ -45,8 +45,8 @@ def stopped_before_a_result(log):
       "the test started and stopped before its first size: it hung in its first collective (the first connection "
       "between the GPUs or the nodes: P2P the IOMMU or ACS blocks, a network that does not connect) or the job was "
       "killed during it (a time limit, a cancel)",
-      "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see how far NCCL gets; while it hangs take a stack "
-      "of the stuck ranks (py-spy dump --pid PID, gdb -p PID -batch -ex 'thread apply all bt'); check the job's time "
+      "where the run went on, its results were cut off the paste: read the whole output; else rerun with NCCL_DEBUG=INFO "
+      "(NCCL_DEBUG_SUBSYS=INIT,NET) to see how far NCCL gets, and while it hangs take a stack of the stuck ranks (py-spy dump --pid PID, gdb -p PID -batch -ex 'thread apply all bt'); check the job's time "
       "limit and the scheduler's log for a kill",
       "NVIDIA/nccl-tests README (the header, then one row per size); ROCm/rccl#1129 (rccl-tests' all_reduce_perf hung "
       "after its header on two MI100s; iommu=pt on the kernel command line let it run)", fallback=True)
@@ -57,9 +57,9 @@ def nccl_tests_stopped_before_first_size(r, c):
         return None  # the error is the cause: its finding says it
     last = header(c.log)[-1]
     return r.finding(last.line, f"nccl-tests printed its header (line {header(c.log)[0].line}) and no result: it "
-                                "stopped before its first size",
-                     "a hang in the first collective, or the job killed during it: nothing after the header says "
-                     "which (no error line, no result)")
+                                "stopped before its first size, or the output was cut there",
+                     "a hang in the first collective, or the job killed during it; a paste cut after the header reads "
+                     "the same: nothing after it says which (no error line, no result)")
 
 
 @rule("nccl-tests-ran-alone", "FAIL", "any",
