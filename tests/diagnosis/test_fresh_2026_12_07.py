@@ -128,3 +128,19 @@ def test_the_third_sets_healthy_logs_give_no_finding():
         said = {f.id for f in diagnose(read_log(log))}
         assert said <= {"nccl-tests-stopped-before-first-size"} if log.name == "nccl-tests-117.log" else not said, \
             (log.name, said)
+
+
+def test_rdma_devices_of_two_adapter_families_in_one_list_are_a_warn():
+    # pytorch/pytorch#81628 (third fresh set): `NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [2]i40iw0:1/RoCE`
+    said, _ = found(THIRD / "pytorch-81628.log")
+    assert said["mixed-rdma-adapters"].what.endswith("2 adapter families: i40iw, mlx5")
+    # NCCL 2.21's fused list of one family (NVIDIA/nccl-tests#373: [0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE} ...)
+    said, _ = found(DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log")
+    assert "mixed-rdma-adapters" not in said
+
+
+def test_nccls_fused_device_list_is_read_as_its_devices():
+    # NVIDIA/nccl-tests#373, NCCL 2.21's NIC fusion: `[0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE} [1]={[2] mlx5_0:1/RoCE,
+    # [3] mlx5_1:1/RoCE}` read as ['={[0]', 'mlx5_3:1/RoCE}', ...] before: a channel's NET/IB/1 is the second fused one
+    log = read_log(DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log")
+    assert log.ib_devices == ["mlx5_2:1/RoCE+mlx5_3:1/RoCE", "mlx5_0:1/RoCE+mlx5_1:1/RoCE"]

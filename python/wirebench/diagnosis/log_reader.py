@@ -48,6 +48,16 @@ TREES = re.compile(r"^Trees((?: \[\d+\] \S+)+)\s*$")
 NETWORK = re.compile(r"^Using network (.+?)\s*$")
 IB_LIST = re.compile(r"^NET/IB\w* : Using (.*?)(?:;|$)")  # NET/IB, NET/IBext_v8
 BRACKETED = re.compile(r"\[\d+\]\s*(\S+)")
+# NCCL 2.21's fused NICs: `[0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE} [1]={[2] mlx5_0:1/RoCE, [3] mlx5_1:1/RoCE}`
+FUSED = re.compile(r"\[\d+\]\s*=\s*\{([^}]*)\}")
+
+
+def ib_device_list(text):
+    """NCCL's network devices in its index order (the n of a channel's NET/IB/n): `mlx5_0:1/IB`; a fused device's
+    ports joined by `+` (`mlx5_2:1/RoCE+mlx5_3:1/RoCE`)."""
+    if FUSED.search(text):
+        return ["+".join(d.rstrip(",") for d in BRACKETED.findall(inner)) for inner in FUSED.findall(text)]
+    return BRACKETED.findall(text)
 NET_VIA = re.compile(r"^NET/([A-Za-z][A-Za-z0-9_]*)/(\d+)")
 # NCCL's topology (NCCL_DEBUG_SUBSYS=GRAPH), graph/topo.cc's ncclTopoPrint and paths.cc's printNodePaths:
 # `GPU/1B000 :GPU/1B000 (0/5000.000000/LOC) GPU/1C000 (1/40.000000/NVL) ...` (2.7-2.18: the bus id in hex) or
@@ -277,7 +287,7 @@ def _read_info(log, m):
     elif (found := NETWORK.search(message)):
         log.network = found.group(1)
     elif (found := IB_LIST.search(message)):
-        log.ib_devices = BRACKETED.findall(found.group(1))
+        log.ib_devices = ib_device_list(found.group(1))
     elif (found := TOPO_PATHS.match(message.strip())):
         here = log.gpu_paths.setdefault(m.host, {})
         src = bus_id(found.group(1))

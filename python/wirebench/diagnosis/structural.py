@@ -149,6 +149,33 @@ def mixed_link_layers(r, c):
     return None
 
 
+# An RDMA device of NCCL's list and its adapter family, the driver's name before the index (mlx5_0, mlx5_bond_0 ->
+# mlx5; i40iw0 -> i40iw; irdma1 -> irdma; bnxt_re0 -> bnxt_re; rxe0 -> rxe), in either list NCCL prints: `[0]mlx5_0:1/IB`
+# and 2.21's fused NICs `[0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE}`
+RDMA_DEVICE = re.compile(r"\b([a-z][a-z0-9_]*?)(?:_bond)?_?\d+:\d+/(?:IB|RoCE)\b")
+
+
+@rule("mixed-rdma-adapters", "WARN", "network",
+      "`NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [2]i40iw0:1/RoCE`: NCCL's device list holds RDMA devices of more "
+      "than one adapter family (mlx5 and Intel's i40iw or irdma, Broadcom's bnxt_re, soft RoCE's rxe)",
+      "NCCL spreads its channels over every device it lists: a rank may use the onboard Ethernet adapter's RDMA port "
+      "(iWARP or RoCE on another network) whose peers are on the fabric's adapters, and fail to connect or run at its "
+      "rate",
+      "list the fabric's adapters only in NCCL_IB_HCA (e.g. NCCL_IB_HCA=mlx5, or =^i40iw0 to exclude one); check "
+      "ibv_devices on every node",
+      f"{ENV_DOCS}: NCCL_IB_HCA; pytorch/pytorch#81628 (mlx5 RoCE ports listed beside the X722's i40iw0 on the node "
+      "that failed)")
+def mixed_rdma_adapters(r, c):
+    m, _ = c.log.first(IB_LIST)
+    families = sorted(set(RDMA_DEVICE.findall(m.text))) if m else []
+    if len(families) < 2:
+        return None
+    return r.finding(m.line, f"NCCL's network devices are of {len(families)} adapter families: "
+                     f"{', '.join(families)}",
+                     "NCCL spreads its channels over every listed device: a rank may use a port on another adapter, "
+                     "which its peers reach on another network or not at all")
+
+
 def printed_on(m):
     """` on HOST` of an NCCL line; nothing where the line lost NCCL's `host:pid:tid` prefix (pasted from an
     issue's title, or as `[4] NCCL WARN ...`, whose `[4]` may be a launcher's rank as well as NCCL's device)."""
