@@ -3,6 +3,7 @@ anything was written from it: bench/MEASUREMENTS.md, session 33) showed the diag
 read by a rule over NCCL's or a library's own printf, not by a thread's wording."""
 from pathlib import Path
 
+from conftest import TWO_NODES
 from wirebench.diagnosis import diagnose, parse, read_log
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,3 +145,13 @@ def test_nccls_fused_device_list_is_read_as_its_devices():
     # [3] mlx5_1:1/RoCE}` read as ['={[0]', 'mlx5_3:1/RoCE}', ...] before: a channel's NET/IB/1 is the second fused one
     log = read_log(DATA / "nccl-tests-373-p2p-level-loc-one-rank-a-host.log")
     assert log.ib_devices == ["mlx5_2:1/RoCE+mlx5_3:1/RoCE", "mlx5_0:1/RoCE+mlx5_1:1/RoCE"]
+
+
+def test_a_docker_networks_bridge_among_nccls_socket_interfaces_is_unreachable_from_other_hosts():
+    # NVIDIA/nccl-tests#217 (third fresh set): NCCL's socket devices include two Docker networks' bridges, its line
+    # wrapped by the terminal as pasted. On one host nothing crosses hosts; in a job of two nodes the bridges'
+    # addresses are reachable from this host only
+    line = next(l for l in (THIRD / "nccl-tests-217.log").read_text().splitlines() if "NET/Socket : Using" in l)
+    said = {f.id: f for f in diagnose(parse(line + "\n" + TWO_NODES, "x"))}
+    assert "br-93ef2f1539c5:172.25.0.1" in said["address-unreachable"].what, said
+    assert "address-unreachable" not in found(THIRD / "nccl-tests-217.log")[0]

@@ -220,15 +220,23 @@ ADDRESS_LINE = re.compile(r"^(?:Bootstrap ?: Using|NET/Socket ?: Using|NET : Usi
 ADDRESS = re.compile(r"(?:\[\d+\])?([\w.-]+):([0-9a-fA-F.:]+(?:%[\w.-]+)?)<\d+>")
 
 
+# a bridge a container runtime or a hypervisor makes on each host for its own guests: Docker's default docker0 (NCCL
+# leaves out only names starting `docker` and `lo`), a Docker network's br-<12 hex digits>, libvirt's virbr0, Podman's
+# cni-podman0 / podman0 (NVIDIA/nccl-tests#217: `NET/Socket : Using [0]enp3s0f0:10.50.56.33<0> [1]br-50a6a39f12ff:...`)
+HOST_BRIDGE = re.compile(r"^(?:docker\d+|br-[0-9a-f]{12}|virbr\d+|cni-podman\d+|podman\d+)$")
+
+
 def _host_local(interface, address):
-    """An address no other host reaches: the loopback, docker0's bridge (172.17.0.1 on every host)."""
-    return interface in ("lo", "docker0") or address.startswith("127.") or address == "::1"
+    """An address no other host reaches: the loopback, a container or VM bridge of this host (docker0's 172.17.0.1 is
+    on every host)."""
+    return interface == "lo" or bool(HOST_BRIDGE.match(interface)) or address.startswith("127.") or address == "::1"
 
 
 @rule("address-unreachable", "FAIL", "network",
       "a rank of a job whose data crosses the network bootstrapping or moving socket data on a loopback interface "
       "(`Bootstrap : Using lo:127.0.0.1<0>`, `NET/Socket : Using [0]lo:...`, 2.3's `NET : Using interface lo:...`) "
-      "or docker0's bridge, or two hosts on one address",
+      "or a container or VM bridge of the host (docker0, a Docker network's br-<hex>, virbr0, podman0), or two hosts on one "
+      "address",
       "the other hosts cannot reach that address: NCCL's connections to it are refused or time out (or reach "
       "another host)",
       "set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on (=eth0), or leave the host-local ones "
