@@ -5,8 +5,8 @@ network carried data; a bare WARN of NCCL's that a network entry reads where the
 is explained, not a finding (log.explained). The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import (agreement, catalogue, error_classes, errors, fixed_in_later_nccl, nccl_tests, plugin_load, registry, roce_gid,
-               settings, socket_types, structural, verbs_provider, watchdog_reports)
+from . import (agreement, catalogue, class_causes, error_classes, errors, fixed_in_later_nccl, nccl_tests, plugin_load,
+               registry, roce_gid, settings, socket_types, structural, verbs_provider, watchdog_reports)
 from .registry import NETWORK_SCOPES, Context, Finding
 
 RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load,
@@ -131,7 +131,21 @@ def diagnose(log, wiring=None, entries=None):
                 f.fix += NO_NCCL_LINE
     if not found:  # a fallback rule says what a log without any other finding shows (nccl-tests stopped early)
         found = registry.run(Context(log, wiring), fallbacks=True)
+    _add_likely(found)
     return sorted(found, key=lambda f: (f.verdict != "FAIL", f.line))
+
+
+GENERIC = ("error-not-in-catalogue", "warn-not-in-catalogue")
+
+
+def _add_likely(found):
+    """A generic finding's likely causes (class_causes.py): what errors of its class most often were in the
+    corpus's train threads. None where an entry or a rule gave a FAIL of its own: that names the cause."""
+    if any(f.verdict == "FAIL" and f.id not in GENERIC for f in found):
+        return
+    for f in found:
+        if f.id in GENERIC and f.error_class:
+            f.likely = class_causes.likely(f.error_class)
 
 
 # NCCL starting a communicator's init (`ncclCommInitRank... Init START`, 2.10 on): an error the same process printed
@@ -166,7 +180,7 @@ def _finding(error, entry, match, source):
     verdict = "FAIL" if error.classed else "WARN"
     return Finding("error-not-in-catalogue" if error.classed else "warn-not-in-catalogue", verdict, error.line,
                    f"an error the catalogue does not know{who}", f"{cls.name}: {cls.means}", cls.next_step,
-                   error_classes.SOURCE)
+                   error_classes.SOURCE, error_class=cls.name)
 
 
 def _quote(finding, error):

@@ -1,6 +1,7 @@
 """The diagnosis as topology.json's `nccl` section (its shape as `wirebench topo --json` has always
 written it: source, network, ib_devices, rings, trees, channels, problems, diagnoses) and as the
 readable lines `wirebench topo` prints under the node's table."""
+from .class_causes import said as likely_said
 
 
 def nccl_section(log, findings):
@@ -21,6 +22,8 @@ def table(section):
         where = f"{section['source']}:{d['line']}" if d["line"] > 0 else section["source"]
         out += [f"  {d['verdict']} {d['id']}: {d['what']}", f"      where: {where}", f"      why: {d['why']}",
                 f"      fix: {d['fix']}", f"      source: {d['source']}"]
+        if d.get("likely"):  # a generic finding's prior (class_causes.py): said apart from its cause and fix
+            out.append(f"      likely: {likely_said(d['likely'])}")
     for e in section.get("explained", []):  # older topology.json files have none
         out.append(f"  not a finding, line {e['line']}: \"{e['quote']}\": {e['why']}")
     return "\n".join(out) + "\n"

@@ -30,10 +30,16 @@ class Finding:
     absorbs: object = None
     # a catalogue entry reading the same line says it more exactly: this finding gives way to it (passing on absorbs)
     gives_way: bool = False
+    error_class: str = ""  # a generic finding's class (error_classes.py's name): what its likely causes are read by
+    # what errors of its class most often were in the corpus's train threads (class_causes.py): a prior, not its cause
+    likely: list = field(default_factory=list)
 
     def as_json(self):
-        return {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,
-                "fix": self.fix, "source": self.source}
+        out = {"id": self.id, "verdict": self.verdict, "line": self.line, "what": self.what, "why": self.why,
+               "fix": self.fix, "source": self.source}
+        if self.likely:
+            out["likely"] = [c.as_json() for c in self.likely]
+        return out
 
 
 @dataclass(frozen=True)
