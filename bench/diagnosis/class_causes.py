@@ -70,8 +70,18 @@ def fixes():
 
 def rows():
     """The file's rows (dicts of COLUMNS), classes with most cases first, then their causes, most first."""
-    causes_of, by_entry = corpus.entry_causes(), fixes()
+    saved = class_causes._loaded.pop("suite", None)
     class_causes._loaded["suite"] = {}  # the file this writes plays no part in it (and need not exist yet)
+    try:
+        return _rows()
+    finally:
+        class_causes._loaded.pop("suite")
+        if saved is not None:
+            class_causes._loaded["suite"] = saved
+
+
+def _rows():
+    causes_of, by_entry = corpus.entry_causes(), fixes()
     cases, named_by = defaultdict(list), defaultdict(Counter)
     for case in corpus.index():
         if case["split"] != "train":

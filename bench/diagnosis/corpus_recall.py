@@ -4,7 +4,10 @@ case of tests/data/nccl-corpus/ and counts a case right when one of its findings
 cause (tests/data/nccl-corpus/entry-causes.csv maps a finding's id to a cause_class). Per split
 (train: the cases the catalogue was written from; held-out: the others) it prints the cases right,
 those whose findings only quote the error (generic: no finding names a cause), those with no finding
-at all, those where a finding names another cause, and each miss by name.
+at all, those where a finding names another cause, and each miss by name. Apart from these, never
+added to the cases right: how often the case's cause is among the likely causes a generic finding
+lists (what errors of its class most often were in the train threads, suites/nccl-class-causes.csv):
+on the train split in-sample, since the list was made from it.
 
 The diagnosis, by --via:
   python    wirebench.diagnosis (python/wirebench/diagnosis/) in this process;
@@ -37,7 +40,8 @@ class NotMeasured(Exception):
 
 
 def python_diagnosis():
-    """The ids of wirebench.diagnosis's findings for a file, or NotMeasured where it does not import."""
+    """wirebench.diagnosis's findings for a file (as its JSON: id, likely, ...), or NotMeasured where it does
+    not import."""
     sys.path.insert(0, str(corpus.ROOT / "python"))
     try:
         from wirebench.contracts.input_files import InputError
@@ -47,15 +51,15 @@ def python_diagnosis():
 
     def run(file):
         try:
-            return [finding.id for finding in diagnose(read_log(file))]
+            return [finding.as_json() for finding in diagnose(read_log(file))]
         except InputError:
             return None  # refused: it found no line it reads
     return run
 
 
 def binary_diagnosis(binary):
-    """The ids of `wirebench topo --nccl-log FILE --json`'s diagnoses (exit 1 is a FAIL found, not an
-    error; exit 3 is the log refused: None)."""
+    """`wirebench topo --nccl-log FILE --json`'s diagnoses (exit 1 is a FAIL found, not an error; exit 3
+    is the log refused: None)."""
     if not Path(binary).is_file():
         raise NotMeasured(f"{binary}: no such program (build the ci preset)")
 
@@ -66,7 +70,7 @@ def binary_diagnosis(binary):
             return None
         if done.returncode not in (0, 1):
             raise NotMeasured(f"{binary} topo --nccl-log {file}: exit {done.returncode}: {done.stderr.strip()}")
-        return [d["id"] for d in json.loads(done.stdout).get("nccl", {}).get("diagnoses", [])]
+        return json.loads(done.stdout).get("nccl", {}).get("diagnoses", [])
     return run
 
 
@@ -74,7 +78,8 @@ def catalogue_alone():
     rows = corpus.catalogue()
 
     def run(file):
-        return corpus.matching_entries(Path(file).read_text(encoding="utf-8", errors="replace"), rows)
+        return [{"id": i} for i in corpus.matching_entries(Path(file).read_text(encoding="utf-8", errors="replace"),
+                                                           rows)]
     return run
 
 
@@ -91,14 +96,18 @@ def diagnosis(via, binary):
         return diagnosis("binary", binary)
 
 
-def score(case, ids, causes):
-    """One case's outcome: right, and what its findings said. `ids` None: the diagnosis refused the
-    file (it read no line of it), counted as no finding."""
-    refused, ids = ids is None, ids or []
+def score(case, findings, causes):
+    """One case's outcome: right, and what its findings said. `findings` (their JSON) None: the diagnosis
+    refused the file (it read no line of it), counted as no finding. `likely`: the causes its generic
+    findings list as what their class most often was, and whether the case's is among them (never right)."""
+    refused, findings = findings is None, findings or []
+    ids = [f["id"] for f in findings]
     named = {causes[i] for i in ids if i in causes}
+    likely = list(dict.fromkeys(c["cause"] for f in findings for c in f.get("likely", [])))
     return {"file": case["file"], "split": case["split"], "cause": case["cause_class"], "findings": ids,
             "right": case["cause_class"] in named, "other_causes": sorted(named - {case["cause_class"]}),
-            "generic_only": bool(ids) and not named, "silent": not ids, "refused": refused}
+            "generic_only": bool(ids) and not named, "silent": not ids, "refused": refused,
+            "likely": likely, "among_likely": case["cause_class"] in likely}
 
 
 def summary(results, split):
@@ -113,6 +122,12 @@ def summary(results, split):
         if not r["right"]:
             said = ", ".join(r["findings"]) or ("refused" if r["refused"] else "nothing")
             lines.append(f"  miss {r['file']} ({r['cause']}): {said}")
+    listed = [r for r in cases if r["likely"]]
+    among = [r for r in cases if r["among_likely"]]
+    lines.append(f"{split}, apart (not counted right): cause among the likely causes listed {len(among)} of "
+                 f"{len(cases)} (of the {len(cases) - len(right)} not right: "
+                 f"{sum(not r['right'] for r in among)}); cases given a list {len(listed)}"
+                 + (" (in-sample: the lists were made from these cases)" if split == "train" else ""))
     return lines
 
 

@@ -71,12 +71,15 @@ def read(file=None):
 _loaded = {}
 
 
-def likely(class_name):
+def likely(class_name, table=None):
     """The causes a generic finding of this class lists: up to SHOWN, seen in at least MIN_COUNT train threads
-    each, most first (ties by name); none for a class of fewer than MIN_CASES train threads."""
-    if "suite" not in _loaded:
-        _loaded["suite"] = read()
-    causes = _loaded["suite"].get(class_name, [])
+    each, most first (ties by name); none for a class of fewer than MIN_CASES train threads. `table`: read()'s,
+    else the suite's, read once."""
+    if table is None:
+        if "suite" not in _loaded:
+            _loaded["suite"] = read()
+        table = _loaded["suite"]
+    causes = table.get(class_name, [])
     if not causes or causes[0].of < MIN_CASES:
         return []
     return sorted((c for c in causes if c.count >= MIN_COUNT), key=lambda c: (-c.count, c.cause))[:SHOWN]
