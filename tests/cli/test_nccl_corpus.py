@@ -152,3 +152,20 @@ def test_the_fresh_set_is_well_formed_and_its_healthy_logs_read_healthy():
     assert len(healthy) >= 7
     said = {h["file"]: [d.id for d in diagnose(read_log(FRESH / "healthy" / h["file"]))] for h in healthy}
     assert said == {**{h["file"]: [] for h in healthy}, "nccl-428.log": ["transport-disabled"]}, said
+
+
+def test_recall_says_apart_how_often_the_cause_is_among_the_likely_causes_never_counted_right(tmp_path, capsys):
+    """A generic finding's likely causes (suites/nccl-class-causes.csv) are a prior, not a diagnosis: a case whose
+    cause is among them is counted apart, and on train said to be in-sample. nccl-tests#115 (train, the IOMMU
+    blocking P2P): a bare NCCL WARN whose class lists iommu-p2p, which no finding names."""
+    out = tmp_path / "recall.json"
+    assert corpus_recall.main(["--via", "python", "--json", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert re.search(r"^train, apart \(not counted right\): cause among the likely causes listed \d+ of \d+ .*"
+                     r"\(in-sample: the lists were made from these cases\)$", said, re.M)
+    assert re.search(r"^held-out, apart \(not counted right\): cause among the likely causes listed \d+ of \d+ "
+                     r"\(of the \d+ not right: \d+\); cases given a list \d+$", said, re.M)
+    by_file = {r["file"]: r for r in json.loads(out.read_text())["cases"]}
+    case = by_file["nccl-tests-115.log"]
+    assert case["among_likely"] and not case["right"] and "iommu-p2p" in case["likely"]
+    assert case["findings"] == ["warn-not-in-catalogue"]
