@@ -8,6 +8,8 @@ wrong, as docs/nccl-diagnosis.md describes. A file per concept:
   - structural.py, agreement.py, watchdog_reports.py (PyTorch's timeouts), ...: the rules that
     need no signature;
   - wiring.py: the node's wiring from topology.json;
+  - class_causes.py: what each error class most often was in the corpus's train threads
+    (suites/nccl-class-causes.csv): a generic finding's likely causes, a prior, not its cause;
   - diagnose.py: all of them over one log;
   - output.py: topology.json's `nccl` section and the readable lines.
 `wirebench topo --nccl-log` hands over to `python3 -m wirebench.diagnosis` (__main__.py)."""
