@@ -8,7 +8,8 @@ once a case: the class its generic finding has, or would have where no catalogue
 error); per class, the causes the threads established (index.csv's cause_class), with their count
 and threads. Each cause carries the check of the catalogue entry that names it: the entry (or coded
 rule) the diagnosis names it by in most of these threads, else the first that names the cause
-(entry-causes.csv); its fix column's first clause. Held-out and fresh cases are never read.
+(entry-causes.csv); its fix column's clause that starts "check", else its first clause. Held-out and
+fresh cases are never read.
 
     python3 bench/diagnosis/class_causes.py            # the file's text on stdout
     python3 bench/diagnosis/class_causes.py --write    # (re)writes suites/nccl-class-causes.csv
@@ -38,16 +39,17 @@ HEADER = f"""\
 # not edit: {COMMAND}
 # class: the error class; cases: train threads with an error of it; cause: index.csv's cause_class; count: threads
 # of the class with that cause; threads: their origins; check_from: the catalogue entry (suites/nccl-warnings.csv)
-# or coded rule whose fix tells the cause apart (the one the diagnosis names it by in these threads), check: that
-# fix's first clause (empty where no entry names the cause). A prior from other threads, never a log's cause: the
-# diagnosis lists up to 3 causes of 2 threads or more for a class of 3 threads or more (class_causes.py).
+# or coded rule whose fix tells the cause apart (the one the diagnosis names it by in these threads); check: that
+# fix's clause that starts "check", else its first clause (empty where no entry names the cause). A prior from
+# other threads, never a log's cause: the diagnosis lists up to 3 causes of 2 threads or more for a class of 3
+# threads or more (python/wirebench/diagnosis/class_causes.py).
 """
 
 
-def first_clause(text):
-    """A fix's first clause: up to its first ';' outside parentheses, backticks and a quoted command
+def clauses(text):
+    """A fix's clauses: split at each ';' outside parentheses, backticks and a quoted command
     (`python -c 'import torch; ...'`: a quote opens after a space, an apostrophe after a letter does not)."""
-    depth, quote = 0, None
+    out, depth, quote, start = [], 0, None, 0
     for at, char in enumerate(text):
         if quote:
             quote = None if char == quote else quote
@@ -56,8 +58,16 @@ def first_clause(text):
         elif char in "()":
             depth += 1 if char == "(" else -1
         elif char == ";" and depth == 0:
-            return text[:at].strip()
-    return text.strip()
+            out.append(text[start:at].strip())
+            start = at + 1
+    return [c for c in out + [text[start:].strip()] if c]
+
+
+def check_of(fix):
+    """What tells a cause apart, from its entry's fix: the fix's clause that is a check (`check `hostname -s` on
+    every node`), else its first clause."""
+    found = clauses(fix)
+    return next((c for c in found if c.startswith("check ")), found[0] if found else "")
 
 
 def fixes():
@@ -108,7 +118,7 @@ def _rows():
             entry = naming[0] if naming else ""
             out.append({"class": name, "cases": len(of), "cause": cause, "count": count,
                         "threads": " ".join(c["origin"] for c in of if c["cause_class"] == cause),
-                        "check_from": entry, "check": first_clause(by_entry[entry]) if entry else ""})
+                        "check_from": entry, "check": check_of(by_entry[entry]) if entry else ""})
     return out
 
 

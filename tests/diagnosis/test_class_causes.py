@@ -36,6 +36,18 @@ def test_the_generator_reproduces_the_committed_file_from_the_train_split_alone(
     shm = next(c for c in table["ncclSystemError"] if c.cause == "shm-too-small")
     assert shm.count == 6 and shm.of == 15 and "NVIDIA/nccl#525" in shm.threads
     assert shm.check.startswith("give the container more shared memory (docker run --shm-size=1g;")
+    ssh = next(c for c in table["launcher error"] if c.cause == "launcher-ssh-missing")
+    assert ssh.check.startswith("check `ssh NODE hostname` from the launcher's node")
+
+
+def test_a_check_is_the_fix_clause_that_checks_else_its_first():
+    fix = ("load NCCL 2.13 (the wheel; no LD_PRELOAD) and check what runs with python -c 'import torch; print(1)'; "
+           "check the driver's `nvidia-smi; dmesg`; reboot")
+    assert generator.clauses(fix) == ["load NCCL 2.13 (the wheel; no LD_PRELOAD) and check what runs with python -c "
+                                      "'import torch; print(1)'", "check the driver's `nvidia-smi; dmesg`", "reboot"]
+    assert generator.check_of(fix) == "check the driver's `nvidia-smi; dmesg`"
+    assert generator.check_of("reboot the node (or reset the GPUs); NCCL_NVLS_ENABLE=0 meanwhile") == \
+        "reboot the node (or reset the GPUs)"
 
 
 def test_a_generic_finding_of_a_class_with_enough_threads_lists_its_likely_causes_with_counts():
