@@ -29,6 +29,7 @@ from wirebench.contracts.input_files import InputError  # noqa: E402
 from wirebench.diagnosis import catalogue, diagnose, errors, read_log, registry  # noqa: E402
 from wirebench.diagnosis import class_causes  # noqa: E402
 from wirebench.diagnosis.class_causes import COLUMNS  # noqa: E402
+from wirebench.diagnosis.error_classes import CLASSES  # noqa: E402
 
 OUT = corpus.ROOT / "suites" / "nccl-class-causes.csv"
 COMMAND = "python3 bench/diagnosis/class_causes.py --write"
@@ -42,7 +43,8 @@ HEADER = f"""\
 # or coded rule whose fix tells the cause apart (the one the diagnosis names it by in these threads); check: that
 # fix's clause that starts "check", else its first clause (empty where no entry names the cause). A prior from
 # other threads, never a log's cause: the diagnosis lists up to 3 causes of 2 threads or more for a class of 3
-# threads or more (python/wirebench/diagnosis/class_causes.py).
+# threads or more (python/wirebench/diagnosis/class_causes.py). A bare NCCL WARN and an unread line are no class (errors
+# of unrelated kinds share them): they have no rows.
 """
 
 
@@ -90,6 +92,9 @@ def rows():
             class_causes._loaded["suite"] = saved
 
 
+UNCLASSED = (CLASSES["warn"].name, CLASSES["unread"].name)
+
+
 def _rows():
     causes_of, by_entry = corpus.entry_causes(), fixes()
     cases, named_by = defaultdict(list), defaultdict(Counter)
@@ -100,7 +105,9 @@ def _rows():
             log = read_log(corpus.CORPUS / case["file"])
         except InputError:
             continue  # nothing the diagnosis reads: no error, no class
-        classes = {error.error_class.name for error in errors.find(log)}
+        # a class that is a class: a bare WARN (no code after it) and an unread line group errors of unrelated kinds
+        # (the bare WARN's train threads ranked Windows' missing NCCL first, for logs NCCL printed on Linux)
+        classes = {error.error_class.name for error in errors.find(log) if error.error_class.name not in UNCLASSED}
         for name in classes:
             cases[name].append(case)
         for finding in diagnose(log):
