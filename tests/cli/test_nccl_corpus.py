@@ -156,8 +156,9 @@ def test_the_fresh_set_is_well_formed_and_its_healthy_logs_read_healthy():
 
 def test_recall_says_apart_how_often_the_cause_is_among_the_likely_causes_never_counted_right(tmp_path, capsys):
     """A generic finding's likely causes (suites/nccl-class-causes.csv) are a prior, not a diagnosis: a case whose
-    cause is among them is counted apart, and on train said to be in-sample. nccl-tests#115 (train, the IOMMU
-    blocking P2P): a bare NCCL WARN whose class lists iommu-p2p, which no finding names."""
+    cause is among them is counted apart, and on train said to be in-sample. NVIDIA/nccl#473 (train, /dev/shm too
+    small): an ncclSystemError whose class lists shm-too-small, which no finding names. nccl-tests#115's bare NCCL WARN
+    is no class: no list."""
     out = tmp_path / "recall.json"
     assert corpus_recall.main(["--via", "python", "--json", str(out)]) == 0
     said = capsys.readouterr().out
@@ -166,6 +167,8 @@ def test_recall_says_apart_how_often_the_cause_is_among_the_likely_causes_never_
     assert re.search(r"^held-out, apart \(not counted right\): cause among the likely causes listed \d+ of \d+ "
                      r"\(of the \d+ not right: \d+\); cases given a list \d+$", said, re.M)
     by_file = {r["file"]: r for r in json.loads(out.read_text())["cases"]}
-    case = by_file["nccl-tests-115.log"]
-    assert case["among_likely"] and not case["right"] and "iommu-p2p" in case["likely"]
-    assert case["findings"] == ["warn-not-in-catalogue"]
+    case = by_file["nccl-473.log"]
+    assert case["among_likely"] and not case["right"] and "shm-too-small" in case["likely"]
+    assert case["findings"] == ["error-not-in-catalogue"]
+    bare = by_file["nccl-tests-115.log"]
+    assert bare["findings"] == ["warn-not-in-catalogue"] and bare["likely"] == [] and not bare["among_likely"]
