@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # python/: wirebench's readers
+from wirebench.contracts.console import quiet_when_closed  # noqa: E402
 from wirebench.contracts.input_files import InputError  # noqa: E402
 from wirebench.importer import nccl_tests, nvbandwidth  # noqa: E402
 from wirebench.report.extra import parse as parse_extra  # noqa: E402
@@ -300,7 +301,8 @@ def main(argv):
         print(f"gpu_check_table.py: {args.run_dir}: no such run folder", file=sys.stderr)
         return 3
     try:
-        sys.stdout.write(table(args.run_dir))
+        with quiet_when_closed():  # `gpu_check_table.py RUN | head`: the rest dropped, no traceback
+            sys.stdout.write(table(args.run_dir))
     except InputError as error:
         print(f"gpu_check_table.py: {error}", file=sys.stderr)
         return 3

@@ -125,6 +125,11 @@ def test_the_command_line_prints_the_table_and_refuses_a_missing_folder(tmp_path
     assert result.returncode == 0 and "| device-local copy, CE, 512 MiB | gpu0 |" in result.stdout
     missing = subprocess.run([sys.executable, str(TOOL), str(tmp_path / "nothing")], capture_output=True, text=True)
     assert missing.returncode == 3 and "no such run folder" in missing.stderr
+    # a reader gone before the table is written (`| true` ends at once; `| head -1` on a longer table): the table
+    # dropped quietly, no BrokenPipeError traceback, exit 0
+    piped = subprocess.run(f"{sys.executable} {TOOL} {DATA / 'h200-one-gpu'} | true; echo \"rc=${{PIPESTATUS[0]}}\"",
+                           shell=True, executable="/bin/bash", capture_output=True, text=True)
+    assert piped.stdout.splitlines()[-1] == "rc=0" and "Traceback" not in piped.stderr, piped.stderr
 
 
 def test_a_peer_stopped_at_its_first_cuda_call_reads_not_measured_and_a_finished_one_is_held_to_its_table(tmp_path):
