@@ -63,3 +63,14 @@ def test_a_fixed_bug_on_a_version_said_in_prose_is_marked_so():
     assert said[0].what.startswith("NCCL 2.27.5 (read from the prose at line 1: no line of NCCL's says its version) "
                                    "has a bug that NCCL fixed in 2.28.7"), said[0].what
     assert "the paste's prose at line 1 says NCCL 2.27.5, read as the NCCL that ran" in said[0].why, said[0].why
+
+
+def test_a_setting_the_prose_version_does_not_read_is_said_with_where_the_version_came_from():
+    """unknown-setting read NCCL's own `NCCL version` line only: with the release said in the prose, a setting that
+    NCCL introduced later (NCCL_CUMEM_HOST_ENABLE, 2.23.4: suites/nccl-parameters.csv) is said not read, marked so."""
+    text = ("Got this error when using NCCL 2.19.3 on two nodes\n"
+            "$ mpirun -np 16 -x NCCL_CUMEM_HOST_ENABLE=1 ./build/all_reduce_perf -b 8 -e 1G -g 1\n"
+            "n1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
+    said = [f for f in found(text) if f.id == "unknown-setting"]
+    assert [f.what for f in said] == ["NCCL_CUMEM_HOST_ENABLE is not read by NCCL 2.19.3 (read from the prose at "
+                                      "line 1)"], ids(found(text))

@@ -7,7 +7,7 @@ socket-fallback's evidence)."""
 import difflib
 import re
 
-from . import parameters
+from . import fixed_in_later_nccl, parameters
 from .log_reader import BRACKETED, IB_LIST  # the reader's own patterns
 from .registry import rule
 from .structural import ENV_DOCS, SETTING, settings
@@ -244,16 +244,15 @@ def net_not_loaded(r, c):
                      "IB without a device")
 
 
-LOG_VERSION = re.compile(r"^NCCL version (\d+\.\d+\.\d+)")
-
-
 def _nccl_version(log):
-    """The first NCCL version the log says (`NCCL version 2.19.3+cuda12.3`), or None."""
-    m, found = log.first(LOG_VERSION)
-    if found:
-        return found.group(1)
-    found = next((LOG_VERSION.search(o.text.strip()) for o in log.others if LOG_VERSION.search(o.text.strip())), None)
-    return found.group(1) if found else None
+    """(version key, where it was read) of the one NCCL the log shows, as fixed_in_later_nccl reads it (NCCL's
+    `NCCL version` lines, else PyTorch's error, else the paste's prose): where: "" for a line of NCCL's or PyTorch's,
+    " (read from the prose at line N)" for prose; (None, "") where the log says none, or several that differ."""
+    said = fixed_in_later_nccl.versions(log)
+    if len({version for version, _ in said.values()}) != 1:
+        return None, ""
+    version, line = next(iter(said.values()))
+    return version, (f" (read from the prose at line {line})" if fixed_in_later_nccl.from_prose(log, line) else "")
 
 
 @rule("unknown-setting", "WARN", "any",
@@ -268,7 +267,7 @@ def _nccl_version(log):
 def unknown_setting(r, c):
     known = parameters.known()
     read_by_nccl = {found.group(1) for m in c.log.messages if (found := SETTING.match(m.text))}
-    version = parameters.version_key(_nccl_version(c.log))
+    version, where = _nccl_version(c.log)
     out = []
     for name, said in settings(c.log).items():
         if name in read_by_nccl:
@@ -289,10 +288,10 @@ def unknown_setting(r, c):
         elif p.owner == parameters.OWNER_NCCL and version:
             introduced = parameters.version_key(p.first.replace("after ", ""))
             if introduced and (version < introduced or (p.first.startswith("after ") and version <= introduced)):
-                out.append(r.finding(first.line, f"{name} is not read by NCCL {'.'.join(map(str, version))}",
+                out.append(r.finding(first.line, f"{name} is not read by NCCL {'.'.join(map(str, version))}{where}",
                                      f"NCCL reads {name} from {p.first} on: this NCCL ignores it"))
             dropped = parameters.version_key(p.last)
             if dropped and version > dropped:
-                out.append(r.finding(first.line, f"{name} is no longer read by NCCL {'.'.join(map(str, version))}",
+                out.append(r.finding(first.line, f"{name} is no longer read by NCCL {'.'.join(map(str, version))}{where}",
                                      f"NCCL read {name} up to {p.last} and dropped it: this NCCL ignores it"))
     return out
