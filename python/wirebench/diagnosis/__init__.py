@@ -8,6 +8,7 @@ wrong, as docs/nccl-diagnosis.md describes. A file per concept:
   - structural.py, agreement.py, watchdog_reports.py (PyTorch's timeouts), settings.py, nccl_tests.py,
     roce_gid.py, fixed_in_later_nccl.py, plugin_load.py, socket_types.py (NCCL's socket types),
     verbs_provider.py (libibverbs' provider warning): the rules that need no signature;
+  - network_use.py: whether the job's data crossed the network (what a network finding needs);
   - wiring.py: the node's wiring from topology.json;
   - class_causes.py: what each error class most often was in the corpus's train threads
     (suites/nccl-class-causes.csv): a generic finding's likely causes, a prior, not its cause;

@@ -7,6 +7,7 @@ failed or its data crossed the network."""
 import re
 
 from . import errors
+from .network_use import network_carries_data, one_host_shown
 from .registry import rule
 
 NO_PROVIDER = re.compile(r"libibverbs: Warning: no userspace device-specific driver found for (\S+)")
@@ -27,7 +28,6 @@ def rdma_provider_missing(r, c):
     if said is None:
         return None
     other, found = said
-    from .diagnose import network_carries_data, one_host_shown  # diagnose imports this module
     failed = bool(errors.find(c.log))
     if not failed and (one_host_shown(c.log) or not network_carries_data(c.log)):
         return None

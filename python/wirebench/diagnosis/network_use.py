@@ -1,0 +1,53 @@
+"""Whether a job's data crossed the network, as an NCCL log shows it: what a network finding needs (issue 55:
+a network cause only where the network carried data), read by diagnose.py and by the rules that need it."""
+import re
+
+from . import nccl_tests, structural
+from .registry import NETWORK_SCOPES
+
+NODES = re.compile(r"\bnNodes (\d+)")
+# the address a process bootstraps on or moves socket data on (its first)
+BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
+
+
+def network_carries_data(log):
+    """Whether the job's data crossed the network: NCCL says more than one node (`nNodes N`, 2.19
+    on), the log holds more than one host's lines, or a channel goes via NET. A single host's log
+    (NVLink, `NET/IB : No device found`, NET/Socket chosen) moved nothing over it."""
+    for m in log.messages:
+        found = NODES.search(m.text)
+        if found:
+            return int(found.group(1)) > 1
+    return len(log.hosts()) > 1 or any(c.transport.startswith("NET") for c in log.channels)
+
+
+def one_host_shown(log):
+    """Whether the log shows the whole job on one host: NCCL's `nNodes 1`, nccl-tests' device list
+    naming one host for all its ranks (`-g 2`: two GPUs of one process, NVIDIA/nccl#428), or several
+    processes of one host and no other host's line. A log of one process's line shows nothing of the kind."""
+    for m in log.messages:
+        found = NODES.search(m.text)
+        if found:
+            return int(found.group(1)) == 1
+    hosts = log.hosts()
+    listed = nccl_tests.banner_hosts(log)
+    if len(listed) > 1 and len(set(listed.values())) == 1 and set(hosts) <= set(listed.values()):
+        return True
+    if len(hosts) != 1 or len({m.pid for m in log.messages if m.host}) < 2:
+        return False
+    # machines of one hostname (`ubuntu` twice, NVIDIA/nccl-tests#166) bootstrap on different addresses
+    addresses = {found.group(1) for m in log.messages if (found := BOOTSTRAP.search(m.text))}
+    return len(addresses) <= 1
+
+
+def unused_networks(log, one_host):
+    """{scope: why its findings say nothing of this job}: the network scopes where the log shows the job on one
+    host (`one_host`: one_host_shown's); ib also where NCCL_IB_DISABLE=1 chose sockets (NVIDIA/nccl-tests#82: two
+    hosts over sockets, each printing that it cannot load libibverbs, which NCCL 2.12 on prints as INFO)."""
+    if one_host:
+        return dict.fromkeys(NETWORK_SCOPES, "the log shows the job on one host: no data crossed the network")
+    disabled = structural.first_setting(log, "NCCL_IB_DISABLE", lambda value: value.strip() == "1")
+    if disabled:
+        return {"ib": f"NCCL_IB_DISABLE=1 (line {disabled.line}) chose sockets: InfiniBand's library and devices are "
+                      "not used"}
+    return {}
