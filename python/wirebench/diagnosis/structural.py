@@ -203,15 +203,18 @@ STATUSES = {
       "cause), 10 remote access, ...",
       "look at the first error of the job (a status 5 follows another); check the ports (ibstat) and GPUDirect RDMA's "
       "module",
-      f"{VERBS}; {TROUBLESHOOTING}; NVIDIA/nccl#1664, NVIDIA/nccl#523")
+      f"{VERBS}; {TROUBLESHOOTING}; NVIDIA/nccl#1664, NVIDIA/nccl#523; NVIDIA/nccl#733 (sjeaugey: error 12 is a "
+      "timeout, the NICs can't talk to each other: are all of your IB NICs connected to the same network?)")
 def ib_completion_error(r, c):
     m, found = c.log.first(COMPLETION, warn_only=True)
     if m is None:
         return None
     code = int(found.group(2))
     peer = f" from {found.group(1)}" if found.group(1) else ""  # older NCCL: `Got completion with error N, opcode ...`
+    # NVIDIA/nccl#733: with every Mellanox NIC of the node given to the pods, some were on no network the peers reach
     fix = ("check both nodes' ports (ibstat: State Active, the same subnet; RoCE: the GID index, NCCL_IB_GID_INDEX, "
-           "and the route), the cables and the switch between them (ibdiagnet)") if code == 12 else None
+           "and the route), the cables and the switch between them (ibdiagnet); every NIC NCCL uses (NET/IB : Using, "
+           "NCCL_IB_HCA) must be cabled to the network the peers' NICs are on") if code == 12 else None
     return r.finding(m.line, f"an InfiniBand completion error{printed_on(m)}{peer}: {code}",
                      STATUSES.get(code, f"status {code} (see ibv_wc_status)"), fix)
 

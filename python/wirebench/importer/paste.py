@@ -9,7 +9,9 @@ the same way by the importers' detection (`looks_like`), by their parsing and by
     paste.lines                 [Line(number, text, last_and_cut)]: the tool's lines, each with its line
                                 number in the file, every line transform below applied
     paste.text                  those lines joined: what a `looks_like` searches
-    paste.nccl                  NCCL's own INFO/WARN lines and its `NCCL version` banner, set apart
+    paste.nccl                  NCCL's own INFO/WARN lines and its `NCCL version` banner, set apart (a line
+                                of NCCL's quoted inline between backticks, in a note's prose too: the
+                                quoted text)
     paste.commands, .prompts    (number, command) of each command line, (number, host) of each prompt
     paste.hosts, .rank_hosts()  the ranks' hosts that the launchers' tags name
     paste.nccl_version()        NCCL's version from its banner or INFO line
@@ -73,6 +75,13 @@ INNER_RANK = re.compile(r"(?<=\S)\s?\[\d+\]:?(?=\s)")  # `[0]` before each piece
 
 # -- what the paste holds beside the tool's lines ------------------------------------------------------
 NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^\s*NCCL version \d")
+# NCCL's line quoted inline in a note's prose, between backticks (NVIDIA/nccl#733: "problem 1: one pod hang with error
+# message: `task-646--1-mhpnk:91:123 [0] transport/net_ib.cc:881 NCCL WARN NET/IB : Got completion ...`"), or an inline
+# span that opens on a line and closes on a later one (aws/aws-ofi-nccl#156): the span's text is the line. Only a
+# span that holds NCCL's whole prefix (`host:pid:tid [dev]`, then `NCCL INFO|WARN` and a word) counts: prose naming
+# `NCCL WARN` or `NCCL_DEBUG=INFO` between backticks is no line of NCCL's.
+INLINE_SPAN = re.compile(r"(?<!`)`(?!`)([^`]+)(?:`(?!`)|$)")
+NCCL_PREFIXED = re.compile(r"(?:^|[\s>\]:])[^:\s\[\]<>`]+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?NCCL (?:INFO|WARN) \S")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #; a conda or venv's `(base) ` before it)
 # before a launcher or a tool.
@@ -216,6 +225,10 @@ class Paste:
             if FENCE.match(line):
                 inside = not inside
                 continue
+            quoted = inline_nccl(line)
+            if quoted is not None and not inside:  # NCCL's line quoted inline, in a note's prose or a line of its own
+                paste.nccl.append(Line(number, quoted))
+                continue
             if fenced and not inside:
                 found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
                 if found:
@@ -306,6 +319,14 @@ class Paste:
                 yield Folded(first, old, count)
         for text, (first, count) in recent.items():
             yield Folded(first, text, count)
+
+
+def inline_nccl(line):
+    """The text of NCCL's line a line quotes between backticks (INLINE_SPAN, NCCL_PREFIXED), or None."""
+    if "`" not in line:
+        return None
+    return next((span.group(1).strip() for span in INLINE_SPAN.finditer(line) if NCCL_PREFIXED.search(span.group(1))),
+                None)
 
 
 NCCL_START = re.compile(r"^\S+:\d+:\d+ \[\d+\] NCCL |^NCCL version ")  # a line of NCCL's log, where it begins

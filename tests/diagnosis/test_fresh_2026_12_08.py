@@ -1,0 +1,75 @@
+"""What the fifth and sixth fresh sets (tests/data/nccl-fresh-2026-12-08 and -08-b, collected blind, measured
+once before anything was written from them: bench/MEASUREMENTS.md, session 34) showed the diagnosis did not
+read, each read over NCCL's (or the library's) own printf, not a thread's wording; and their healthy logs, where
+each new reading stays quiet."""
+from pathlib import Path
+
+import pytest
+
+from wirebench.diagnosis import diagnose, parse, read_log
+from wirebench.importer.paste import Paste
+
+ROOT = Path(__file__).resolve().parents[2]
+FIFTH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-08"
+SIXTH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-08-b"
+HEALTHY = sorted(ROOT.glob("tests/data/nccl-fresh-*/healthy/*.log"))
+
+
+def found(path):
+    log = read_log(path)
+    return {f.id: f for f in diagnose(log)}, log
+
+
+def said_of(text):
+    return {f.id: f for f in diagnose(parse(text, "job.log"))}
+
+
+# -- NCCL's line quoted inline, between backticks, in a note's prose ---------------------------------------------
+
+def test_an_nccl_line_quoted_inline_in_prose_is_read():
+    # NVIDIA/nccl#733: the reporter's comment (config snippets in fences) quotes its one WARN line in a sentence
+    said, log = found(SIXTH / "nccl-733.log")
+    f = said["ib-completion-error"]
+    assert f.line == 31 and "from 172.17.127.143<49577>: 12" in f.what and "task-646--1-mhpnk" in f.what
+    assert "IBV_WC_RETRY_EXC_ERR" in f.why and "NVIDIA/nccl#733" in f.source
+    assert [m.host for m in log.messages] == ["task-646--1-mhpnk"]
+
+
+def test_an_inline_span_crossing_lines_gives_the_host_without_its_backtick():
+    # aws/aws-ofi-nccl#156: the span opens before mpirun's tag and closes at the end of the next line
+    _, log = found(SIXTH / "aws-ofi-nccl-156.log")
+    assert [(m.host, m.pid, m.location) for m in log.messages] == [("nccl-tests-worker-1", "35", "ofi_process_cq:1039")]
+
+
+@pytest.mark.parametrize("prose", [
+    "we set `NCCL_DEBUG=INFO` and saw `NCCL WARN` lines",
+    "the log says `NCCL INFO Bootstrap : Using eth0` then nothing",
+    "the `node1:123` host and `[0] NCCL WARN` text",
+])
+def test_prose_naming_nccls_words_between_backticks_is_no_line_of_nccls(prose):
+    note = f"My job hangs.\n{prose}\n```\n$ ./all_reduce_perf -g 1\n```\n"
+    assert Paste.of(note).nccl == []
+
+
+def test_an_inline_quote_inside_a_code_block_is_left_as_the_block_has_it():
+    note = "Log:\n```\nnode1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\necho `date`\n```\n"
+    assert [line.text for line in Paste.of(note).nccl] == ["node1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"]
+
+
+# -- the healthy logs of every fresh set ---------------------------------------------------------------------------
+
+# the findings the healthy logs had before these readings (session 34): aws-ofi-nccl#64's copy ends after the header
+# at a first row cut to its size (nccl-tests-stopped-before-first-size); nothing else
+KNOWN = {"aws-ofi-nccl-64.log": {"nccl-tests-stopped-before-first-size"}}
+NEW = {"ib-completion-error", "bootstrap-interface", "address-link-local", "docker-bridge-address-dialled",
+       "ofi-request-completed-with-error"}
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_no_new_reading_fires_on_a_healthy_log(path):
+    from wirebench.contracts.input_files import InputError
+    try:
+        said, _ = found(path)
+    except InputError:
+        return  # nothing of NCCL's to read (a launcher's warning alone): refused before, refused now
+    assert not (set(said) & NEW), (path.name, {k: said[k].what for k in set(said) & NEW})
