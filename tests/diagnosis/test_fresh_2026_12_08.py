@@ -56,6 +56,17 @@ def test_an_inline_quote_inside_a_code_block_is_left_as_the_block_has_it():
     assert [line.text for line in Paste.of(note).nccl] == ["node1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"]
 
 
+# -- aws-ofi-nccl's failed request (EFA) ------------------------------------------------------------------------------
+
+def test_an_efa_request_completed_with_error_names_the_security_group_and_fi_pingpong():
+    # aws/aws-ofi-nccl#156: ofi_process_cq's WARN (RC: 20) and libfabric's rxr_cq_write_tx_error; the security group
+    said, _ = found(SIXTH / "aws-ofi-nccl-156.log")
+    f = said["ofi-request-completed-with-error"]
+    assert f.verdict == "FAIL" and f.line == 3 and "(RC 20)" in f.what and "nccl-tests-worker-1:35:89" in f.what
+    assert "security group" in f.why and "fi_pingpong -p efa" in f.fix and "aws/aws-ofi-nccl#156" in f.source
+    assert "warn-not-in-catalogue" not in said and "error-not-in-catalogue" not in said
+
+
 # -- the healthy logs of every fresh set ---------------------------------------------------------------------------
 
 # the findings the healthy logs had before these readings (session 34): aws-ofi-nccl#64's copy ends after the header
