@@ -9,7 +9,7 @@ namespace {
 
 constexpr std::size_t kMessagesInFlight = 64;
 constexpr std::uint64_t kBatchBytes = 16ull << 20;
-constexpr std::size_t kMaxRounds = 100;
+constexpr std::size_t kMaxAllToAllRounds = 100;
 
 using Clock = std::chrono::steady_clock;
 
@@ -100,7 +100,7 @@ AllToAllShape all_to_all_shape(std::uint64_t bytes, int ranks) {
   AllToAllShape shape;
   shape.window = std::max<std::size_t>(1, kMessagesInFlight / peers);
   const std::uint64_t per_round = std::max<std::uint64_t>(bytes, 1) * shape.window * peers;
-  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(kBatchBytes / per_round, 1, kMaxRounds));
+  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(kBatchBytes / per_round, 1, kMaxAllToAllRounds));
   return shape;
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::uint64_t kWindowBytes = 64ull << 20;
 constexpr std::size_t kMaxWindow = 64;  // osu_bw's window_size
-constexpr std::size_t kMaxRounds = 100;
+constexpr std::size_t kMaxP2pRounds = 100;
 // Ping-pong batches hold at least 16 round trips up to 4 MiB, so that the one checked echo of a
 // batch (into a second buffer) is one round trip in 16 or more, not one in 4 (2-3% of the figure,
 // measured); beyond that they aim at the batch's bytes like the others (a 1 MiB batch over 1 Gbit/s:
@@ -177,7 +177,7 @@ BatchShape batch_shape(P2pPattern pattern, std::uint64_t bytes, WindowMode mode,
   const std::uint64_t per_round = message * shape.window;
   const std::uint64_t fewest =
       pattern == P2pPattern::kPingPong && message <= kPingPongMinRoundsUpTo ? kPingPongMinRounds : 1;
-  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(batch_bytes / per_round, fewest, kMaxRounds));
+  shape.rounds = static_cast<std::size_t>(std::clamp<std::uint64_t>(batch_bytes / per_round, fewest, kMaxP2pRounds));
   // Ping-pong: the checked slot 0 for the batch's last round, a scratch slot for the others.
   if (pattern == P2pPattern::kPingPong && shape.rounds > 1) shape.receive_slots = 2;
   return shape;
