@@ -56,6 +56,31 @@ def test_an_inline_quote_inside_a_code_block_is_left_as_the_block_has_it():
     assert [line.text for line in Paste.of(note).nccl] == ["node1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"]
 
 
+# -- NCCL's last WARN as XLA quotes it ------------------------------------------------------------------------------
+
+def test_nccls_last_warn_quoted_by_xla_is_read_as_the_warn_it_is():
+    # marin-community/marin#7018: JAX's `ncclCommInitRankConfig(...) failed: invalid usage ... Last NCCL
+    # warning(error): 'Bootstrap : no socket interface found'` (the line wrapped after `failed:`)
+    said, log = found(FIFTH / "marin-7018.log")
+    assert [(m.line, m.warn, m.text) for m in log.messages] == [(3, True, "Bootstrap : no socket interface found")]
+    f = said["bootstrap-interface"]
+    assert f.verdict == "FAIL" and f.line == 3 and "invalid usage" in f.what and "NCCL_SOCKET_IFNAME" in f.fix
+    assert set(said) == {"bootstrap-interface"}, said  # the error line is the rule's, not a generic finding too
+
+
+def test_xlas_own_wording_of_the_last_warn_is_read_too():
+    # ToStatus (xla/service/gpu/runtime/nccl_api.cc): `%s:%d: NCCL operation %s failed: %s. Last NCCL warning(error)
+    # log entry (may be unrelated) '%s'.`
+    said = said_of("E0101 00:00:00.000 1 nccl_api.cc:120] nccl_api.cc:120: NCCL operation ncclCommInitRank(&comm, n, "
+                   "id, r) failed: invalid usage. Last NCCL warning(error) log entry (may be unrelated) 'Bootstrap : no "
+                   "socket interface found'.\n")
+    assert "bootstrap-interface" in said, said
+    # an XLA error whose last WARN is empty (none printed) quotes nothing of NCCL's: the program's error is said
+    said = said_of("NCCL operation ncclAllReduce(a, b) failed: unhandled system error. Last NCCL warning(error) log "
+                   "entry (may be unrelated) ''.\n")
+    assert "bootstrap-interface" not in said and said, said
+
+
 # -- aws-ofi-nccl's failed request (EFA) ------------------------------------------------------------------------------
 
 def test_an_efa_request_completed_with_error_names_the_security_group_and_fi_pingpong():

@@ -39,6 +39,12 @@ NCCL1_WARN = re.compile(r"^WARN ([\w./-]+\.(?:cc|cu|cpp|h):\d+) (.*)$")
 BARE = re.compile(r"^(INFO|WARN) ((?:NET/\w+|Bootstrap\b|Init\b|P2P\b|"
                   r"Using network\b|NCCL_[A-Z0-9_]+ set by environment\b|cudaDriverVersion\b|comm 0x|NVLS\b|"
                   r"(?:transport|misc|include|graph|proxy|plugin|device|register)/[\w./-]+|[\w-]+\.cc:\d+ -> \d).*)$")
+# NCCL's last WARN as XLA (JAX, TensorFlow) quotes it in its error, from ncclGetLastError (the text of the last WARN
+# NCCL printed): `NCCL operation %s failed: %s. Last NCCL warning(error) log entry (may be unrelated) '%s'.`
+# (tensorflow/tensorflow third_party/xla/xla/service/gpu/runtime/nccl_api.cc, ToStatus; its allocator: `...: %s`),
+# shortened in marin-community/marin#7018 to `Last NCCL warning(error): 'Bootstrap : no socket interface found'`.
+# The quoted text is read as NCCL's WARN it is, without NCCL's prefix (the line's host and process are XLA's).
+XLA_LAST_WARN = re.compile(r"\bLast NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?'([^']+)'")
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
@@ -269,6 +275,9 @@ def _message(number, line, repeats, nccl):
     if found:
         kind, message = found.groups()
         return Message(number, "", "", -1, kind == "WARN", message, "", line, repeats)
+    found = XLA_LAST_WARN.search(line) if "Last NCCL warning" in line else None
+    if found:
+        return Message(number, "", "", -1, True, found.group(1).strip(), "", line, repeats)
     return None
 
 

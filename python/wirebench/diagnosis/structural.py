@@ -370,16 +370,25 @@ def topology_file(r, c):
 NO_INTERFACE = re.compile(r"no socket interface found")
 
 
-@rule("bootstrap-interface", "FAIL", "any", "`NCCL WARN Bootstrap : no socket interface found`",
-      "NCCL_SOCKET_IFNAME names no interface of this node, or none is up",
-      "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br link), e.g. NCCL_SOCKET_IFNAME=ib0 or =eth",
-      f"{ENV_DOCS}: NCCL_SOCKET_IFNAME; NVIDIA/nccl#210, NVIDIA/nccl#1837")
+@rule("bootstrap-interface", "FAIL", "any", "`NCCL WARN Bootstrap : no socket interface found` (also as XLA/JAX "
+      "quotes NCCL's last WARN: `Last NCCL warning(error) ... 'Bootstrap : no socket interface found'`)",
+      "NCCL_SOCKET_IFNAME names no interface of this node, or none is up (bootstrap.cc returns ncclInvalidUsage, "
+      "`invalid usage`, from 2.2x)",
+      "set NCCL_SOCKET_IFNAME to an interface every node has and the nodes reach each other on (ip -br addr), by name "
+      "(NCCL_SOCKET_IFNAME=ib0 or =eth), rather than a list of exclusions (^lo,docker,...) that leaves none or the wrong "
+      "one",
+      f"{ENV_DOCS}: NCCL_SOCKET_IFNAME; NCCL src/bootstrap.cc (bootstrapNetInit: WARN `Bootstrap : no socket interface "
+      "found`, ncclInvalidUsage); NVIDIA/nccl#210, NVIDIA/nccl#1837; XLA's quote of it: tensorflow/tensorflow "
+      "third_party/xla/xla/service/gpu/runtime/nccl_api.cc (ToStatus), marin-community/marin#7018 (the issue's "
+      "author: the cluster's exclusion pattern ^ibs,ibp,lo,docker,veth,cilium,lxc left non-routable interfaces beside "
+      "the routable one and bootstrap failed; fine on one node)")
 def bootstrap_interface(r, c):
     m, _ = c.log.first(NO_INTERFACE, warn_only=True)
     if m is None:
         return None
     return r.finding(m.line, "NCCL found no network interface to bootstrap on",
-                     "NCCL_SOCKET_IFNAME names an interface this node does not have, or none is up")
+                     "NCCL_SOCKET_IFNAME names an interface this node does not have, its exclusion list leaves none, "
+                     "or none is up")
 
 
 CONNECT_FAILED = re.compile(r"Connect to (\S+) failed\s*:\s*(.+)$")
