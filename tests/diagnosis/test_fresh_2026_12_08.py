@@ -81,6 +81,43 @@ def test_xlas_own_wording_of_the_last_warn_is_read_too():
     assert "bootstrap-interface" not in said and said, said
 
 
+# -- a link-local address first, across hosts ----------------------------------------------------------------------
+
+def test_a_link_local_address_first_across_hosts_is_a_warn():
+    # NVIDIA/nccl#529: both processes of the first host list ip6tnl0's fe80:: first; the paste ends in the second
+    # host's prefix (`NvYt-ae683c69ce53-...:84:206`)
+    said, log = found(FIFTH / "nccl-529.log")
+    assert log.hosts() == ["NvYt-ae683c69ce53-1bdf2bc9-79ce82ee-3fe03e8-c2959af0",
+                           "NvYt-dcf441d17e21-1bdf2bc9-79ce82ee-3fe03e8-c2959af0"]
+    f = said["address-link-local"]
+    assert f.verdict == "WARN" and f.line == 3 and "ip6tnl0:fe80::e866:19ff:fe1e:a688%ip6tnl0" in f.what
+    assert "NCCL_SOCKET_IFNAME" in f.fix and "NVIDIA/nccl#529" in f.source
+
+
+def test_a_link_local_address_is_quiet_on_one_host_and_where_a_routable_one_comes_first():
+    text = (FIFTH / "nccl-529.log").read_text()
+    one_host = text[:text.rstrip("\n").rindex("\n") + 1]  # without the second host's cut prefix: two processes of one host
+    assert "address-link-local" not in said_of(one_host)
+    routable_first = text.replace("[0]ip6tnl0:fe80::e866:19ff:fe1e:a688%ip6tnl0<0> [1]veth0:2a02:6b8:fc1d:3606:0:4457:edef:600a<0>",
+                                  "[0]veth0:2a02:6b8:fc1d:3606:0:4457:edef:600a<0> [1]ip6tnl0:fe80::e866:19ff:fe1e:a688%ip6tnl0<0>")
+    assert routable_first != text and "address-link-local" not in said_of(routable_first)
+
+
+def test_an_ipv4_link_local_address_across_two_hosts_is_the_same_warn():
+    said = said_of("a1:1:1 [0] NCCL INFO Bootstrap : Using eth1:169.254.10.2<0>\n"
+                   "b2:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n")
+    assert "a1 uses eth1:169.254.10.2 first" in said["address-link-local"].what
+    assert "address-link-local" not in said_of("a1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                                               "b2:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n")
+
+
+def test_only_a_last_line_that_is_nccls_prefix_alone_names_a_host():
+    log = parse("n1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nn2:84:206", "job.log")
+    assert log.hosts() == ["n1", "n2"]
+    for last in ("12:34:56", "n2:84:206 and more", "see node n2"):
+        assert parse(f"n1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n{last}", "job.log").hosts() == ["n1"]
+
+
 # -- aws-ofi-nccl's failed request (EFA) ------------------------------------------------------------------------------
 
 def test_an_efa_request_completed_with_error_names_the_security_group_and_fi_pingpong():

@@ -75,6 +75,9 @@ TOPO_PATH = re.compile(r"(\w+)/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) \((\d+)/([\d.]+)
 TOPO_GPU = re.compile(r"(?:^|- )GPU/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?) \((\d+)\)")
 TOPO_NODE = re.compile(r"(?:^|- )\w+/[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)? \(")
 TOPO_NVL = re.compile(r"^\+ NVL\[[\d.]+\] - (GPU|NVS)/([0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)?)")
+# A paste cut right after NCCL's prefix of a line, its last (NVIDIA/nccl#529: the second host's first line is
+# `NvYt-ae683c69ce53-...:84:206` and the paste ends): the prefix names a host whose lines the log had
+CUT_PREFIX = re.compile(r"^([A-Za-z][\w.-]*):(\d+):(\d+)(?: \[\d+\])?$")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f]")
 
@@ -153,6 +156,7 @@ class NcclLog:
     folded: int = 0                               # lines read once for their repeats
     # NCCL's bare WARNs that say nothing of this job, each (line, quote, why): diagnose.py fills it, the output says it
     explained: list = field(default_factory=list)
+    cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
 
     def first(self, pattern, warn_only=False):
         """(message, match) of the first message whose text matches, or (None, None)."""
@@ -165,7 +169,8 @@ class NcclLog:
         return None, None
 
     def hosts(self):
-        return sorted({m.host for m in self.messages if m.host})
+        """The hosts NCCL's lines name (and the host of a prefix the paste was cut in: its job ran there too)."""
+        return sorted({m.host for m in self.messages if m.host} | ({self.cut_host} if self.cut_host else set()))
 
     def nvlinked(self, host, a, b):
         """Whether NCCL's own topology of `host` puts GPUs of bus ids a and b on NVLink: the dump
@@ -244,6 +249,9 @@ def _parse(numbered, source):
         if not m.warn:
             _read_info(log, m)
     log.folded = sum(m.repeats - 1 for m in log.messages) + sum(o.repeats - 1 for o in log.others)
+    last = log.others[-1] if log.others else None
+    cut = CUT_PREFIX.match(last.text.strip()) if last and log.messages and last.line > log.messages[-1].line else None
+    log.cut_host = cut.group(1) if cut else ""
     return log
 
 
