@@ -118,6 +118,41 @@ def test_only_a_last_line_that_is_nccls_prefix_alone_names_a_host():
         assert parse(f"n1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n{last}", "job.log").hosts() == ["n1"]
 
 
+# -- a dial to Docker's default bridge from another host ---------------------------------------------------------
+
+def test_a_dial_to_dockers_default_bridge_from_another_node_is_named():
+    # OpenRLHF/OpenRLHF#265: a vLLM worker on the node at 10.0.1.75 (Ray's prefix) timed out connecting to
+    # (172.17.0.2, 44737): the other node's container address on docker0's subnet
+    said, log = found(SIXTH / "OpenRLHF-265.log")
+    assert log.origins[1] == "10.0.1.75" and log.origins[12] == "10.0.1.75"
+    f = said["docker-bridge-address-dialled"]
+    assert f.verdict == "FAIL" and f.line == 1 and "172.17.0.2" in f.what and "the dialling node is 10.0.1.75" in f.what
+    assert "looks like Docker's default bridge" in f.what and "docker0" in f.fix and "OpenRLHF/OpenRLHF#265" in f.source
+
+
+C10D = "[E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to (172.17.0.2, 44737)."
+
+
+@pytest.mark.parametrize("text", [
+    C10D + "\n",  # nothing shows where the hosts are
+    f"(RayWorkerVllm pid=1, ip=172.17.0.9) {C10D}\n",  # the dialling node is on 172.17 itself: a network of that range
+    # a Kubernetes pod network in 172.17.0.0/16 (NVIDIA/nccl#733's peers): the hosts' own addresses are there too
+    "p1:1:1 [0] NCCL INFO Bootstrap : Using eth0:172.17.127.140<0>\np1:1:1 [0] misc/socket.cc:484 NCCL WARN "
+    "Connect to 172.17.127.143<49577> failed : Connection timed out\n",
+    # the target is one of the hosts the log shows
+    "a:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nb:1:1 [0] NCCL INFO Bootstrap : Using eth0:172.17.0.2<0>\n"
+    "a:1:1 [0] misc/socket.cc:484 NCCL WARN Connect to 172.17.0.2<3000> failed : Connection timed out\n",
+])
+def test_a_dial_to_172_17_is_not_called_dockers_bridge_without_the_hosts_shown_elsewhere(text):
+    assert "docker-bridge-address-dialled" not in said_of(text)
+
+
+def test_nccls_own_failed_connect_to_the_bridge_with_the_hosts_on_10_is_named():
+    said = said_of("a:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                   "a:1:1 [0] misc/socket.cc:484 NCCL WARN Connect to 172.17.0.2<3000> failed : Connection timed out\n")
+    assert "the hosts' own addresses are 10.0.0.1" in said["docker-bridge-address-dialled"].what
+
+
 # -- aws-ofi-nccl's failed request (EFA) ------------------------------------------------------------------------------
 
 def test_an_efa_request_completed_with_error_names_the_security_group_and_fi_pingpong():

@@ -157,6 +157,7 @@ class NcclLog:
     # NCCL's bare WARNs that say nothing of this job, each (line, quote, why): diagnose.py fills it, the output says it
     explained: list = field(default_factory=list)
     cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
+    origins: dict = field(default_factory=dict)  # {line: address} of the node a launcher's prefix names (Ray's ip=)
 
     def first(self, pattern, warn_only=False):
         """(message, match) of the first message whose text matches, or (None, None)."""
@@ -236,10 +237,11 @@ def parse(text, source):
 
 def _parse(numbered, source):
     """The log of (number, line) pairs, or None where no line holds text."""
-    folded = _folded_lines(numbered, source)
+    origins = {}
+    folded = _folded_lines(numbered, source, origins)
     if folded is None:
         return None
-    log = NcclLog(source)
+    log = NcclLog(source, origins=origins)
     for number, line, repeats, nccl in folded:
         m = _message(number, line, repeats, nccl)
         if m is None:
@@ -340,7 +342,7 @@ def _read_topology_dump(log, m, text):
         current[m.rank] = None  # a CPU, PCI switch or NIC node: the GPU's links are behind
 
 
-def _folded_lines(numbered, source):
+def _folded_lines(numbered, source, origins=None):
     """(number, line, repeats, is NCCL's) of each distinct line at its first place, launchers' tags
     and terminal colours off (importer/lines.py's read()), read from (number, line) pairs as they
     come; None where no line holds text. Empty lines and Markdown fences never fold: the reader
@@ -368,6 +370,8 @@ def _folded_lines(numbered, source):
     if not text:
         return None
     paste = paste_lines.read("\n".join(kept) + "\n")
+    if origins is not None:  # the node Ray's prefix named, by the file's line number
+        origins.update({numbers[number - 1]: address for number, address in paste.origins.items()})
     out = [(numbers[l.number - 1], l.text.strip(), True) for l in paste.nccl]
     out += [(numbers[l.number - 1], l.text, False) for l in paste.lines if l.text.strip()]
     out.sort(key=lambda item: item[0])

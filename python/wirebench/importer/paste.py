@@ -59,6 +59,9 @@ TIMESTAMP = re.compile(
 # (one space after a prefix goes: the line's own indentation stays, nvbandwidth's header needs it)
 # kubectl logs --prefix; docker compose's service; Ray's worker (NVIDIA/nccl#1212: `(RayTrainWorker pid=355353) `)
 POD = re.compile(r"^\s*(?:\[pod/[\w.-]+/[\w.-]+\] |\w[\w.-]*\s+\| |\(\w+ pid=\d+(?:, ip=[\d.]+)?\) )")
+# Ray's prefix names the address of the node a worker runs on (`(RayWorkerVllm pid=207931, ip=10.0.1.75) `, left out
+# on the driver's node): kept as the line's origin where the prefix goes (OpenRLHF/OpenRLHF#265)
+RAY_ORIGIN = re.compile(r"\(\w+ pid=\d+, ip=([\d.]+)\) ")
 TAG = re.compile(r"\[(?:[\w.-]+@)?\d+(?:,\d+)?\]<std(?:out|err)>:")  # mpirun --tag-output, anywhere in a line
 # a tag starting a line goes with the indentation before it (a test log indenting a launcher's output)
 # and PRRTE's space after it (`<stdout>: f5n18`)
@@ -192,6 +195,7 @@ class Paste:
     commands: list = field(default_factory=list)      # (number, command) of each command line
     hosts: dict = field(default_factory=dict)         # {rank: host} the launcher's tags name
     prompts: list = field(default_factory=list)       # (number, host) of each shell prompt before a command
+    origins: dict = field(default_factory=dict)       # {number: address} of the node Ray's prefix names (RAY_ORIGIN)
     raw: list = field(default_factory=list, repr=False)  # (number, text) as the file has them, for unwrapped()
     cut: bool = False                                 # the file ends without its last line break
     wrapped_at: int = 0                               # unwrapped(): the terminal's width its lines were cut at
@@ -219,6 +223,9 @@ class Paste:
         numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
         inside = False
         for position, (number, line) in enumerate(numbered):
+            ray = RAY_ORIGIN.search(line) if "ip=" in line else None
+            if ray:
+                paste.origins[number] = ray.group(1)
             line = clean(line, paste.hosts)
             if line is None:
                 continue
