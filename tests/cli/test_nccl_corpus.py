@@ -34,7 +34,7 @@ FROM_THREADS = {
     "process-group-nccl-without-gpu", "ssh-key-not-accepted", "slurm-request-unsatisfiable",
     "launcher-hostname-unresolved", "ofi-plugin-without-efa", "algo-forced-unavailable",
     "invalid-device-function-arch", "container-lost-gpu-access", "shm-bus-error",
-    "gpu-fell-off-the-bus", "nccl-backend-given-cpu-tensor",
+    "gpu-fell-off-the-bus", "nccl-backend-given-cpu-tensor", "ofi-request-completed-with-error",
 }
 # What std::regex's ECMAScript grammar lacks or reads otherwise than Python's re.
 NOT_ECMASCRIPT = re.compile(r"\(\?<[=!]|\(\?P?<\w|\(\?P=|\(\?>|[*+?}][+]|\(\?[aiLmsux]|\\[AZzG]|\(\?#")
