@@ -50,9 +50,14 @@ def test_a_check_is_the_fix_clause_that_checks_else_its_first():
         "reboot the node (or reset the GPUs)"
 
 
-def test_a_generic_finding_of_a_class_with_enough_threads_lists_its_likely_causes_with_counts():
-    """pytorch-distbackend-no-route.log (tests/data/nccl/ORIGINS.md): an ncclSystemError no entry reads."""
-    findings = diagnose(read_log(DATA / "pytorch-distbackend-no-route.log"))
+def test_a_generic_finding_of_a_class_with_enough_threads_lists_its_likely_causes_with_counts(tmp_path):
+    """pytorch-distbackend-no-route.log (tests/data/nccl/ORIGINS.md) without its `Last error:` and NCCL's WARN under
+    it (read there as the WARN it is: connection-failed): an ncclSystemError no entry reads."""
+    lines = (DATA / "pytorch-distbackend-no-route.log").read_text().split("\n")
+    cut = lines.index("Last error:")
+    log = tmp_path / "no-route-without-last-error.log"
+    log.write_text("\n".join(lines[:cut] + lines[cut + 2:]))
+    findings = diagnose(read_log(log))
     [f] = generic(findings)
     assert (f.id, f.verdict, f.error_class) == ("error-not-in-catalogue", "FAIL", "ncclSystemError")
     assert [(c.cause, c.count, c.of) for c in f.likely] == [("shm-too-small", 6, 15), ("nccl-graph-file", 2, 15)]
@@ -60,7 +65,7 @@ def test_a_generic_finding_of_a_class_with_enough_threads_lists_its_likely_cause
     assert said[1] == {"cause": "nccl-graph-file", "count": 2, "of": 15, "threads": ["NVIDIA/nccl#1240",
                        "Azure/azhpc-images#327"], "check": said[1]["check"]}
     assert said[1]["check"].startswith("unset NCCL_GRAPH_FILE")
-    text = output.table(output.nccl_section(read_log(DATA / "pytorch-distbackend-no-route.log"), findings))
+    text = output.table(output.nccl_section(read_log(log), findings))
     assert ("      likely: most often, in 15 public threads with an error of this class (the NCCL corpus's train "
             "split, suites/nccl-class-causes.csv): shm-too-small (6: give the container more shared memory") in text
     assert "nccl-graph-file (2: unset NCCL_GRAPH_FILE" in text and "not this log's cause" in text
@@ -114,10 +119,12 @@ def test_where_an_entry_names_the_cause_no_finding_lists_likely_causes(name):
 
 
 def test_the_front_door_passes_the_list_through():
-    result = wirebench("topo", "--nccl-log", DATA / "pytorch-distbackend-no-route.log", "--json")
+    # awslabs/awsome-distributed-ai#192, flattened into one line: an ncclSystemError no entry or rule reads
+    flattened = DATA.parent / "nccl-fresh-2026-12-08-d" / "awsome-distributed-ai-192.log"
+    result = wirebench("topo", "--nccl-log", flattened, "--json")
     assert result.returncode == 1, result.stderr
     [f] = [d for d in json.loads(result.stdout)["nccl"]["diagnoses"] if d["id"] == "error-not-in-catalogue"]
     assert [(c["cause"], c["count"], c["of"]) for c in f["likely"]] == [("shm-too-small", 6, 15),
                                                                         ("nccl-graph-file", 2, 15)]
-    table = wirebench("topo", "--nccl-log", DATA / "pytorch-distbackend-no-route.log")
+    table = wirebench("topo", "--nccl-log", flattened)
     assert "      likely: most often, in 15 public threads" in table.stdout

@@ -205,5 +205,6 @@ def test_pytorchs_error_names_the_version_where_nccl_printed_none():
 def test_the_old_nccl_hint_gives_way_to_the_entry_that_names_the_errors_cause():
     """aws/aws-ofi-nccl#663 (corpus, train): PyTorch's `internal error ..., NCCL version 2.20.5`, its cause
     EFA traffic a security group blocked, which a catalogue entry reads on the same line; the hint that
-    NCCL 2.20.5 is many fixes behind (now that PyTorch's text gives the version) must not displace it."""
-    assert ids(diagnose(read_log(CORPUS / "aws-ofi-nccl-663.log"))) == ["efa-peer-unreachable-security-group:FAIL@1"]
+    NCCL 2.20.5 is many fixes behind (now that PyTorch's text gives the version) must not displace it. The entry's
+    finding is at the OFI plugin's WARN text under `Last error:` (line 4), read as NCCL's last WARN."""
+    assert ids(diagnose(read_log(CORPUS / "aws-ofi-nccl-663.log"))) == ["efa-peer-unreachable-security-group:FAIL@4"]

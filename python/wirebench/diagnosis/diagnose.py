@@ -49,6 +49,9 @@ def diagnose(log, wiring=None, entries=None):
         if known is not None and known.gives_way and _entry_of(entries, error.said)[0] is not None:
             found.remove(known)  # a rule's hint at an error line a catalogue entry reads: the entry says its cause
             known = None
+        if at_line.get(error.last_line) in found:
+            # a finding at NCCL's last WARN that PyTorch's error quotes under `Last error:` says its cause: it quotes it
+            known = at_line[error.last_line]
         if known is None:
             entry, match = _entry_of(entries, error.said)
             moot = entry is not None and error.kind == "nccl" and not error.classed and unused.get(entry.scope)
@@ -81,7 +84,7 @@ def diagnose(log, wiring=None, entries=None):
         _quote(known, error)
     if not network_carries_data(log):
         found = [f for f in found if f.scope not in NETWORK_SCOPES or f.error]
-    if not log.messages:
+    if all(m.quoted for m in log.messages):  # no line of NCCL's own (a quoted WARN's text is the program's line)
         for f in found:
             if f.error and NO_NCCL_LINE not in f.fix:
                 f.fix += NO_NCCL_LINE

@@ -28,6 +28,7 @@ class Error:
     kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, program, timeout, cuda, launcher,
     #                     check, crash, loader, exited
     ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
+    last_line: int = 0  # the line of NCCL's last WARN that PyTorch's `Last error:` quotes under it, folded into it
 
 
 
@@ -64,6 +65,7 @@ def find(log):
             # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text: the error above's
             first[previous].quote += f" / Last error: {error.quote}"
             first[previous].said += f" {error.said}"
+            first[previous].last_line = error.line
             continue
         if not nccl and error.rank and rank in {k.split(":")[0] for k in first if k != rank}:
             continue  # nccl-tests' line of a host whose NCCL lines said the error first
@@ -154,12 +156,13 @@ def _fold_key(error):
 
 
 def _error_of(item, after_last_error):
-    if hasattr(item, "host"):  # an NCCL line
+    quoted = hasattr(item, "host") and item.quoted and after_last_error  # NCCL's last WARN as PyTorch quotes it
+    if hasattr(item, "host") and not quoted:  # an NCCL line
         if item.warn or CHAIN.match(item.text):
             error_class, classed = class_of(item.text)
             return Error(item.line, item.rank, item.raw, item.said, error_class, classed)
         return None
-    quote = item.text.strip()
+    quote = (item.raw if quoted else item.text).strip()
     if after_last_error and quote:  # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text
         error_class, classed = class_of(quote)
         return Error(item.line, _rank_of(quote, None), quote, quote, error_class, classed, "last")

@@ -17,6 +17,7 @@ from ..contracts.input_files import InputError, readable_file
 from ..importer import lines as paste_lines
 from ..importer.paste import numbered_lines
 from . import errors, nccl_tests
+from .error_lines import LAST_ERROR
 
 # [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
 PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S+:\d+) )?NCCL (INFO|WARN) (.*)$")
@@ -45,6 +46,12 @@ BARE = re.compile(r"^(INFO|WARN) ((?:NET/\w+|Bootstrap\b|Init\b|P2P\b|"
 # shortened in marin-community/marin#7018 to `Last NCCL warning(error): 'Bootstrap : no socket interface found'`.
 # The quoted text is read as NCCL's WARN it is, without NCCL's prefix (the line's host and process are XLA's).
 XLA_LAST_WARN = re.compile(r"\bLast NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?'([^']+)'")
+# NCCL's last WARN as PyTorch quotes it in its error: ProcessGroupNCCL's getNcclErrorDetailStr appends
+# `"\nLast error:\n" + ncclGetLastError(NULL)` (pytorch/pytorch torch/csrc/distributed/c10d/NCCLUtils.cpp), so the
+# line after a `Last error:` line alone is the text of the last WARN NCCL printed (`[rank0]: Bootstrap : no socket
+# interface found`, EvolvingLMMs-Lab/open-r1-multimodal#7): read as that WARN, without NCCL's prefix and the
+# `[rankN]:` PyTorch puts before each line. Only the next line: a flattened paste's inline `Last error: ...` is not split.
+PYTORCH_RANK_TAG = re.compile(r"^\[rank\d+\]:\s*")
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
@@ -94,6 +101,7 @@ class Message:
     location: str      # NCCL's source location before it, where printed: "transport/nvls.cc:254"
     raw: str           # the line as the file has it, the launcher's tag off
     repeats: int = 1
+    quoted: bool = False  # NCCL's WARN text as another program quotes it (XLA's, PyTorch's `Last error:`): no line of NCCL's
 
     @property
     def rank(self):
@@ -242,8 +250,12 @@ def _parse(numbered, source):
     if folded is None:
         return None
     log = NcclLog(source, origins=origins)
+    after_last_error = False
     for number, line, repeats, nccl in folded:
         m = _message(number, line, repeats, nccl)
+        if m is None and after_last_error:
+            m = Message(number, "", "", -1, True, PYTORCH_RANK_TAG.sub("", line.strip()), "", line, repeats, True)
+        after_last_error = m is None and bool(LAST_ERROR.search(line))
         if m is None:
             log.others.append(Other(number, line, repeats))
             continue
@@ -287,7 +299,7 @@ def _message(number, line, repeats, nccl):
         return Message(number, "", "", -1, kind == "WARN", message, "", line, repeats)
     found = XLA_LAST_WARN.search(line) if "Last NCCL warning" in line else None
     if found:
-        return Message(number, "", "", -1, True, found.group(1).strip(), "", line, repeats)
+        return Message(number, "", "", -1, True, found.group(1).strip(), "", line, repeats, True)
     return None
 
 
