@@ -10,6 +10,7 @@ import pytest
 from conftest import bin_dir
 
 
+@pytest.mark.mpi_library
 @pytest.mark.parametrize("binary", ["wb-net", "wb-coll", "wb-step"])
 def test_a_pmi_server_that_never_answers_ends_in_our_words(binary):
     # A PMI "server" that accepts the rank's connection and says nothing, as a wedged slurmstepd

@@ -32,6 +32,7 @@ def check_rows(rows, ranks):
         assert busbw == pytest.approx(algbw * FACTORS[row["op"]](ranks), rel=1e-5)
 
 
+@pytest.mark.mpi_library
 @pytest.mark.parametrize("ranks,blocking", [(2, "1"), (3, "0"), (4, "0")])
 def test_every_op_exact_in_and_out_of_place(tmp_path, ranks, blocking):
     result = run_mpi(ranks, "wb-coll", ["--collective", "all", "-d", "float32,int8,bfloat16,float64", "-o", "sum,max",
@@ -51,6 +52,7 @@ def test_every_op_exact_in_and_out_of_place(tmp_path, ranks, blocking):
     assert {f["op"] for f in fits} == set(FACTORS)
 
 
+@pytest.mark.mpi_library
 def test_every_datatype_and_reduction_on_two_ranks(tmp_path):
     result = run_mpi(2, "wb-coll", ["--collective", "all_reduce,reduce_scatter,reduce", "-d", "all", "-o", "all",
                                     "--sizes", "4K", "-c", "2", "--run-dir", str(tmp_path), *QUICK])
@@ -90,6 +92,7 @@ def test_unchecked_runs_leave_errors_empty(tmp_path):
     assert all(r["errors"] == "" for r in read_results(tmp_path / "results.csv"))
 
 
+@pytest.mark.mpi_library
 def test_sub_communicators(tmp_path):
     for split in ("intra", "rails"):
         run_dir = tmp_path / split
@@ -109,6 +112,7 @@ def test_sub_communicators(tmp_path):
     assert world.returncode == 0 and all("per_comm_us" not in r["extra"] for r in read_results(tmp_path / "world" / "results.csv"))
 
 
+@pytest.mark.mpi_library
 def test_mpich_algorithm_is_passed_and_recorded(tmp_path):
     result = run_mpi(2, "wb-coll", ["--sizes", "1K", "--mpich-algorithm", "allreduce=recursive_doubling",
                                     "--run-dir", str(tmp_path), *QUICK])

@@ -18,6 +18,7 @@ def measured(rows):
     return [r for r in rows if r["status"] == "OK"]
 
 
+@pytest.mark.mpi_library
 @pytest.mark.parametrize("ranks,pairs", [(2, "first"), (4, "ring"), (4, "all-serial"), (4, "all")])
 def test_rows_for_every_size_pair_and_test(tmp_path, ranks, pairs):
     result = run_mpi(ranks, "wb-net", ["--sizes", SIZES, "--pairs", pairs, "--run-dir", str(tmp_path), *FAST])
@@ -120,6 +121,7 @@ def test_one_rank_is_a_usage_error(tmp_path):
     assert "needs at least 2 ranks" in result.stderr
 
 
+@pytest.mark.mpi_library
 def test_corrupted_data_is_counted_and_fails_the_run(tmp_path):
     result = run_mpi(2, "wb-net", ["--sizes", "8,4K", "--tests", "latency,bw", "--inject-fault", "corrupt",
                                    "--run-dir", str(tmp_path), *FAST])
@@ -210,6 +212,7 @@ def _wait_or_fail(process, seconds, why):
     return process.stdout.read()
 
 
+@pytest.mark.mpi_library
 def test_killed_rank_ends_the_job_and_keeps_finished_rows(tmp_path):
     process = _start_long_run(tmp_path, "10")
     rows_before = _signal_rank_after_rows(process, tmp_path, rank=1, rows_first=3, signal_number=signal.SIGKILL)
@@ -225,6 +228,7 @@ def test_killed_rank_ends_the_job_and_keeps_finished_rows(tmp_path):
     assert all(r["errors"] == "0" for r in rows if r["status"] == "OK")
 
 
+@pytest.mark.mpi_library
 def test_hung_rank_times_out_with_a_message_and_an_error_row(tmp_path):
     """A stopped rank is not noticed by the launcher: the survivor's deadline ends the job."""
     process = _start_long_run(tmp_path, "3")
@@ -239,6 +243,7 @@ def test_hung_rank_times_out_with_a_message_and_an_error_row(tmp_path):
     assert "did not complete within 3.0 s" in interrupted["reason"]
 
 
+@pytest.mark.mpi_library
 def test_a_crashing_rank_says_so_in_wirebench_words(tmp_path):
     """A segfault (here injected into rank 1's first batch) ends in a message naming the rank, the
     signal and where it was, and the exit code of a run that could not measure."""
@@ -250,6 +255,7 @@ def test_a_crashing_rank_says_so_in_wirebench_words(tmp_path):
     assert "wb-net" in output.split("where it was:")[1]  # the backtrace names the binary's frames
 
 
+@pytest.mark.mpi_library
 def test_an_all_to_all_writes_every_ordered_pair_and_the_aggregate_and_checks_every_byte(tmp_path):
     result = run_mpi(3, "wb-net", ["--pairs", "alltoall", "--sizes", "8,64K", "--run-dir", str(tmp_path), *FAST])
     assert result.returncode == 0, result.stderr

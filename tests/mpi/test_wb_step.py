@@ -6,6 +6,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from conftest import bin_dir, extra_items, mpiexec, rank_pids, read_results, run_mpi
 
 STRATEGIES = ["ddp", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", "zero1", "zero2", "zero3",
@@ -17,6 +19,7 @@ P = 4 * LAYER + ROOT
 QUICK = ["--model", "tiny", "--scale", "0.25", "--tflops", "4", "--benchmark_min_time=0.01", "--warmup=1"]
 
 
+@pytest.mark.mpi_library
 def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
     result = run_mpi(4, "wb-step", [*QUICK, "--strategy", "all", "--run-dir", str(tmp_path)], timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -50,6 +53,7 @@ def test_every_strategy_on_four_ranks_completes_and_reports(tmp_path):
     assert "recommendation: " in out
 
 
+@pytest.mark.mpi_library
 def test_tensor_parallel_groups_carry_the_activations_and_the_replicas_the_gradients(tmp_path):
     result = run_mpi(4, "wb-step", [*QUICK, "--strategy", "tp2+ddp,tp2+fsdp-full", "--run-dir", str(tmp_path)],
                      timeout=600)
@@ -90,6 +94,7 @@ def test_expert_parallel_groups_carry_the_tokens_and_the_experts_gradients(tmp_p
     assert "all_to_all@shard" in result.stdout and "expert parallel 2" in result.stdout
 
 
+@pytest.mark.mpi_library
 def test_a_forced_algorithm_reaches_mpich_and_is_what_the_calibration_measured(tmp_path):
     # MPICH refuses an algorithm name it does not know at MPI_Init, so a run that completes under
     # each of them shows every name wb-step sets is one this MPICH has.
