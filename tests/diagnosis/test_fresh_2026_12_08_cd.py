@@ -57,9 +57,54 @@ def test_only_the_line_right_after_a_last_error_line_alone_is_read():
     assert [m.text for m in log.messages] == ["Bootstrap : no socket interface found"]  # an empty line is no line
 
 
+# -- ibv_modify_qp's EINVAL on Intel's RoCE NICs (roce_qp_invalid.py) ------------------------------------------------
+
+FIFTH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-08"
+EINVAL = "node1:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument\n"
+
+
+def test_einval_on_an_irdma_nic_nccl_lists_names_the_roce_nic():
+    # jax-ml/jax#22740: the two lines NVIDIA's reply quoted, in backticks: the WARN and `NET/IB : Using [0]irdma0:1/RoCE`
+    said, _ = found(EIGHTH / "jax-22740.log")
+    assert ids(said) == ["roce-nic-qp-invalid:FAIL@1"]
+    f = said[0]
+    assert "irdma0 (Intel's RDMA adapter)" in f.what and "errno 22" in f.what
+    assert "NCCL_IB_DISABLE=1" in f.fix and "port_lid" in f.fix and "show_gids" in f.fix and "NCCL_IB_GID_INDEX" in f.fix
+    assert "NVIDIA/nccl#622" in f.source and "jax-ml/jax#22740" in f.source and "net_ib.cc" in f.source
+
+
+def test_einval_on_a_roce_device_whose_ibstat_shows_a_lid_names_the_roce_nic():
+    # NVIDIA/nccl#622: the WARN and its chain, then the reporter's ibstat: CA 'rocep216s0f0', Base lid: 1
+    said, _ = found(FIFTH / "nccl-622.log")
+    assert ids(said) == ["roce-nic-qp-invalid:FAIL@2"]
+    assert "rocep216s0f0 (a RoCE device whose port shows LID 1 at line 26)" in said[0].what
+    assert "ncclSystemError" in said[0].why  # the chain's code 2, quoted with it
+
+
+@pytest.mark.parametrize("text", [
+    "node1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>\n" + EINVAL,  # Mellanox's
+    "node1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]irdma0:1/RoCE ; OOB eth0:10.0.0.1<0>\n" + EINVAL,  # mixed
+    EINVAL + "CA 'rocep216s0f0'\n\tBase lid: 0\n",  # a RoCE device by its PCI place, LID 0: NCCL reads it as RoCE
+    EINVAL + "CA 'rocep216s0f0'\n",  # nor where no LID is shown
+    EINVAL,  # no device named
+    "node1:1:2 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE\nnode1:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to "
+    "ibv_modify_qp failed with 22 Invalid argument, on dev mlx5_0:1, curr state INIT, next state RTR\n",  # on dev: mlx5
+    "node1:1:2 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE\nnode1:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to "
+    "ibv_modify_qp failed with error Connection timed out\n",  # another error
+])
+def test_einval_is_not_said_of_a_roce_nic_the_log_does_not_show(text):
+    assert "roce-nic-qp-invalid" not in [f.id for f in diagnose(parse(text, "job.log"))]
+
+
+def test_nccls_newer_warn_names_the_device_it_failed_on():
+    text = ("node1:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with 22 Invalid argument, on dev "
+            "irdma1:1, curr state INIT, next state RTR, local GID index 1\n")
+    assert ids(diagnose(parse(text, "job.log"))) == ["roce-nic-qp-invalid:FAIL@1"]
+
+
 # -- the healthy logs of every fresh set ---------------------------------------------------------------------------
 
-NEW = {"bootstrap-interface", "connection-failed", "shm-too-small"}
+NEW = {"bootstrap-interface", "connection-failed", "shm-too-small", "roce-nic-qp-invalid"}
 
 
 @pytest.mark.parametrize("path", HEALTHY, ids=lambda p: f"{p.parent.parent.name}/{p.name}")

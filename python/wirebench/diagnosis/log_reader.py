@@ -101,7 +101,7 @@ class Message:
     location: str      # NCCL's source location before it, where printed: "transport/nvls.cc:254"
     raw: str           # the line as the file has it, the launcher's tag off
     repeats: int = 1
-    quoted: bool = False  # NCCL's WARN text as another program quotes it (XLA's, PyTorch's `Last error:`): no line of NCCL's
+    quoted: bool = False  # NCCL's WARN text as a program quotes it (XLA's, PyTorch's `Last error:`): no line of NCCL's
 
     @property
     def rank(self):
