@@ -76,7 +76,7 @@ def test_a_fault_that_fires_once_is_an_intermittent_warn_with_both_figures(tmp_p
                      result.stdout), result.stdout
     judged = [v for v in verdicts(tmp_path / "run") if v["fraction"] is not None]
     # every pair slow at once: one culprit per measurement, the fabric as a whole, gone the second time
-    assert sorted(culprit_of(v) for v in judged) == ["fabric:all", "fabric:all"], judged
+    assert sorted(str(culprit_of(v)) for v in judged) == ["fabric:all", "fabric:all"], judged
     for v in judged:
         assert v["verdict"] == "WARN" and v["reason"].startswith("intermittent: "), v
         assert "(FAIL) the first time" in v["reason"] and "when measured again" in v["reason"], v
