@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ids
 from wirebench.diagnosis import diagnose, parse, read_log
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,10 +18,6 @@ HEALTHY = sorted(ROOT.glob("tests/data/nccl-fresh-*/healthy/*.log"))
 def found(path):
     log = read_log(path)
     return diagnose(log), log
-
-
-def ids(findings):
-    return [f"{f.id}:{f.verdict}@{f.line}" for f in findings]
 
 
 # -- NCCL's last WARN as PyTorch quotes it, on the line after `Last error:` -------------------------------------------

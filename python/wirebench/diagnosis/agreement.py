@@ -4,6 +4,7 @@ the bootstrap addresses' family) and ranks mapped onto one GPU (PyTorch's watchd
 watchdog_reports.py). Each host's first saying counts; a host that says nothing of a
 thing is not compared on it, except settings: a host whose init the log shows whole and that sets
 no NCCL_X where another sets it differs. A line without NCCL's host prefix is no host's."""
+import ipaddress
 import re
 
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
@@ -218,6 +219,15 @@ def ranks_share_gpu(r, c):
 # NCCL 2.3's `NET : Using interface lo:127.0.0.1<0>`
 ADDRESS_LINE = re.compile(r"^(?:Bootstrap ?: Using|NET/Socket ?: Using|NET : Using interface)\s+(.*)$")
 ADDRESS = re.compile(r"(?:\[\d+\])?([\w.-]+):([0-9a-fA-F.:]+(?:%[\w.-]+)?)<\d+>")
+
+
+def ip_of(said):
+    """The IP address of an address as NCCL and PyTorch print it (`10.0.1.75`, `fe80::1%eth0`: its scope left
+    off), or None where it is none."""
+    try:
+        return ipaddress.ip_address(said.split("%", 1)[0])
+    except ValueError:
+        return None
 
 
 # a bridge a container runtime or a hypervisor makes on each host for its own guests: Docker's default docker0 (NCCL

@@ -8,7 +8,7 @@ addresses outside 172.17.0.0/16, and the target among none of them."""
 import ipaddress
 import re
 
-from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS
+from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS, ip_of
 from .registry import rule
 
 DOCKER_BRIDGE = ipaddress.ip_network("172.17.0.0/16")  # Docker's default bridge network (docker0)
@@ -19,21 +19,14 @@ DIALLED = re.compile(r"\bThe client socket has (?:timed out after \S+ while tryi
                      r"any network address of) \(([\d.]+)|\bConnect to ([\d.]+)<\d+> failed\b")
 
 
-def _address(said):
-    try:
-        return ipaddress.ip_address(said.split("%", 1)[0])
-    except ValueError:
-        return None
-
-
 def _in_bridge(said):
-    address = _address(said)
+    address = ip_of(said)
     return address is not None and address in DOCKER_BRIDGE
 
 
 def _elsewhere(said):
     """An address that shows a host on a network of its own: routable, outside Docker's default bridge."""
-    address = _address(said)
+    address = ip_of(said)
     return address is not None and not (address.is_loopback or address.is_link_local or address in DOCKER_BRIDGE)
 
 

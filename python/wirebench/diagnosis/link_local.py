@@ -5,18 +5,14 @@ transport uses each listed one as a device. A link-local address (IPv6 fe80::/10
 reached only on its own link, through the interface its scope names (`%ip6tnl0`): a host on another link, or
 behind a tunnel, cannot connect to it (NVIDIA/nccl#529). A WARN, not a FAIL: hosts on one Ethernet segment do
 reach each other's link-local addresses."""
-import ipaddress
-
-from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS
+from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS, ip_of
 from .registry import rule
 
 
 def link_local(address):
     """Whether an address as NCCL prints it (`fe80::1%eth0`, `169.254.3.4`) is link-local."""
-    try:
-        return ipaddress.ip_address(address.split("%", 1)[0]).is_link_local
-    except ValueError:
-        return False
+    ip = ip_of(address)
+    return ip is not None and ip.is_link_local
 
 
 @rule("address-link-local", "WARN", "network",
