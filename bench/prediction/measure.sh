@@ -3,6 +3,9 @@
 # at 3, 4 and 8 nodes predict every strategy's step from that calibration (wb-step --calibration),
 # then from the run's own calibration at that size, each before the steps are measured.
 #   bench/prediction/measure.sh OUT_DIR [ROUNDS] [BIN_DIR] [RATE]   (root; nothing else timing meanwhile)
+# NODES (environment, default "3 4 8"): the sizes predicted, each round after its 2-node calibration run.
+# The MPI's own environment passes through (e.g. MPICH_CH4_NETMOD=ofi FI_PROVIDER=tcp: libfabric's TCP
+# provider instead of UCX's, bench/MEASUREMENTS.md "issue 56: the transport").
 # RATE is each virtual link's (tc's words, default 1gbit). On 2 cores, 8 ranks at 1gbit measure the
 # cores more than the wiring (bench/MEASUREMENTS.md, session 30); a slower link keeps the cores idle.
 # writes OUT_DIR/r<round>-n<nodes>-<own|from2>/ (wb-step run dirs); bench/prediction/errors_table.py
@@ -14,7 +17,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${3:-$here/build/ci/bin}
 rate=${4:-1gbit}
 for ((r = 1; r <= rounds; r++)); do
-  for n in 2 3 4 8; do
+  for n in 2 ${NODES:-3 4 8}; do
     "$here/ci/vcluster" down >/dev/null 2>&1 || true
     "$here/ci/vcluster" up --nodes "$n" --rate "$rate" >/dev/null
     for mode in own from2; do
