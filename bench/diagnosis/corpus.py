@@ -14,6 +14,12 @@ COLUMNS = ["file", "origin", "url", "cause_class", "established", "split"]
 ORIGIN = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 LABEL = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LINES = (3, 40)  # an excerpt's lines, as posted
+FRESH_LINES = (1, 40)  # a fresh set keeps what the thread posted: sometimes one or two lines
+# A fresh set's collector names each cause freely; cause-synonyms.csv (optional, in the set's folder) says which
+# of its labels are one of the corpus's causes, and why: written after the blind measure, it makes the tool count
+# what reading counted, never more (a label without a row is only right by its own name).
+SYNONYMS = "cause-synonyms.csv"
+SYNONYM_COLUMNS = ["label", "cause_class", "why"]
 
 # NCCL's line: [anything] [file.cc:N ]NCCL WARN|INFO text. A signature is searched in "LOCATION TEXT"
 # (suites/nccl-warnings.csv's header); any other line (nccl-tests', PyTorch's, a launcher's) whole.
@@ -66,12 +72,47 @@ def problems(corpus=CORPUS):
         excerpt = corpus / (case["file"] or "")
         if not case["file"] or not excerpt.is_file():
             found.append(f"{where}: excerpt {case['file']!r} is not in {corpus}")
-        elif not LINES[0] <= len(excerpt.read_text(encoding="utf-8").splitlines()) <= LINES[1]:
-            found.append(f"{where}: {case['file']} is not {LINES[0]}-{LINES[1]} lines")
+        else:
+            low, high = FRESH_LINES if case["split"] == "fresh" else LINES
+            if not low <= len(excerpt.read_text(encoding="utf-8").splitlines()) <= high:
+                found.append(f"{where}: {case['file']} is not {low}-{high} lines")
     for number, row in enumerate(csv.DictReader(open(causes_file(corpus), newline="", encoding="utf-8")), 2):
         if not LABEL.match(row["entry"] or "") or not LABEL.match(row["cause_class"] or ""):
             found.append(f"{causes_file(corpus)}:{number}: {row['entry']!r},{row['cause_class']!r} "
                          f"is not an entry id and a cause_class")
+    found += synonym_problems(corpus)
+    return found
+
+
+def synonym_problems(corpus):
+    path = Path(corpus) / SYNONYMS
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    if not rows or rows[0] != SYNONYM_COLUMNS:
+        return [f"{path}:1: the header is {','.join(rows[0] if rows else [])}, not {','.join(SYNONYM_COLUMNS)}"]
+    labels = {case["cause_class"] for case in index(corpus)}
+    known = set(entry_causes(corpus).values())
+    found = []
+    for number, row in enumerate(rows[1:], 2):
+        label, cause, why = (row + ["", "", ""])[:3]
+        if label not in labels:
+            found.append(f"{path}:{number}: label {label!r} is no case's cause_class in index.csv")
+        if cause not in known:
+            found.append(f"{path}:{number}: cause_class {cause!r} is named by no catalogue entry (entry-causes.csv)")
+        if not why.strip():
+            found.append(f"{path}:{number}: why {label} is {cause} is empty")
+    return found
+
+
+def synonyms(corpus=CORPUS):
+    """{a case's cause_class: the corpus causes it is the same cause as} (a fresh set's cause-synonyms.csv)."""
+    path, found = Path(corpus) / SYNONYMS, {}
+    if path.is_file():
+        with open(path, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                found.setdefault(row["label"], set()).add(row["cause_class"])
     return found
 
 

@@ -19,7 +19,7 @@ The diagnosis, by --via:
   auto      (default) python where wirebench.diagnosis imports, else binary.
 
     python3 bench/diagnosis/corpus_recall.py [--via auto|python|binary|catalogue] [--bin build/ci/bin/wirebench]
-                                             [--json FILE]
+                                             [--corpus DIR ...] [--json FILE]
 
 Exit 0 with the figures; 3 when the corpus is malformed (the file and line are named); 4 when the
 chosen diagnosis cannot be run (nothing measured).
@@ -96,7 +96,7 @@ def diagnosis(via, binary):
         return diagnosis("binary", binary)
 
 
-def score(case, findings, causes):
+def score(case, findings, causes, same=None):
     """One case's outcome: right, and what its findings said. `findings` (their JSON) None: the diagnosis
     refused the file (it read no line of it), counted as no finding. `likely`: the causes its generic
     findings list as what their class most often was, and whether the case's is among them (never right)."""
@@ -104,10 +104,11 @@ def score(case, findings, causes):
     ids = [f["id"] for f in findings]
     named = {causes[i] for i in ids if i in causes}
     likely = list(dict.fromkeys(c["cause"] for f in findings for c in f.get("likely", [])))
+    wanted = {case["cause_class"]} | (same or {}).get(case["cause_class"], set())
     return {"file": case["file"], "split": case["split"], "cause": case["cause_class"], "findings": ids,
-            "right": case["cause_class"] in named, "other_causes": sorted(named - {case["cause_class"]}),
+            "right": bool(wanted & named), "other_causes": sorted(named - wanted),
             "generic_only": bool(ids) and not named, "silent": not ids, "refused": refused,
-            "likely": likely, "among_likely": case["cause_class"] in likely}
+            "likely": likely, "among_likely": bool(wanted & set(likely))}
 
 
 def summary(results, split):
@@ -135,21 +136,30 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--via", choices=("auto", "python", "binary", "catalogue"), default="auto")
     parser.add_argument("--bin", default=str(corpus.ROOT / "build" / "ci" / "bin" / "wirebench"))
-    parser.add_argument("--corpus", default=str(corpus.CORPUS))
+    parser.add_argument("--corpus", action="append",
+                        help="a corpus folder (default tests/data/nccl-corpus); again for several (the fresh sets: "
+                             "their cases counted together, each file named with its folder)")
     parser.add_argument("--json", help="write each case's findings and outcome to this file")
     args = parser.parse_args(argv)
-    problems = corpus.problems(args.corpus)
+    folders = args.corpus or [str(corpus.CORPUS)]
+    problems = [problem for folder in folders for problem in corpus.problems(folder)]
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return EXIT_BAD_INPUT
-    cases, causes = corpus.index(args.corpus), corpus.entry_causes(args.corpus)
     try:
         name, run = diagnosis(args.via, args.bin)
-        results = [score(case, run(Path(args.corpus) / case["file"]), causes) for case in cases]
+        results = []
+        for folder in folders:
+            causes, same = corpus.entry_causes(folder), corpus.synonyms(folder)
+            for case in corpus.index(folder):
+                result = score(case, run(Path(folder) / case["file"]), causes, same)
+                if len(folders) > 1:
+                    result["file"] = f"{Path(folder).name}/{case['file']}"
+                results.append(result)
     except NotMeasured as e:
         print(f"corpus_recall: not measured: {e}", file=sys.stderr)
         return EXIT_NOT_MEASURED
-    print(f"NCCL corpus recall, {len(cases)} cases, diagnosis: {name}")
+    print(f"NCCL corpus recall, {len(results)} cases, diagnosis: {name}")
     for split in corpus.SPLITS:
         if any(r["split"] == split for r in results):
             print("\n".join(summary(results, split)))

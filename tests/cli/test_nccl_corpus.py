@@ -35,6 +35,7 @@ FROM_THREADS = {
     "launcher-hostname-unresolved", "ofi-plugin-without-efa", "algo-forced-unavailable",
     "invalid-device-function-arch", "container-lost-gpu-access", "shm-bus-error",
     "gpu-fell-off-the-bus", "nccl-backend-given-cpu-tensor", "ofi-request-completed-with-error",
+    "mpi-init-failed", "efa-receive-buffers-enomem",
 }
 # What std::regex's ECMAScript grammar lacks or reads otherwise than Python's re.
 NOT_ECMASCRIPT = re.compile(r"\(\?<[=!]|\(\?P?<\w|\(\?P=|\(\?>|[*+?}][+]|\(\?[aiLmsux]|\\[AZzG]|\(\?#")
@@ -172,3 +173,38 @@ def test_recall_says_apart_how_often_the_cause_is_among_the_likely_causes_never_
     assert case["findings"] == ["error-not-in-catalogue"]
     bare = by_file["nccl-tests-115.log"]
     assert bare["findings"] == ["warn-not-in-catalogue"] and bare["likely"] == [] and not bare["among_likely"]
+
+
+def test_a_fresh_sets_synonyms_count_a_collectors_label_as_the_corpus_cause_it_names(tmp_path, capsys):
+    """A fresh set's collector names causes freely; cause-synonyms.csv (label, cause_class, why) says which label is a
+    corpus cause, so the tool counts what reading counted. tests/data/nccl-fresh-2026-12-09: `mpi-broken` is
+    nccl-tests#213's cause, which nccl-tests-ran-alone (entry-causes: nccl-tests-no-mpi) names."""
+    fresh = corpus.ROOT / "tests" / "data" / "nccl-fresh-2026-12-09"
+    copy = tmp_path / "fresh"
+    shutil.copytree(fresh, copy)
+    out = tmp_path / "recall.json"
+    assert corpus_recall.main(["--via", "python", "--corpus", str(copy), "--json", str(out)]) == 0
+    by_file = {r["file"]: r for r in json.loads(out.read_text())["cases"]}
+    assert by_file["nccl-tests-213.log"]["right"] and by_file["nccl-tests-92.log"]["right"]
+    (copy / "cause-synonyms.csv").unlink()  # without it, only nccl-tests#92 (mpi-init-failed: mpi-broken itself)
+    assert corpus_recall.main(["--via", "python", "--corpus", str(copy), "--json", str(out)]) == 0
+    by_file = {r["file"]: r for r in json.loads(out.read_text())["cases"]}
+    assert not by_file["nccl-tests-213.log"]["right"] and by_file["nccl-tests-92.log"]["right"]
+    # a row naming a label no case has, or a cause no entry names, is refused by file and line (exit 3)
+    (copy / "cause-synonyms.csv").write_text("label,cause_class,why\nno-such-label,shm-too-small,x\n"
+                                             "mpi-broken,no-such-cause,y\nmpi-broken,nccl-tests-no-mpi,\n")
+    said = corpus.problems(copy)
+    assert any("cause-synonyms.csv:2: label 'no-such-label'" in p for p in said), said
+    assert any("cause-synonyms.csv:3: cause_class 'no-such-cause'" in p for p in said), said
+    assert any("cause-synonyms.csv:4: why mpi-broken is nccl-tests-no-mpi is empty" in p for p in said), said
+    assert corpus_recall.main(["--via", "catalogue", "--corpus", str(copy)]) == 3
+
+
+def test_several_fresh_sets_are_counted_together_each_file_named_with_its_folder(tmp_path, capsys):
+    sets = sorted(str(p) for p in (corpus.ROOT / "tests" / "data").glob("nccl-fresh-*") if (p / "index.csv").is_file())
+    out = tmp_path / "recall.json"
+    assert corpus_recall.main(["--via", "python", "--json", str(out)] + [a for s in sets for a in ("--corpus", s)]) == 0
+    cases = json.loads(out.read_text())["cases"]
+    total = sum(len(corpus.index(s)) for s in sets)
+    assert len(cases) == total and re.search(rf"^fresh: \d+ of {total} right", capsys.readouterr().out, re.M)
+    assert "nccl-fresh-2026-12-09/nccl-tests-213.log" in {c["file"] for c in cases}

@@ -64,7 +64,10 @@ OTHER_ERRORS = (
      "launcher"),
     (re.compile(r"\b(?:ORTE|PRTE) (?:was unable to reliably start|has lost communication with)\b.*"), "launcher"),
     (re.compile(r"^srun: error: (?!.*\btask \d+: (?:Exited|Killed|Terminated)|.*Terminating).*"), "launcher"),
-    (re.compile(r"\bPMIX ERROR: .*|\bOPAL ERROR: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client
+    (re.compile(r"\bPMIX ERROR: .*|\bOPAL ERROR: .*"), "launcher"),
+    # MPICH's MPI_Init failing (`Abort(3712399) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error,
+    # error stack:` ... `PMI_KVS_Get returned -1`: the launcher and the library do not work together, NVIDIA/nccl-tests#92)
+    (re.compile(r"\bFatal error in P?MPI_\w+: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client
     # PyTorch's Gloo store on a host whose name resolves to no local address: it falls back to 127.0.0.1, so
     # the ranks of another node dial their own loopback (awslabs/aws-do-eks#50)
     (re.compile(r"\bUnable to resolve hostname to a \(local\) address\. Using the loopback.*"), "launcher"),
@@ -109,6 +112,15 @@ OTHER_ERRORS = (
     # PyTorch 1.x's `THCudaCheck FAIL file=... line=47 error=100 : no CUDA-capable device is detected`, and its
     # CUDA initialisation failing: `Unexpected error from cudaGetDeviceCount(). ... Error 804: forward compatibility
     # was attempted on non supported HW` (a UserWarning: the process goes on without a GPU)
+    # CUDA's runtime error strings themselves (cudaGetErrorString's text, CUDA Runtime API: enum cudaError), where a
+    # program or a person quotes one without its prefix: lmdeploy's `详细信息是：CUDA driver version is insufficient for
+    # CUDA runtime version` (InternLM/lmdeploy#1267). Only strings that name a failure by themselves.
+    (re.compile(r"(?:CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|"
+                r"all CUDA-capable devices are busy or unavailable|system has unsupported display driver / cuda driver "
+                r"combination|forward compatibility was attempted on non supported HW|system not yet initialized|"
+                r"an illegal memory access was encountered|unspecified launch failure|no kernel image is available for "
+                r"execution on the device|peer access is not supported between these two devices|uncorrectable ECC "
+                r"error encountered)\b.*"), "cuda"),
     (re.compile(r"\bTHCudaCheck FAIL\b.*|\bUnexpected error from cudaGetDeviceCount\(\).*|\bCUDA out of memory\b.*"),
      "cuda"),
     # the GPU or its driver gone from under the job: NVML inside a container that lost its devices

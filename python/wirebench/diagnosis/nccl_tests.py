@@ -63,21 +63,33 @@ def nccl_tests_stopped_before_first_size(r, c):
 
 
 @rule("nccl-tests-ran-alone", "FAIL", "any",
-      "one `mpirun -np N` (or srun -n N) and nccl-tests' summary (`# Avg bus bandwidth`) printed N times",
+      "one `mpirun -np N` (or srun -n N) and nccl-tests' summary (`# Avg bus bandwidth`) printed N times, or its banner "
+      "(`# nThread 1 nGpus 8 ...`) printed more than once (in one test only rank 0 prints them)",
       "each process ran its own test on its own GPUs instead of one test of N ranks: the nccl-tests binary was "
-      "built without MPI, so it ignores mpirun's ranks (one node's bandwidth, N results)",
+      "built without MPI, or with another MPI than the launcher's, so each process starts as a world of one (one "
+      "node's bandwidth, N results)",
       "rebuild nccl-tests with MPI: `make clean && make MPI=1 MPI_HOME=<MPI's prefix>` (a build without `make clean` "
-      "keeps the objects built without MPI); one run's header then lists every rank",
+      "keeps the objects built without MPI), with the MPI whose mpirun launches it (`ldd all_reduce_perf | grep mpi` "
+      "against `which mpirun`, on every node and in the container); one run's header then lists every rank",
       "NVIDIA/nccl-tests README (MPI=1); NVIDIA/nccl-tests#27 (kwen2501: make clean before rebuilding with MPI=1, "
-      "the reporter confirmed it)")
+      "the reporter confirmed it); NVIDIA/nccl-tests#213 (two banners under `mpirun -np 2` on two H800 nodes built "
+      "with MPI=1 in a container: the maintainer pointed at the MPI build and install)")
 def nccl_tests_ran_alone(r, c):
     launches = [(o, int(found.group(1))) for o in c.log.others if (found := LAUNCH.search(o.text))]
-    summaries = [o for o in c.log.others if SUMMARY.search(o.text)]
-    if len(launches) != 1 or launches[0][1] < 2 or len(summaries) != launches[0][1]:
-        return None  # several launches may each print their summary; a summary a process is one test
+    if len(launches) != 1 or launches[0][1] < 2:
+        return None  # several launches may each print their own header and summary
     launch, n = launches[0]
-    if any(s.line < launch.line for s in summaries):
-        return None
-    return r.finding(summaries[1].line, f"nccl-tests printed its summary {n} times under one launch of {n} processes "
-                     f"(line {launch.line}): each process ran a test of its own",
-                     "a nccl-tests binary built without MPI=1 does not join mpirun's ranks into one communicator")
+    summaries = [o for o in c.log.others if SUMMARY.search(o.text) and o.line > launch.line]
+    banners = [o for o in c.log.others if BANNER.search(o.text) and o.line > launch.line]
+    # the reader folds a repeated line into one, with its count (two identical summaries: NVIDIA/nccl-tests#107)
+    if sum(o.repeats for o in summaries) == n:
+        return r.finding(summaries[-1].line, f"nccl-tests printed its summary {n} times under one launch of {n} "
+                         f"processes (line {launch.line}): each process ran a test of its own",
+                         "a nccl-tests binary built without MPI=1 does not join mpirun's ranks into one communicator")
+    printed = sum(b.repeats for b in banners)
+    if 2 <= printed <= n:
+        return r.finding(banners[-1].line, f"nccl-tests printed its banner {printed} times (from line "
+                         f"{banners[0].line}) under one launch of {n} processes (line {launch.line}): each process "
+                         "started a test of its own",
+                         "only rank 0 of one test prints the banner: the processes did not join one MPI world")
+    return None

@@ -85,6 +85,10 @@ NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b|^\s*NCCL version \d")
 # `NCCL WARN` or `NCCL_DEBUG=INFO` between backticks is no line of NCCL's.
 INLINE_SPAN = re.compile(r"(?<!`)`(?!`)([^`]+)(?:`(?!`)|$)")
 NCCL_PREFIXED = re.compile(r"(?:^|[\s>\]:])[^:\s\[\]<>`]+:\d+:\d+ \[\d+\] (?:[\w./-]+:\d+ )?NCCL (?:INFO|WARN) \S")
+# NCCL's line as it begins, with or without its prefix (a program that strips it: lmdeploy's `init.cc:1582 NCCL WARN
+# Cuda failure '...'`): a note's prose line so begun is NCCL's, posted outside the code blocks (InternLM/lmdeploy#1108:
+# its versions fenced, its NCCL lines not). Prose that names `NCCL WARN` mid-sentence is not.
+NCCL_OWN_LINE = re.compile(r"^(?:[^:\s\[\]<>`]+:\d+:\d+ \[\d+\] )?(?:[\w./-]+\.(?:cc|cu|cpp|h):\d+ )?NCCL (?:INFO|WARN) \S")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #; a conda or venv's `(base) ` before it)
 # before a launcher or a tool.
@@ -235,6 +239,9 @@ class Paste:
             quoted = inline_nccl(line)
             if quoted is not None and not inside:  # NCCL's line quoted inline, in a note's prose or a line of its own
                 paste.nccl.append(Line(number, quoted))
+                continue
+            if fenced and not inside and NCCL_OWN_LINE.match(line.strip()):
+                paste.nccl.append(Line(number, line.strip()))
                 continue
             if fenced and not inside:
                 found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
