@@ -14,7 +14,7 @@ COLUMNS = ["file", "origin", "url", "cause_class", "established", "split"]
 ORIGIN = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 LABEL = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LINES = (3, 40)  # an excerpt's lines, as posted
-FRESH_LINES = (1, 40)  # a fresh set keeps what the thread posted: sometimes one or two lines
+FRESH_LINES = (1, 400)  # a fresh set keeps what the thread posted: one line, or a whole gdb session
 # A fresh set's collector names each cause freely; cause-synonyms.csv (optional, in the set's folder) says which
 # of its labels are one of the corpus's causes, and why: written after the blind measure, it makes the tool count
 # what reading counted, never more (a label without a row is only right by its own name).
