@@ -35,7 +35,7 @@ FROM_THREADS = {
     "launcher-hostname-unresolved", "ofi-plugin-without-efa", "algo-forced-unavailable",
     "invalid-device-function-arch", "container-lost-gpu-access", "shm-bus-error",
     "gpu-fell-off-the-bus", "nccl-backend-given-cpu-tensor", "ofi-request-completed-with-error",
-    "mpi-init-failed", "efa-receive-buffers-enomem",
+    "mpi-init-failed", "efa-receive-buffers-enomem", "iommu-dma-fault", "nccl-graph-capture-unsupported",
 }
 # What std::regex's ECMAScript grammar lacks or reads otherwise than Python's re.
 NOT_ECMASCRIPT = re.compile(r"\(\?<[=!]|\(\?P?<\w|\(\?P=|\(\?>|[*+?}][+]|\(\?[aiLmsux]|\\[AZzG]|\(\?#")

@@ -85,6 +85,10 @@ CLASSES = {
                           "initialized` and NCCL cannot use NVLink; nvidia-persistenced; an InfiniBand subnet manager)",
                           "read the unit's own log (`journalctl -u UNIT -b`), fix what it says (a Fabric Manager of "
                           "another version than the driver, a masked unit: `systemctl unmask`), restart it and rerun"),
+    "kernel": ErrorClass("kernel fault", "the kernel logged a fault below NCCL: the IOMMU refused a device's DMA (GPU "
+                         "peer-to-peer writes that VT-d or AMD-Vi does not map)",
+                         "read dmesg around it (`dmesg -T | grep -iE 'DMAR|AMD-Vi|Xid'`) and the device it names "
+                         "(`lspci -s BUS`); an IOMMU fault on a GPU: boot with iommu=pt and rerun"),
     "unread": ErrorClass("an error line no rule reads", "a log with no line of NCCL's, of nccl-tests or of a "
                          "launcher wirebench reads, but this line says an error in words of its own (quoted as it is)",
                          "read it and the lines around it; search its words in NCCL's and the framework's issues"),

@@ -127,6 +127,10 @@ OTHER_ERRORS = (
     # (`Failed to initialize NVML: Unknown Error`), a GPU off the PCIe bus (dmesg's Xid 79 `GPU has fallen off the
     # bus`, nvidia-smi's `... GPU is lost. Reboot the system to recover this GPU`)
     (re.compile(r"\bFailed to initialize NVML: .*|\bGPU has fallen off the bus\b.*|: GPU is lost\b.*"), "cuda"),
+    # the kernel's IOMMU refusing a device's DMA, as dmesg prints it: Intel VT-d's `DMAR: [DMA Write] Request device
+    # [02:00.0] fault addr cd139000 [fault reason 05] PTE Write access is not set` (drivers/iommu/intel/dmar.c; newer
+    # kernels `[DMA Write NO_PASID]`), AMD's `AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000e address=...]`
+    (re.compile(r"\bDMAR: \[DMA (?:Read|Write)\b.*\bfault addr\b.*|\bAMD-Vi: Event logged \[IO_PAGE_FAULT\b.*"), "kernel"),
     # PyTorch's NCCL process group given a CPU tensor (`RuntimeError: Tensors must be CUDA and dense`)
     (re.compile(r"\bTensors must be CUDA and dense\b.*"), "pytorch"),
     # PyTorch's own words where a rank cannot use CUDA at all: a worker forked after its parent initialised CUDA

@@ -45,13 +45,14 @@ BARE = re.compile(r"^(INFO|WARN) ((?:NET/\w+|Bootstrap\b|Init\b|P2P\b|"
 # (tensorflow/tensorflow third_party/xla/xla/service/gpu/runtime/nccl_api.cc, ToStatus; its allocator: `...: %s`),
 # shortened in marin-community/marin#7018 to `Last NCCL warning(error): 'Bootstrap : no socket interface found'`.
 # The quoted text is read as NCCL's WARN it is, without NCCL's prefix (the line's host and process are XLA's).
-XLA_LAST_WARN = re.compile(r"\bLast NCCL warning\(error\)(?: log entry \(may be unrelated\))?:? ?'([^']+)'")
+XLA_LAST_WARN = re.compile(r"\bLast NCCL warning\(error\)(?: log entry \(may be unrelated\))?:?\s*'([^']+)'")
 # NCCL's last WARN as PyTorch quotes it in its error: ProcessGroupNCCL's getNcclErrorDetailStr appends
 # `"\nLast error:\n" + ncclGetLastError(NULL)` (pytorch/pytorch torch/csrc/distributed/c10d/NCCLUtils.cpp), so the
 # line after a `Last error:` line alone is the text of the last WARN NCCL printed (`[rank0]: Bootstrap : no socket
 # interface found`, EvolvingLMMs-Lab/open-r1-multimodal#7): read as that WARN, without NCCL's prefix and the
 # `[rankN]:` PyTorch puts before each line. Only the next line: a flattened paste's inline `Last error: ...` is not split.
 PYTORCH_RANK_TAG = re.compile(r"^\[rank\d+\]:\s*")
+QUOTE_MARK = re.compile(r"^\s*(?:>\s*)+")  # a Markdown quote's marks before a wrapped line's words
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
@@ -251,7 +252,7 @@ def _parse(numbered, source):
         return None
     log = NcclLog(source, origins=origins)
     after_last_error = False
-    for number, line, repeats, nccl in folded:
+    for number, line, repeats, nccl in _xla_quotes_joined(folded):
         m = _message(number, line, repeats, nccl)
         if m is None and after_last_error:
             m = Message(number, "", "", -1, True, PYTORCH_RANK_TAG.sub("", line.strip()), "", line, repeats, True)
@@ -267,6 +268,27 @@ def _parse(numbered, source):
     cut = CUT_PREFIX.match(last.text.strip()) if last and log.messages and last.line > log.messages[-1].line else None
     log.cut_host = cut.group(1) if cut else ""
     return log
+
+
+def _xla_quotes_joined(folded):
+    """The lines, XLA's quote of NCCL's last WARN joined where a paste wrapped it (AI-Hypercomputer/xpk#492, a Markdown
+    quote hard-wrapped: `... Last NCCL warning(error) log entry (may be unrelated)  'Error` / `while creating shared
+    memory segment /dev/shm/nccl-TfciGV (size 31850880), error: No space` / `left on device (28)'.`): a quote opened
+    and not closed on its line takes the next lines, up to 6, until one closes it, each at its first line's number."""
+    out, at = [], 0
+    while at < len(folded):
+        number, line, repeats, nccl = folded[at]
+        at += 1
+        marker = line.find("Last NCCL warning")
+        if marker >= 0 and line.count("'", marker) == 1:
+            ahead = folded[at:at + 6]
+            closing = next((k for k, item in enumerate(ahead) if "'" in item[1]), None)
+            if closing is not None:
+                words = [QUOTE_MARK.sub("", item[1]).strip() for item in ahead[:closing + 1]]
+                line = " ".join([line.rstrip()] + words)
+                at += closing + 1
+        out.append((number, line, repeats, nccl))
+    return out
 
 
 def _message(number, line, repeats, nccl):

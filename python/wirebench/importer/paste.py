@@ -89,6 +89,10 @@ NCCL_PREFIXED = re.compile(r"(?:^|[\s>\]:])[^:\s\[\]<>`]+:\d+:\d+ \[\d+\] (?:[\w
 # Cuda failure '...'`): a note's prose line so begun is NCCL's, posted outside the code blocks (InternLM/lmdeploy#1108:
 # its versions fenced, its NCCL lines not). Prose that names `NCCL WARN` mid-sentence is not.
 NCCL_OWN_LINE = re.compile(r"^(?:[^:\s\[\]<>`]+:\d+:\d+ \[\d+\] )?(?:[\w./-]+\.(?:cc|cu|cpp|h):\d+ )?NCCL (?:INFO|WARN) \S")
+# the kernel's line as dmesg prints it (`[1478401.486981] DMAR: ...`): machine output wherever it sits in a note (a paste
+# whose code block lost its closing fence puts the next block's lines outside: tensorflow/tensorflow#32654's gdb session
+# cut before its fence, then its dmesg lines)
+DMESG_LINE = re.compile(r"^\[\s*\d+\.\d{6}\] \S")
 FENCE = re.compile(r"^\s*(`{3,4}|~{3,4})(?![`~])\s*[\w+-]*\s*$")  # a longer run of ~ is a separator line
 # A command as pasted: a shell prompt (user@host:dir$, root@host:~#, $, #; a conda or venv's `(base) ` before it)
 # before a launcher or a tool.
@@ -243,7 +247,7 @@ class Paste:
             if fenced and not inside and NCCL_OWN_LINE.match(line.strip()):
                 paste.nccl.append(Line(number, line.strip()))
                 continue
-            if fenced and not inside:
+            if fenced and not inside and not DMESG_LINE.match(line.strip()):
                 found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
                 if found:
                     paste.commands.append((number, found.group(1)))
