@@ -10,6 +10,18 @@ NODES = re.compile(r"\bnNodes (\d+)")
 BOOTSTRAP = re.compile(r"^(?:Bootstrap|NET/Socket) ?: Using (?:\[\d+\])?[\w.-]+:(\S+?)<\d+>")
 
 
+# NCCL's error chain through its network transport (`transport/net.cc:515 -> 2`, `transport/net_socket.cc:368 -> 2`,
+# `transport/net_ib.cc:...`): a connection over the network was being made, which NCCL does only for a channel between
+# nodes (dmlc/xgboost#7982: one host's four processes in the log, their proxies failing `Connect from rank 3` through
+# net_socket.cc to a Docker bridge's address)
+NET_CHAIN = re.compile(r"\btransport/net(?:_socket|_ib|_v\d+)?\.cc:\d+ -> \d")
+
+
+def net_transport_in_use(log):
+    """Whether the log shows NCCL's network transport at work: a channel via NET, or an error chain through it."""
+    return any(c.transport.startswith("NET") for c in log.channels) or any(NET_CHAIN.search(m.text) for m in log.messages)
+
+
 def network_carries_data(log):
     """Whether the job's data crossed the network: NCCL says more than one node (`nNodes N`, 2.19
     on), the log holds more than one host's lines, or a channel goes via NET. A single host's log
@@ -18,7 +30,7 @@ def network_carries_data(log):
         found = NODES.search(m.text)
         if found:
             return int(found.group(1)) > 1
-    return len(log.hosts()) > 1 or any(c.transport.startswith("NET") for c in log.channels)
+    return len(log.hosts()) > 1 or net_transport_in_use(log)
 
 
 def one_host_shown(log):
@@ -29,6 +41,8 @@ def one_host_shown(log):
         found = NODES.search(m.text)
         if found:
             return int(found.group(1)) == 1
+    if net_transport_in_use(log):
+        return False  # NCCL connects through its network transport only to another node
     hosts = log.hosts()
     listed = nccl_tests.banner_hosts(log)
     if len(listed) > 1 and len(set(listed.values())) == 1 and set(hosts) <= set(listed.values()):
