@@ -1,0 +1,31 @@
+"""Every fresh set's healthy logs (tests/data/nccl-fresh-*/healthy/: runs that worked, collected blind beside the error
+cases) against what was written from the fresh sets' misses in session 35 (test_fresh_2026_12_09/10/11.py): none of
+those readings fires on a log of a run that worked."""
+from pathlib import Path
+
+import pytest
+
+from wirebench.contracts.input_files import InputError
+from wirebench.diagnosis import diagnose, read_log
+
+ROOT = Path(__file__).resolve().parents[2]
+HEALTHY = sorted(ROOT.glob("tests/data/nccl-fresh-*/healthy/*.log"))
+WRITTEN_FROM_MISSES = {
+    "mpi-init-failed", "efa-receive-buffers-enomem", "nccl-tests-ran-alone", "cuda-driver-too-old",  # sets 9 and 10
+    "iommu-dma-fault", "nccl-graph-capture-unsupported",                                             # sets 11 and 12
+    "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "address-unreachable",     # sets 13 and 14
+}
+
+
+def test_there_are_healthy_logs_to_read():
+    assert len(HEALTHY) >= 30
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_nothing_written_from_the_misses_fires_on_a_healthy_log(path):
+    try:
+        said = diagnose(read_log(path))
+    except InputError:
+        return  # nothing of NCCL's to read: refused before, refused now
+    fired = [f.what for f in said if f.id in WRITTEN_FROM_MISSES]
+    assert not fired, (path.name, fired)
