@@ -59,8 +59,10 @@ def run_step(number, total, step, run_dir, cluster, extra_args, started, log_suf
         if on_every_node(step):
             env["WB_NODE_RUN_DIRS"] = str((run_dir / "nodes").resolve())
             (run_dir / "nodes").mkdir(exist_ok=True)
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                   env={**os.environ, **env})
+        # stdin from /dev/null: mpiexec (Hydra) and srun forward theirs to rank 0, and a launcher still forwarding
+        # when the ranks end fails the job after every row was written (bench/MEASUREMENTS.md, session 35)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True, env={**os.environ, **env})
         try:
             code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
