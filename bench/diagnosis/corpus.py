@@ -85,6 +85,7 @@ def problems(corpus=CORPUS):
 
 
 def synonym_problems(corpus):
+    """What is wrong with a fresh set's cause-synonyms.csv, each as "FILE:LINE: problem" (none where it has none)."""
     path = Path(corpus) / SYNONYMS
     if not path.is_file():
         return []

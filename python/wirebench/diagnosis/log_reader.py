@@ -52,7 +52,6 @@ XLA_LAST_WARN = re.compile(r"\bLast NCCL warning\(error\)(?: log entry \(may be 
 # interface found`, EvolvingLMMs-Lab/open-r1-multimodal#7): read as that WARN, without NCCL's prefix and the
 # `[rankN]:` PyTorch puts before each line. Only the next line: a flattened paste's inline `Last error: ...` is not split.
 PYTORCH_RANK_TAG = re.compile(r"^\[rank\d+\]:\s*")
-QUOTE_MARK = re.compile(r"^\s*(?:>\s*)+")  # a Markdown quote's marks before a wrapped line's words
 # NCCL 2.4's network lines name the ranks alone: `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (NVIDIA/nccl#226)
 CHANNEL = re.compile(r"^(Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[([0-9a-fA-Fx:.]+)\])? -> (\d+)(?:\[([0-9a-fA-Fx:.]+)\])?"
                      r"(?: \[(?:send|receive)\])? via (.+?)\s*$")
@@ -284,7 +283,7 @@ def _xla_quotes_joined(folded):
             ahead = folded[at:at + 6]
             closing = next((k for k, item in enumerate(ahead) if "'" in item[1]), None)
             if closing is not None:
-                words = [QUOTE_MARK.sub("", item[1]).strip() for item in ahead[:closing + 1]]
+                words = [paste_lines.QUOTE.sub("", item[1]).strip() for item in ahead[:closing + 1]]
                 line = " ".join([line.rstrip()] + words)
                 at += closing + 1
         out.append((number, line, repeats, nccl))
