@@ -111,7 +111,7 @@ def _rows():
         for name in classes:
             cases[name].append(case)
         for finding in diagnose(log):
-            if causes_of.get(finding.id) == case["cause_class"]:
+            if case["cause_class"] in causes_of.get(finding.id, ()):
                 for name in classes:
                     named_by[(name, case["cause_class"])][finding.id] += 1
     order = {entry: at for at, entry in enumerate(by_entry)}
@@ -121,7 +121,7 @@ def _rows():
         for cause, count in sorted(counted.items(), key=lambda item: (-item[1], item[0])):
             named = named_by[(name, cause)]
             naming = sorted(named, key=lambda e: (-named[e], order.get(e, len(order)))) or \
-                [e for e in by_entry if causes_of.get(e) == cause]
+                [e for e in by_entry if cause in causes_of.get(e, ())]
             entry = naming[0] if naming else ""
             out.append({"class": name, "cases": len(of), "cause": cause, "count": count,
                         "threads": " ".join(c["origin"] for c in of if c["cause_class"] == cause),

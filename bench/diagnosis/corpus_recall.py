@@ -102,7 +102,7 @@ def score(case, findings, causes, same=None):
     findings list as what their class most often was, and whether the case's is among them (never right)."""
     refused, findings = findings is None, findings or []
     ids = [f["id"] for f in findings]
-    named = {causes[i] for i in ids if i in causes}
+    named = set().union(*(causes[i] for i in ids if i in causes))
     likely = list(dict.fromkeys(c["cause"] for f in findings for c in f.get("likely", [])))
     wanted = {case["cause_class"]} | (same or {}).get(case["cause_class"], set())
     return {"file": case["file"], "split": case["split"], "cause": case["cause_class"], "findings": ids,

@@ -32,20 +32,30 @@ jupyter-vmarkovtsev:15833:15833 [1] NCCL INFO Setting affinity for GPU 1 to ff00
 
 def test_a_header_without_nccls_lines_is_a_finding_not_a_refusal():
     """ROCm/rccl#1129 (train split): rccl-tests' header, its column header, nothing after (it hung; iommu=pt fixed
-    it). The finding stands on the column header; the module ends 1, as topo does for a FAIL."""
+    it). Its two ranks on one host: the finding is the one-node rule's (test_stopped_on_one_node.py), standing on
+    the column header; the module ends 1, as topo does for a FAIL."""
     said = diagnose_file(CORPUS / "rccl-1129.log")
-    assert ids(said) == ["nccl-tests-stopped-before-first-size:FAIL@10"], ids(said)
-    assert said[0].what == ("nccl-tests printed its header (line 2) and no result: it stopped before its first size, or "
-                            "the output was cut there")
-    assert "NCCL_DEBUG=INFO" in said[0].fix and "stack of the stuck ranks" in said[0].fix
+    assert ids(said) == ["nccl-tests-stopped-on-one-node:FAIL@10"], ids(said)
+    assert said[0].what.startswith("nccl-tests printed its header (line 2) and no result, its 2 ranks on one host")
     done = subprocess.run([sys.executable, "-m", "wirebench.diagnosis", str(CORPUS / "rccl-1129.log")],
                           capture_output=True, text=True, cwd=ROOT / "python")
-    assert done.returncode == 1 and '"nccl-tests-stopped-before-first-size"' in done.stdout, done.stderr
+    assert done.returncode == 1 and '"nccl-tests-stopped-on-one-node"' in done.stdout, done.stderr
 
 
 def test_a_header_and_nccls_init_lines_and_no_result_is_not_healthy():
-    said = found(NCCL_257)
+    said = found(NCCL_257)  # four ranks on one host: the one-node rule
+    assert ids(said) == ["nccl-tests-stopped-on-one-node:FAIL@2"], ids(said)
+    # the same ranks, two on each of two hosts, without the WARN of a missing libibverbs (across hosts a finding of
+    # its own, which the fallback gives way to): the generic rule, its words
+    across = "".join(line for line in NCCL_257.splitlines(keepends=True) if "libibverbs" not in line)
+    for device in ("2", "3"):
+        across = across.replace(f"Pid  15833 on jupyter-vmarkovtsev device  {device}",
+                                f"Pid  15900 on jupyter-other device  {device}")
+    said = found(across)
     assert ids(said) == ["nccl-tests-stopped-before-first-size:FAIL@2"], ids(said)
+    assert said[0].what == ("nccl-tests printed its header (line 2) and no result: it stopped before its first size, or "
+                            "the output was cut there")
+    assert "NCCL_DEBUG=INFO" in said[0].fix and "stack of the stuck ranks" in said[0].fix
 
 
 def test_the_banner_alone_is_a_test_that_stopped():

@@ -5,14 +5,17 @@ summary. A header and no result is a test that stopped before its first size."""
 import re
 
 from . import errors
-from .registry import rule
+from .registry import RULES, rule
 from ..importer.nccl_tests import COUNTS as BANNER  # the importer's reading of the banner: `# nThread 1 nGpus 8 ...`
 from ..importer.nccl_tests import RANK as BANNER_RANK  # the importer's reading of the banner's device list
 
 SUMMARY = re.compile(r"^#?\s*Avg bus bandwidth\s*:")
 # a result row: size, count, type, ... numbers (nccl-tests 1.x without the redop/root columns too)
 RESULT = re.compile(r"^\s*\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|int|char)\b")
-HEADER = re.compile(r"^#\s+size\s+count\s+type\b|^\s*size\s+count\s+type\b")
+# the column header; NCCL 1.x's own tests (test/single/all_reduce_test, 2016-2017) print `bytes N type op`
+HEADER = re.compile(r"^#?\s*size\s+count\s+type\b|^#?\s*bytes\s+N\s+type\s+op\b")
+# NCCL 1.x's tests: one process, every GPU in it (`#   Rank  0 uses device  0 [0x04] GeForce GTX TITAN X`)
+SINGLE_PROCESS_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+uses\s+device\s+(\d+)\b")
 # one launch of N processes: `mpirun ... -np 2 ...`, `mpiexec -n 16`, `srun -n 16`
 LAUNCH = re.compile(r"\b(?:mpirun|mpiexec|srun)\b.*?\s(?:-np|-n|--ntasks|--np)[\s=](\d+)\b")
 
@@ -20,6 +23,21 @@ LAUNCH = re.compile(r"\b(?:mpirun|mpiexec|srun)\b.*?\s(?:-np|-n|--ntasks|--np)[\
 def banner_hosts(log):
     """{rank: host} of nccl-tests' device list (`#  Rank  0 Group  0 Pid 96540 on HOST device  0 ...`)."""
     return {int(found.group(1)): found.group(3) for o in log.others if (found := BANNER_RANK.match(o.text.strip()))}
+
+
+def ranks_on_one_host(log):
+    """How many ranks nccl-tests' device list puts on one host, where it lists two or more and all of them
+    on the same host (NCCL 1.x's tests: one process, so one host); else 0."""
+    hosts = banner_hosts(log)
+    if len(hosts) >= 2:
+        # the whole list: nThread x nGpus ranks a process, times the processes one launch starts (an excerpt cut
+        # inside the list shows the first host's ranks alone: NVIDIA/nccl-tests#213 on two nodes)
+        counts = next((found for o in log.others if (found := BANNER.search(o.text))), None)
+        launched = [int(found.group(1)) for o in log.others if (found := LAUNCH.search(o.text))]
+        expected = int(counts.group(1)) * int(counts.group(2)) * max(launched[:1] or [1]) if counts else len(hosts)
+        return len(hosts) if len(set(hosts.values())) == 1 and len(hosts) >= expected else 0
+    single = {found.group(1) for o in log.others if (found := SINGLE_PROCESS_RANK.match(o.text.strip()))}
+    return len(single) if len(single) >= 2 else 0
 
 
 def results(log):
@@ -38,6 +56,40 @@ def stopped_before_a_result(log):
     return bool(header(log)) and not results(log)
 
 
+@rule("nccl-tests-stopped-on-one-node", "FAIL", "node",
+      "nccl-tests' header and no result row, no summary and no error line of a known class (as "
+      "nccl-tests-stopped-before-first-size), where its device list puts every rank, two or more, on one host "
+      "(`# Rank N ... on HOST device N`; NCCL 1.x's tests: `Rank N uses device N`, one process); a fallback",
+      "on one node the first collective crosses no network: it goes GPU to GPU over PCIe or NVLink, or through host "
+      "memory. A stall there is most often PCIe peer-to-peer that never arrives: the IOMMU (VT-d, AMD-Vi) or the PCIe "
+      "switches' ACS redirect each peer write to the root complex, which drops or blocks it; or GPUs whose driver "
+      "offers P2P they cannot do",
+      "rerun with NCCL_P2P_DISABLE=1: if it then runs, peer-to-peer is the path that hangs. Then: the kernel's log "
+      "(`dmesg | grep -i -e DMAR -e AMD-Vi -e IOMMU`: DMA faults naming the GPUs' PCI addresses are the IOMMU's); "
+      "`iommu=pt` (or the IOMMU off in the BIOS) on the kernel command line; ACS: `sudo lspci -vvv | grep -i acsctl` "
+      "(SrcValid+ on a PCIe switch's ports redirects P2P: off in the BIOS, or `setpci` per NCCL's troubleshooting "
+      "page); `nvidia-smi topo -p2p r` for what the driver allows",
+      "NCCL User Guide, Troubleshooting (PCI Access Control Services, IO virtualization); NVIDIA/nccl#257 and "
+      "tensorflow/tensorflow#32654 (all_reduce_perf hung on four GTX 1080 Ti after NCCL's setup: DMAR write faults "
+      "of two GPUs in dmesg, peer-to-peer access malfunctioning); ROCm/rccl#1129 (rccl-tests hung after its header "
+      "on two MI100s: iommu=pt); NVIDIA/nccl#104 (NCCL 1.x's all_reduce_test stalled after its header on 8 Tesla "
+      "M40: nluehr asked for ACS to be disabled, which fixed it); NVIDIA/nccl-tests#117 (RTX 4090s hung, ran with "
+      "NCCL_P2P_DISABLE=1)", fallback=True)
+def nccl_tests_stopped_on_one_node(r, c):
+    on_one = ranks_on_one_host(c.log)
+    if not on_one or not stopped_before_a_result(c.log) or any(e.classed for e in errors.find(c.log)):
+        return None
+    from .structural import settings  # here: structural imports the log reader, which imports this module
+    if any(s.value.strip() not in ("0", "") for s in settings(c.log).get("NCCL_P2P_DISABLE", [])):
+        return None  # peer-to-peer was off: not its path (NVIDIA/nccl-tests#117's second run); the generic rule says it
+    last = header(c.log)[-1]
+    return r.finding(last.line, f"nccl-tests printed its header (line {header(c.log)[0].line}) and no result, its "
+                                f"{on_one} ranks on one host: it stopped in its first collective, which crosses no "
+                                "network, or the output was cut there",
+                     "on one node the first collective goes GPU to GPU: a stall there is most often peer-to-peer "
+                     "over PCIe that the IOMMU or ACS blocks")
+
+
 @rule("nccl-tests-stopped-before-first-size", "FAIL", "any",
       "nccl-tests' banner (`# nThread N nGpus N ...`) or its column header (`# size count type ...`), and no result "
       "row, no summary and no error line of a known class; a fallback: said only where the log gives no other finding "
@@ -51,8 +103,8 @@ def stopped_before_a_result(log):
       "NVIDIA/nccl-tests README (the header, then one row per size); ROCm/rccl#1129 (rccl-tests' all_reduce_perf hung "
       "after its header on two MI100s; iommu=pt on the kernel command line let it run)", fallback=True)
 def nccl_tests_stopped_before_first_size(r, c):
-    if not stopped_before_a_result(c.log):
-        return None
+    if not stopped_before_a_result(c.log) or RULES["nccl-tests-stopped-on-one-node"].check(r, c):
+        return None  # on one host with peer-to-peer on: nccl-tests-stopped-on-one-node says it
     if any(e.classed for e in errors.find(c.log)):
         return None  # the error is the cause: its finding says it
     last = header(c.log)[-1]
