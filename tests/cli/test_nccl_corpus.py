@@ -209,3 +209,26 @@ def test_several_fresh_sets_are_counted_together_each_file_named_with_its_folder
     total = sum(len(corpus.index(s)) for s in sets)
     assert len(cases) == total and re.search(rf"^fresh: \d+ of {total} right", capsys.readouterr().out, re.M)
     assert "nccl-fresh-2026-12-09/nccl-tests-213.log" in {c["file"] for c in cases}
+
+
+def test_an_entry_naming_two_causes_counts_for_either_and_a_malformed_pair_is_refused(tmp_path):
+    """nccl-tests-stopped-on-one-node names the IOMMU and ACS as equally likely, its fix checks each (entry-causes:
+    `iommu-p2p|acs-p2p`): ROCm/rccl#1129 (train: iommu=pt fixed it) and NVIDIA/nccl#1320 (fresh: ACS) are both right;
+    one cause counted for the other is not."""
+    causes = corpus.entry_causes()
+    assert causes["nccl-tests-stopped-on-one-node"] == {"iommu-p2p", "acs-p2p"}
+    out = tmp_path / "recall.json"
+    fresh = corpus.ROOT / "tests" / "data" / "nccl-fresh-2026-12-11"
+    assert corpus_recall.main(["--via", "python", "--json", str(out)]) == 0
+    assert {r["file"]: r for r in json.loads(out.read_text())["cases"]}["rccl-1129.log"]["right"]
+    assert corpus_recall.main(["--via", "python", "--corpus", str(fresh), "--json", str(out)]) == 0
+    assert {r["file"]: r for r in json.loads(out.read_text())["cases"]}["nccl-1320.log"]["right"]
+    assert corpus_recall.score({"file": "x.log", "split": "fresh", "cause_class": "shm-too-small"},
+                               [{"id": "nccl-tests-stopped-on-one-node"}], causes)["right"] is False
+    copy = tmp_path / "corpus"
+    shutil.copytree(corpus.CORPUS, copy)
+    with open(copy / "entry-causes.csv", "a", encoding="utf-8") as f:
+        f.write("some-entry,iommu-p2p|\n")
+    said = corpus.problems(copy)
+    assert any("entry-causes.csv" in p and "'some-entry','iommu-p2p|' is not an entry id and a cause_class" in p
+               for p in said), said
