@@ -14,7 +14,7 @@ WRITTEN_FROM_MISSES = {
     "mpi-init-failed", "efa-receive-buffers-enomem", "nccl-tests-ran-alone", "cuda-driver-too-old",  # sets 9 and 10
     "iommu-dma-fault", "nccl-graph-capture-unsupported",                                             # sets 11 and 12
     "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "address-unreachable",     # sets 13 and 14
-    "shm-size-below-nccls-need",                                                                     # set 10 (36)
+    "shm-size-below-nccls-need", "nccl-tests-stopped-on-one-node", "nccl-unknown-result-code",       # session 36
 }
 
 
