@@ -65,6 +65,10 @@ OTHER_ERRORS = (
     (re.compile(r"\b(?:ORTE|PRTE) (?:was unable to reliably start|has lost communication with)\b.*"), "launcher"),
     (re.compile(r"^srun: error: (?!.*\btask \d+: (?:Exited|Killed|Terminated)|.*Terminating).*"), "launcher"),
     (re.compile(r"\bPMIX ERROR: .*|\bOPAL ERROR: .*"), "launcher"),
+    # UCX, the MPI's transport beside NCCL: its log's errors (`[1591868130.001133] [host:15407:0]  sys.c:762  UCX  ERROR
+    # shmget(...) failed: No space left on device`, openucx/ucx#5280), and its shared-memory transport's words posted
+    # without that prefix (`mm_iface failed to allocate receive FIFO`, NVIDIA/ai-cloud-validation#643)
+    (re.compile(r"\bUCX\s+ERROR\b.*|^\s*mm[ _](?:iface|ep)\b.*\bfailed\b.*"), "launcher"),
     # MPICH's MPI_Init failing (`Abort(3712399) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error,
     # error stack:` ... `PMI_KVS_Get returned -1`: the launcher and the library do not work together, NVIDIA/nccl-tests#92)
     (re.compile(r"\bFatal error in P?MPI_\w+: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client
