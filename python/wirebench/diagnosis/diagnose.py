@@ -28,11 +28,16 @@ def diagnose(log, wiring=None, entries=None):
     taken = {f.id for f in found} | {e for f in found for e in f.explains}  # roce_gid.py's finding explains an entry's line
     one_host = one_host_shown(log)
     unused = unused_networks(log, one_host)
+    # each text once, with the first message that says it: ranks print the same lines (a log of 1,000 ranks is
+    # mostly the same texts under other prefixes), and every entry searches them all
+    first_saying = {}
+    for m in log.messages:
+        first_saying.setdefault(m.said, m)
     for entry in entries:
         if entry.id in taken or entry.scope in unused:
             continue  # a network entry says nothing of a network the job did not use (below: an error line is said)
-        for m in log.messages:
-            match = entry.signature.search(m.said)
+        for said, m in first_saying.items():
+            match = entry.signature.search(said)
             if match:
                 found.append(Finding(entry.id, entry.verdict, m.line, entry.what_of(match) + (f" ({m.host})" if m.host else ""),
                                      entry.why, entry.fix, entry.source, entry.scope))
