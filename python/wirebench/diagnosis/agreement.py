@@ -9,6 +9,7 @@ import re
 
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
+from . import nccl_tests  # noqa: I100  (after the log reader, which imports it through errors.py)
 from .registry import rule
 from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
 
@@ -144,7 +145,7 @@ def ranks_by_host(log):
         found = RANK_GPU.search(m.text)
         if found and m.host:
             comms.setdefault(int(found.group(2)), {}).setdefault(m.host, set()).add(int(found.group(1)))
-    for o in log.others:
+    for o in log.others if nccl_tests.device_list_whole(log) else ():  # a list cut short shows some hosts' ranks
         found = tool_rank(o.text)
         if found:
             comms.setdefault("tool", {}).setdefault(found.group(3), set()).add(int(found.group(1)))

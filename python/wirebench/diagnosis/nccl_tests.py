@@ -25,17 +25,32 @@ def banner_hosts(log):
     return {int(found.group(1)): found.group(3) for o in log.others if (found := BANNER_RANK.match(o.text.strip()))}
 
 
+def device_list_whole(log):
+    """Whether nccl-tests' device list (`#  Rank  0 Group  0 Pid 96540 on HOST device  0 ...`) is all of the job's:
+    nThread x nGpus ranks a process (the banner) times the processes the launch line starts (`mpirun -np N`);
+    where the launch's count is not said (no launch line, `-n ${NUM_PROCS}`), at least nThread x nGpus and a line of
+    another kind after the list (an excerpt cut inside it ends there: NVIDIA/nccl-tests#213's two nodes showed the
+    first host's four ranks; aws/aws-ofi-nccl#65's, eight and one)."""
+    hosts = banner_hosts(log)
+    counts = next((found for o in log.others if (found := BANNER.search(o.text))), None)
+    if not hosts or counts is None:
+        return False
+    per_process = int(counts.group(1)) * int(counts.group(2))
+    launched = [int(found.group(1)) for o in log.others if (found := LAUNCH.search(o.text))]
+    if launched:
+        return len(hosts) >= per_process * launched[0]
+    last = max(o.line for o in log.others if BANNER_RANK.match(o.text.strip()))
+    after = [m.line for m in log.messages if m.line > last] + [
+        o.line for o in log.others if o.line > last and o.text.strip() and not o.text.strip().startswith("```")]
+    return len(hosts) >= per_process and bool(after)
+
+
 def ranks_on_one_host(log):
-    """How many ranks nccl-tests' device list puts on one host, where it lists two or more and all of them
-    on the same host (NCCL 1.x's tests: one process, so one host); else 0."""
+    """How many ranks nccl-tests' device list puts on one host, where it lists two or more, all of them on the same
+    host, and the list is whole (device_list_whole); NCCL 1.x's tests: one process, so one host; else 0."""
     hosts = banner_hosts(log)
     if len(hosts) >= 2:
-        # the whole list: nThread x nGpus ranks a process, times the processes one launch starts (an excerpt cut
-        # inside the list shows the first host's ranks alone: NVIDIA/nccl-tests#213 on two nodes)
-        counts = next((found for o in log.others if (found := BANNER.search(o.text))), None)
-        launched = [int(found.group(1)) for o in log.others if (found := LAUNCH.search(o.text))]
-        expected = int(counts.group(1)) * int(counts.group(2)) * max(launched[:1] or [1]) if counts else len(hosts)
-        return len(hosts) if len(set(hosts.values())) == 1 and len(hosts) >= expected else 0
+        return len(hosts) if len(set(hosts.values())) == 1 and device_list_whole(log) else 0
     single = {found.group(1) for o in log.others if (found := SINGLE_PROCESS_RANK.match(o.text.strip()))}
     return len(single) if len(single) >= 2 else 0
 

@@ -1,0 +1,20 @@
+"""The seventeenth and eighteenth fresh sets (tests/data/nccl-fresh-2026-12-13 and -13-b, measured blind in session 36,
+bench/MEASUREMENTS.md) and what was written from their misses. A healthy excerpt's device list cut after the second
+host's first rank (aws/aws-ofi-nccl#65) read as hosts with different ranks per node: a list is counted only whole."""
+from pathlib import Path
+
+from conftest import found as found_in_text
+from conftest import ids
+from wirebench.diagnosis import diagnose, read_log
+
+SEVENTEENTH = Path(__file__).resolve().parents[2] / "tests" / "data" / "nccl-fresh-2026-12-13"
+
+
+def test_a_device_list_cut_short_does_not_count_ranks_per_host():
+    # mpirun -n ${NUM_PROCS}: the count unsaid; the excerpt ends in the list (8 ranks on one host, 1 on the next)
+    said = ids(diagnose(read_log(SEVENTEENTH / "healthy" / "aws-ofi-nccl-65.log")))
+    assert not any(s.startswith("gpus-per-node-differ") for s in said), said
+    text = (SEVENTEENTH / "healthy" / "aws-ofi-nccl-65.log").read_text()
+    # the same list with the launch saying its 9 processes (nThread 1 nGpus 1 each): whole, and uneven (8 and 1)
+    whole = text.replace("-n ${NUM_PROCS}", "-n 9").rstrip("`\n") + "\n#\n"
+    assert any(s.startswith("gpus-per-node-differ") for s in ids(found_in_text(whole)))
