@@ -18,3 +18,13 @@ def test_a_device_list_cut_short_does_not_count_ranks_per_host():
     # the same list with the launch saying its 9 processes (nThread 1 nGpus 1 each): whole, and uneven (8 and 1)
     whole = text.replace("-n ${NUM_PROCS}", "-n 9").rstrip("`\n") + "\n#\n"
     assert any(s.startswith("gpus-per-node-differ") for s in ids(found_in_text(whole)))
+
+
+def test_a_result_table_with_a_first_column_of_its_own_is_nccl_tests_not_an_error():
+    """NVIDIA/nccl#527: all_reduce_perf's rows for 1-4 p4dn nodes, the node count as a first column (`p4dn`) and the
+    old header's `error` columns: its column header was quoted as an error no catalogue knows (a FAIL on a healthy
+    table). Read as nccl-tests' header and rows now: no finding."""
+    assert ids(diagnose(read_log(SEVENTEENTH / "healthy" / "nccl-527.log"))) == []
+    # the same rows cut after the header: a test that stopped there, as any nccl-tests header without rows
+    text = (SEVENTEENTH / "healthy" / "nccl-527.log").read_text().splitlines(keepends=True)
+    assert ids(found_in_text("".join(text[:4]))) == ["nccl-tests-stopped-before-first-size:FAIL@3"]

@@ -11,9 +11,11 @@ from ..importer.nccl_tests import RANK as BANNER_RANK  # the importer's reading 
 
 SUMMARY = re.compile(r"^#?\s*Avg bus bandwidth\s*:")
 # a result row: size, count, type, ... numbers (nccl-tests 1.x without the redop/root columns too)
-RESULT = re.compile(r"^\s*\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|int|char)\b")
+# (a table a user pasted with a first column of their own, the node count: NVIDIA/nccl#527's `p4dn` column, too)
+RESULT = re.compile(r"^\s*(?:\d+\s+)?\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|int|"
+                    r"char)\b")
 # the column header; NCCL 1.x's own tests (test/single/all_reduce_test, 2016-2017) print `bytes N type op`
-HEADER = re.compile(r"^#?\s*size\s+count\s+type\b|^#?\s*bytes\s+N\s+type\s+op\b")
+HEADER = re.compile(r"^#?\s*(?:\w+\s+)?size\s+count\s+type\b|^#?\s*bytes\s+N\s+type\s+op\b")
 # NCCL 1.x's tests: one process, every GPU in it (`#   Rank  0 uses device  0 [0x04] GeForce GTX TITAN X`)
 SINGLE_PROCESS_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+uses\s+device\s+(\d+)\b")
 # one launch of N processes: `mpirun ... -np 2 ...`, `mpiexec -n 16`, `srun -n 16`
