@@ -89,6 +89,12 @@ CLASSES = {
                          "peer-to-peer writes that VT-d or AMD-Vi does not map)",
                          "read dmesg around it (`dmesg -T | grep -iE 'DMAR|AMD-Vi|Xid'`) and the device it names "
                          "(`lspci -s BUS`); an IOMMU fault on a GPU: boot with iommu=pt and rerun"),
+    "fabric": ErrorClass("network library error", "the library below NCCL's or the MPI's transport failed (libfabric "
+                         "and its EFA provider, UCX): no device it can open (a container started without /dev/infiniband "
+                         "or the EFA devices), memory it cannot lock or allocate (ulimit -l, /dev/shm), a provider older "
+                         "than the plugin", "run the library's own probe where the job runs, inside the container "
+                         "(`fi_info -p efa`, `ucx_info -d`, `ibv_devinfo`), check `ulimit -l` (unlimited) and "
+                         "`df -h /dev/shm` there, and the library versions the plugin was built against"),
     "unread": ErrorClass("an error line no rule reads", "a log with no line of NCCL's, of nccl-tests or of a "
                          "launcher wirebench reads, but this line says an error in words of its own (quoted as it is)",
                          "read it and the lines around it; search its words in NCCL's and the framework's issues"),

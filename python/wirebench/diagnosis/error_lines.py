@@ -68,7 +68,11 @@ OTHER_ERRORS = (
     # UCX, the MPI's transport beside NCCL: its log's errors (`[1591868130.001133] [host:15407:0]  sys.c:762  UCX  ERROR
     # shmget(...) failed: No space left on device`, openucx/ucx#5280), and its shared-memory transport's words posted
     # without that prefix (`mm_iface failed to allocate receive FIFO`, NVIDIA/ai-cloud-validation#643)
-    (re.compile(r"\bUCX\s+ERROR\b.*|^\s*mm[ _](?:iface|ep)\b.*\bfailed\b.*"), "launcher"),
+    (re.compile(r"\bUCX\s+ERROR\b.*|^\s*mm[ _](?:iface|ep)\b.*\bfailed\b.*"), "fabric"),
+    # libfabric's: its probe's answer where no provider matches (`fi_info -p efa` in a container without the EFA
+    # devices: `fi_getinfo: -61 (No data available)`, aws/aws-ofi-nccl#879), and the EFA provider's errors with
+    # their code (`Unable to write to EQ: ... err: Unknown error -12 (-12) prov_errno: ... prov/efa/...`, #107)
+    (re.compile(r"^\s*fi_getinfo: -\d+ \(.*\).*|\berr: .*\bprov_errno: .*\bprov/\w+/.*"), "fabric"),
     # MPICH's MPI_Init failing (`Abort(3712399) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error,
     # error stack:` ... `PMI_KVS_Get returned -1`: the launcher and the library do not work together, NVIDIA/nccl-tests#92)
     (re.compile(r"\bFatal error in P?MPI_\w+: .*"), "launcher"),  # Open MPI's runtime under srun: its PMIx client

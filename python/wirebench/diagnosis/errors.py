@@ -174,7 +174,7 @@ def _error_of(item, after_last_error):
                 # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
                 error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader",
                                                                          "timeout", "cuda", "exited", "gloo", "mismatch",
-                                                                         "service")
+                                                                         "service", "kernel", "fabric")
                                         else class_of(text))
                 return Error(item.line, _rank_of(text, found), quote, text, error_class, classed, kind)
     return None
