@@ -4,7 +4,7 @@ stream, so the reading never holds the file whole. The test checks what is found
 the reading holds at its peak, not how long it takes."""
 import tracemalloc
 
-from conftest import DATA, diagnose, ids, read_log
+from diagnosis_helpers import DATA, diagnose, ids, read_log
 
 CHANNEL = "gpu-node-7:3101:3161 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
 

@@ -3,7 +3,7 @@ that would take a coded rule's id (or repeats one, or is malformed) an error nam
 docs/nccl-diagnosis.md's tables generated from the catalogue and the rule registry."""
 import pytest
 
-from conftest import TWO_NODES, diagnose, ids, parse
+from diagnosis_helpers import TWO_NODES, diagnose, ids, parse
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import catalogue, docs, registry
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import DATA, ROOT, diagnose, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, read_log
 from test_front_door import wirebench
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import class_causes, output

@@ -3,7 +3,7 @@ alone (the watchdog's timeout line cut off or never printed), a process killed b
 MPI's handler), a library the loader did not find. Each becomes a finding that quotes it, with its
 class. The lines are as the public threads named beside each test posted them, or as the tool's
 own source prints them."""
-from conftest import ROOT, found, parse
+from diagnosis_helpers import ROOT, found, parse
 from wirebench.diagnosis import diagnose
 
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from conftest import DATA, ROOT, diagnose, ids, parse, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, ids, parse, read_log
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import fixed_in_later_nccl as fixes
 from wirebench.diagnosis import registry

@@ -3,7 +3,7 @@ anything was written from it: bench/MEASUREMENTS.md, session 33) showed the diag
 read by a rule over NCCL's or a library's own printf, not by a thread's wording."""
 from pathlib import Path
 
-from conftest import TWO_NODES
+from diagnosis_helpers import TWO_NODES
 from wirebench.diagnosis import diagnose, parse, read_log
 
 ROOT = Path(__file__).resolve().parents[2]

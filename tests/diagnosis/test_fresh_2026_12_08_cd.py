@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ids
+from diagnosis_helpers import ids
 from wirebench.diagnosis import diagnose, parse, read_log
 
 ROOT = Path(__file__).resolve().parents[2]

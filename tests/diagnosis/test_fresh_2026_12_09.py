@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import found as found_in_text, ids
+from diagnosis_helpers import found as found_in_text, ids
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import diagnose, read_log
 

@@ -3,7 +3,7 @@ once before anything was written from them: bench/MEASUREMENTS.md, session 35) s
 read wrong; the healthy logs: test_fresh_healthy_logs.py."""
 from pathlib import Path
 
-from conftest import ids
+from diagnosis_helpers import ids
 from wirebench.diagnosis import diagnose, read_log
 
 ROOT = Path(__file__).resolve().parents[2]

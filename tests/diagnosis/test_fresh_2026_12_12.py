@@ -4,8 +4,8 @@ NCCL than the translating one gives; UCX's shared-memory transport without room 
 NCCL 1.x's own test (NVIDIA/nccl#104) is test_stopped_on_one_node.py's."""
 from pathlib import Path
 
-from conftest import found as found_in_text
-from conftest import ids
+from diagnosis_helpers import found as found_in_text
+from diagnosis_helpers import ids
 from wirebench.diagnosis import diagnose, read_log
 
 SIXTEENTH = Path(__file__).resolve().parents[2] / "tests" / "data" / "nccl-fresh-2026-12-12-b"

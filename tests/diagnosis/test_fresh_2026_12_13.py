@@ -3,8 +3,8 @@ bench/MEASUREMENTS.md) and what was written from their misses. A healthy excerpt
 host's first rank (aws/aws-ofi-nccl#65) read as hosts with different ranks per node: a list is counted only whole."""
 from pathlib import Path
 
-from conftest import found as found_in_text
-from conftest import ids
+from diagnosis_helpers import found as found_in_text
+from diagnosis_helpers import ids
 from wirebench.diagnosis import diagnose, read_log
 
 SEVENTEENTH = Path(__file__).resolve().parents[2] / "tests" / "data" / "nccl-fresh-2026-12-13"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, ROOT, diagnose, parse
+from diagnosis_helpers import DATA, ROOT, diagnose, parse
 from wirebench.diagnosis.structural import settings
 
 SHAPE = {"source", "network", "ib_devices", "rings", "trees", "channels", "problems", "diagnoses", "explained"}

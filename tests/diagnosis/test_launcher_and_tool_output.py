@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import ROOT, diagnose, found, ids, parse, read_log
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import errors
 

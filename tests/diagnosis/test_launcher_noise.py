@@ -2,7 +2,7 @@
 (open-mpi/ompi#8548: "the program doesn't stop"; #10902, #11964; NVIDIA/nccl-tests#190's
 successful run): on that line alone a run that went on is no launcher failure. A run that stops
 after it (hpc/charliecloud's FAQ: `0 (out of 1) procs`; NVIDIA/deepops#642's OPAL ERROR) is."""
-from conftest import DATA, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, diagnose, found, ids, parse, read_log
 
 SUCCESS = DATA / "nccl-tests-190-pmix-bad-param-success.log"
 DIED = DATA / "charliecloud-mpirun-pmix-bad-param.log"

@@ -1,6 +1,6 @@
 """A rule's words for an NCCL line that lost its `host:pid:tid` prefix (pasted from an issue's title or
 without it) say what the line tells, and leave no blank where the host would be."""
-from conftest import found, ids
+from diagnosis_helpers import found, ids
 
 
 def test_a_completion_error_without_a_host_names_its_peer_and_no_blank_host():

@@ -3,7 +3,7 @@ the network and HCAs, each channel line's transport in every spelling NCCL's ver
 old format's bus ids, and a line it does not understand said, never dropped."""
 import pytest
 
-from conftest import DATA, parse, read_log
+from diagnosis_helpers import DATA, parse, read_log
 from wirebench.contracts.input_files import InputError
 
 

@@ -3,7 +3,7 @@ quoting it, with what its class means): NCCL's text pasted without its prefix, l
 emphasis, PyTorch's Gloo backend, the loader's missing or mismatched libnccl, a systemd service that
 failed. Each line is as the public thread named beside it posted it (its host prefix and `NCCL` off
 where the test says so)."""
-from conftest import found, ids, parse
+from diagnosis_helpers import found, ids, parse
 from wirebench.diagnosis import errors
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, ROOT
+from diagnosis_helpers import DATA, ROOT
 
 CASES = [("nccl-tests-166-shm-chain.log", 1),             # NVIDIA/nccl-tests#166: FAIL shm-too-small
          ("nccl-606-p2p-disabled-level-loc.log", 0),      # NVIDIA/nccl#606: WARN p2p-level only

@@ -3,7 +3,7 @@ whose debug.h added `NCCL ` before INFO and WARN): `host:pid:tid [dev] INFO ...`
 as NVIDIA/nccl#187 posted them (a train case of the corpus), and the rule they make possible."""
 import csv
 
-from conftest import DATA, ROOT, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, found, ids, parse, read_log
 
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
 NCCL_187 = CORPUS / "nccl-187.log"

@@ -2,7 +2,7 @@
 evidence of RDMA hardware, and NCCL's "no InfiniBand here" INFO lines say nothing where no data
 crossed the network. Each case is a real log (tests/data/nccl/ORIGINS.md, the corpus's index.csv
 for tests/data/nccl-corpus/; train cases only) or lines as a thread posted them, named beside it."""
-from conftest import DATA, ROOT, TWO_NODES, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, ROOT, TWO_NODES, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis import network_carries_data
 
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"

@@ -2,7 +2,7 @@
 first of each rank, quoted verbatim with its line, with what NCCL's error class means and the next
 step; a catalogue entry that matches adds its cause, fix and thread. Each log is reconstructed from
 the public thread tests/data/nccl/ORIGINS.md names."""
-from conftest import DATA, ROOT, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis import errors
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, ROOT, diagnose, found, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, found, read_log
 from wirebench.contracts.input_files import InputError
 
 FRESH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-06"

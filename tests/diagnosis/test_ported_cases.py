@@ -5,7 +5,7 @@ launchers' prefixes and other output among them. Where a case's log is one host'
 channel, TWO_NODES says the job spans two nodes: a network finding needs a network that carries data."""
 import re
 
-from conftest import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis import catalogue, errors, network_carries_data, registry
 
 IB_HEALTHY = ("gpu-a:1001:1001 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"

@@ -2,7 +2,7 @@
 one: that rank never entered it, and its own failure is the cause (meta-pytorch/torchtune#1165, a
 train case of the corpus: ranks 1-3 timed out in an all_gather, rank 0 had failed saving the
 checkpoint). Quiet where every rank timed out, and where nothing says how many ranks the job has."""
-from conftest import ROOT, found, ids, read_log
+from diagnosis_helpers import ROOT, found, ids, read_log
 from wirebench.diagnosis import diagnose
 
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"

@@ -2,7 +2,7 @@
 ranks per host that differ, and channels that go through host memory or the network between GPUs
 that NCCL's topology dump puts on NVLink. Real logs where each fires and where each stays quiet
 (tests/data/nccl/ORIGINS.md)."""
-from conftest import DATA, ROOT, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis.diagnose import one_host_shown
 
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"

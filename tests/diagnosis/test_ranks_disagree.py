@@ -2,7 +2,7 @@
 watchdog timed ranks out on different collectives) and address-family-mismatch (IPv4 on one side,
 IPv6 on the other). Each fires on the public thread's lines named beside it and stays quiet where the
 ranks agree. The lines are as posted (the launcher's tags and the paste's indentation kept)."""
-from conftest import DATA, diagnose, found, ids, read_log
+from diagnosis_helpers import DATA, diagnose, found, ids, read_log
 
 # NVIDIA/nccl#1409 (accelerate, at each epoch's end): rank 7 timed out in a BROADCAST, rank 3 in an ALLREDUCE, both
 # as work 80078 of the default group, as the issue's code block has them

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, diagnose, parse
+from diagnosis_helpers import DATA, diagnose, parse
 from wirebench.contracts.input_files import InputError
 
 CORPUS = Path(__file__).resolve().parents[1] / "fuzz" / "corpus" / "nccl"

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis import wiring
 from wirebench.diagnosis.settings import allreduce_allows_nvls
 

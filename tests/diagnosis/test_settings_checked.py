@@ -6,7 +6,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import DATA, ROOT, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, ROOT, diagnose, found, ids, parse, read_log
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import parameters
 

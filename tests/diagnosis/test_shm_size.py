@@ -5,7 +5,7 @@ topology, tests/data/nccl-fresh-2026-12-10); df's line of a container's /dev/shm
 segfault in ncclShmOpen)."""
 from pathlib import Path
 
-from conftest import found, ids
+from diagnosis_helpers import found, ids
 from wirebench.diagnosis import diagnose, read_log
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"

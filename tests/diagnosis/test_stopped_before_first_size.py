@@ -4,7 +4,7 @@ never refused."""
 import subprocess
 import sys
 
-from conftest import ROOT, found, ids, read_log
+from diagnosis_helpers import ROOT, found, ids, read_log
 
 CORPUS = ROOT / "tests" / "data" / "nccl-corpus"
 

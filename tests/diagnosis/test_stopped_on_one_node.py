@@ -5,8 +5,8 @@ nccl#1320 (ACS), ROCm/rccl#1129 (IOMMU, tests/data/nccl-corpus); quiet where pee
 tests#117's second run), where the list is cut (NVIDIA/nccl-tests#213) and where NCCL 1.x's test printed rows."""
 from pathlib import Path
 
-from conftest import found as found_in_text
-from conftest import ids
+from diagnosis_helpers import found as found_in_text
+from diagnosis_helpers import ids
 from wirebench.diagnosis import diagnose, read_log
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"

@@ -1,7 +1,7 @@
 """The rules that need no signature (structural.py, agreement.py, settings.py): a network finding
 only where the network carries data; what the hosts of one job must agree on; each NCCL_* set
 against the hardware the log (and the wiring) shows; ranks on one GPU."""
-from conftest import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
+from diagnosis_helpers import DATA, TWO_NODES, diagnose, found, ids, parse, read_log
 from wirebench.diagnosis import network_carries_data, registry
 
 SINGLE = DATA / "single-node-8gpu-socket-no-ib.log"

@@ -1,7 +1,7 @@
 """PyTorch's watchdog timeouts of several ranks fold into one finding where they are of one work, which
 its sequence number alone does not say: a number counts the works of one process group, so another
 collective or another group at one number is another work (issue 55's known gaps)."""
-from conftest import found, ids, parse
+from diagnosis_helpers import found, ids, parse
 from test_ranks_disagree import NCCL_1409
 from wirebench.diagnosis import errors
 

@@ -4,7 +4,7 @@ finding says it was read from prose. Strict: the release must follow the word NC
 naming several releases names none."""
 import pytest
 
-from conftest import found, ids, parse
+from diagnosis_helpers import found, ids, parse
 from wirebench.diagnosis.fixed_in_later_nccl import prose_version, versions
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mpi"))
-from conftest import extra_items, read_results, run_mpi  # noqa: E402
+from mpi_helpers import extra_items, read_results, run_mpi  # noqa: E402
 
 
 def gpu_count():

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FAST, bin_dir, mpiexec, read_results, run_mpi
+from mpi_helpers import FAST, bin_dir, mpiexec, read_results, run_mpi
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from wirebench.report.judging import parse  # noqa: E402

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import bin_dir
+from mpi_helpers import bin_dir
 
 
 @pytest.mark.mpi_library

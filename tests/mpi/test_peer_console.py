@@ -2,7 +2,7 @@
 console showing the figure results.csv holds, with no Google Benchmark banner."""
 import re
 
-from conftest import read_results, run_mpi
+from mpi_helpers import read_results, run_mpi
 
 QUICK = ["--benchmark_min_time=0.001", "--max-time", "0.05"]
 

@@ -6,7 +6,7 @@ import csv
 import os
 import subprocess
 
-from conftest import bin_dir
+from mpi_helpers import bin_dir
 
 SUITE = """name: local-stdin
 description: one local MPI step, with the runner's stdin full

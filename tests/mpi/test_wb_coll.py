@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import bin_dir, mpiexec, rank_pids, read_meta, read_results, run_mpi
+from mpi_helpers import bin_dir, mpiexec, rank_pids, read_meta, read_results, run_mpi
 
 QUICK = ["--benchmark_min_time=0.001", "--warmup=1", "-n", "2"]
 FACTORS = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,

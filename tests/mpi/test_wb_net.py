@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAST, bin_dir, mpiexec, rank_pids, read_meta, read_results, run_mpi
+from mpi_helpers import FAST, bin_dir, mpiexec, rank_pids, read_meta, read_results, run_mpi
 
 SIZES = "0,8,4K,1M"
 SIZE_LIST = [0, 8, 4096, 1 << 20]

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import bin_dir, extra_items, mpiexec, rank_pids, read_results, run_mpi
+from mpi_helpers import bin_dir, extra_items, mpiexec, rank_pids, read_results, run_mpi
 
 STRATEGIES = ["ddp", "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", "zero1", "zero2", "zero3",
               "zero1-paper", "zero2-paper", "zero3-paper"]

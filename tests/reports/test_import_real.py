@@ -13,7 +13,7 @@ from wirebench.importer.__main__ import main
 from wirebench.report.__main__ import main as report_main
 from wirebench.report.extra import parse, row_identity
 from wirebench.contracts.schema import ExitCode
-from conftest import nccl_tests_scaled
+from report_helpers import nccl_tests_scaled
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "imports" / "real"
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import culprit_of
+from vcluster_helpers import culprit_of
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")

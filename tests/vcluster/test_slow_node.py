@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import VCLUSTER, bin_dir
+from vcluster_helpers import VCLUSTER, bin_dir
 from test_fabric import FAULT_MEASUREMENT, run_fabric, summary
 
 ROOT = Path(__file__).resolve().parents[2]

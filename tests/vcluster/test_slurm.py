@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, VCLUSTER, bin_dir, slurm_down, slurm_up
+from vcluster_helpers import ROOT, VCLUSTER, bin_dir, slurm_down, slurm_up
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 import yaml
-from conftest import VCLUSTER, culprit_of, slurm_down, slurm_up
+from vcluster_helpers import VCLUSTER, culprit_of, slurm_down, slurm_up
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the virtual cluster needs root")
 
