@@ -11,7 +11,7 @@ from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device 
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from . import nccl_tests  # noqa: I100  (after the log reader, which imports it through errors.py)
 from .registry import rule
-from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, settings
+from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, old_networks, settings
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
 # a host whose init the log shows whole: NCCL read its settings by then (a host whose paste stops after its first
@@ -26,7 +26,6 @@ LOCAL_RANKS = re.compile(r"\bnNodes \d+ localRanks (\d+)")
 # 2.7's `... cudaDev D busId B - Init COMPLETE`, 2.4's `... cudaDev D nvmlDev V - Init COMPLETE` without the bus id)
 RANK_GPU = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+) (?:nvmlDev (\d+) ?)?(?:busId ([0-9a-fA-F]+))?", re.I)
 DUPLICATE = re.compile(r"Duplicate GPU detected")
-OLD_IB, OLD_SOCKET = re.compile(r"^(NET/IB) : Using \[\d+\]"), re.compile(r"^(NET/Socket) : Using \[\d+\]")
 
 
 def tool_rank(text):
@@ -105,11 +104,9 @@ def network_differs(r, c):
     said = _first_by_host(c.log, NETWORK)
     # NCCL before 2.6 prints no `Using network X` (init.cc has it from 2.6): its IB transport is used where NET/IB lists
     # devices, its sockets where NET/IB found none or was disabled (NVIDIA/nccl#234, 2.4.6: one host on TCP, the other
-    # on IB, init hangs)
-    # (2.4 prints NET/Socket's line on every host, its bootstrap network, before NET/IB's: IB wins where it is listed)
-    ib, sockets = _first_by_host(c.log, OLD_IB), _first_by_host(c.log, OLD_SOCKET)
-    for host, (_, line) in list(ib.items()) + list(sockets.items()):
-        said.setdefault(host, ("IB" if host in ib else "Socket", ib.get(host, (None, line))[1]))
+    # on IB, init hangs); structural.old_networks reads it
+    for host, said_here in old_networks(c.log).items():
+        said.setdefault(host, said_here)
     return _differ(r, said, "the network NCCL chose",
                    "ranks on different transports cannot connect to each other, or run at the slower one's pace")
 

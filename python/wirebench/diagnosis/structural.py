@@ -87,6 +87,32 @@ def turned_on(value):
     return value.strip().isdigit() and int(value) > 0
 
 
+OLD_IB_USING = re.compile(r"^NET/IB ?: Using \[\d+\]")
+OLD_IB_NONE = re.compile(r"^NET/IB ?: No device found")
+
+
+def old_networks(log):
+    """{host: (network, line)} in a log of NCCL before 2.6, which prints no `Using network X`: IB where the host's
+    NET/IB lists devices; Socket where its NET/IB found none, where NCCL_IB_DISABLE was set on it, or where its
+    channels go via NET/Socket. 2.4 prints `NET/Socket : Using ...` on every host (its bootstrap network) before
+    NET/IB's line: a host whose paste holds that line alone has not said its network (horovod/horovod#1523's
+    excerpt, cut before the second node's NET/IB line, read as that node on sockets)."""
+    out = {}
+    for m in log.messages:
+        if not m.host:
+            continue
+        setting = SETTING.match(m.text)
+        if OLD_IB_USING.match(m.text):
+            out.setdefault(m.host, ("IB", m.line))
+        elif OLD_IB_NONE.match(m.text) or (setting and setting.group(1) == "NCCL_IB_DISABLE" and turned_on(
+                setting.group(2))):
+            out.setdefault(m.host, ("Socket", m.line))
+    for ch in log.channels:
+        if ch.host and ch.transport == "NET/Socket":
+            out.setdefault(ch.host, ("Socket", ch.line))
+    return out
+
+
 @rule("socket-fallback", "FAIL", "network",
       "`Using network Socket` (an older log: `NET/Socket : Using ...`) with evidence of RDMA: `NET/IB : Using [0]...` "
       "devices, an mlx5 or EFA device named in NCCL's lines, the node's topology listing NICs (NCCL's `No plugin found "
@@ -98,9 +124,15 @@ def turned_on(value):
       f"{ENV_DOCS}: NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA; NVIDIA/nccl#952, NVIDIA/nccl-tests#188")
 def socket_fallback(r, c):
     log = c.log
-    m, _ = log.first(SOCKET_NETWORK) if log.network else log.first(SOCKET_DEVICES)
-    if m is None and not log.network:
-        m, _ = log.first(SOCKET_CHANNEL)  # a log of channel lines only
+    if log.network:
+        m, _ = log.first(SOCKET_NETWORK)
+    else:  # before 2.6: a host that said sockets (old_networks), its NET/Socket line; else a log of channel lines only
+        on_sockets = {host for host, (network, _) in old_networks(log).items() if network == "Socket"}
+        m = next((m for m in log.messages if m.host in on_sockets and SOCKET_DEVICES.match(m.text)), None)
+        if m is None and not any(m.host for m in log.messages if SOCKET_DEVICES.match(m.text)):
+            m, _ = log.first(SOCKET_DEVICES)  # NCCL's lines without their host prefix: as the paste says it
+        if m is None:
+            m, _ = log.first(SOCKET_CHANNEL)
     if m is None:
         return None
     evidence = []

@@ -1,0 +1,23 @@
+"""The nineteenth and twentieth fresh sets (tests/data/nccl-fresh-2026-12-14 and -14-b, measured blind in session 36,
+bench/MEASUREMENTS.md) and what was written from them. horovod/horovod#1523's healthy excerpt (NCCL 2.4.7, two nodes on
+IB) was cut before the second node's NET/IB line: its NET/Socket line alone (2.4 prints it on every host) read as
+that node on sockets, FAIL socket-fallback and network-differs. A node's network before 2.6 is its NET/IB line's."""
+from pathlib import Path
+
+from diagnosis_helpers import found as found_in_text
+from diagnosis_helpers import ids
+from wirebench.diagnosis import diagnose, read_log
+
+NINETEENTH = Path(__file__).resolve().parents[2] / "tests" / "data" / "nccl-fresh-2026-12-14"
+
+
+def test_a_node_whose_paste_ends_before_its_net_ib_line_has_not_said_its_network():
+    assert ids(diagnose(read_log(NINETEENTH / "healthy" / "horovod-1523.log"))) == []
+    text = (NINETEENTH / "healthy" / "horovod-1523.log").read_text()
+    # the second node saying it found no IB device (NVIDIA/nccl#234's shape): on sockets beside an IB node
+    said = ids(found_in_text(text.rstrip("\n") + ".2<0>\nsecondary_node:41:312 [0] NCCL INFO NET/IB : No device found.\n"))
+    assert "network-differs:FAIL@5" in said and any(s.startswith("socket-fallback:FAIL") for s in said), said
+    # or NCCL_IB_DISABLE set on it
+    said = ids(found_in_text(text.rstrip("\n") + ".2<0>\nsecondary_node:41:312 [0] NCCL INFO NCCL_IB_DISABLE set by "
+                                                  "environment to 1.\n"))
+    assert "network-differs:FAIL@5" in said, said
