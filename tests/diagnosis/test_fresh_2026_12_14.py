@@ -21,3 +21,15 @@ def test_a_node_whose_paste_ends_before_its_net_ib_line_has_not_said_its_network
     said = ids(found_in_text(text.rstrip("\n") + ".2<0>\nsecondary_node:41:312 [0] NCCL INFO NCCL_IB_DISABLE set by "
                                                   "environment to 1.\n"))
     assert "network-differs:FAIL@5" in said, said
+
+
+def test_the_ofi_plugins_info_lines_pasted_bare_are_not_errors():
+    """aws-samples/aws-do-eks#54: a summary of NCCL's lines without their prefix; `NET/OFI Using transport protocol RDMA
+    (platform set)` was quoted as the error (and given the class of the RuntimeError eleven lines below). The first
+    line that says a failure is the error now."""
+    said = diagnose(read_log(NINETEENTH.parent / "nccl-fresh-2026-12-14-b" / "aws-do-eks-54.log"))
+    assert ids(said) == ["error-not-in-catalogue:FAIL@4"], ids(said)
+    assert "NET/OFI No eligible providers were found" in said[0].what
+    # aws/aws-ofi-nccl#663's WARN text pasted alone is still an error line (its catalogue entry reads it)
+    assert ids(found_in_text("[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. "
+                             "RC: 0\n")) == ["efa-peer-unreachable-security-group:FAIL@1"]

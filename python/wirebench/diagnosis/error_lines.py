@@ -112,8 +112,10 @@ OTHER_ERRORS = (
     (re.compile(r"\bDistributed package doesn't have NCCL built in\b.*"), "program"),
     # aws-ofi-nccl's WARN text as PyTorch quotes it on the line after `Last error:` (read there as that error's),
     # pasted alone: `[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0`
-    # (aws/aws-ofi-nccl#663)
-    (re.compile(r"^(?:\[rank\d+\]:\s*)?NET/OFI \S.*"), "pytorch"),
+    # (aws/aws-ofi-nccl#663); the plugin's INFO lines pasted without NCCL's prefix are not errors (`NET/OFI Using
+    # transport protocol RDMA`, aws-samples/aws-do-eks#54's summary): a line that says a failure
+    (re.compile(r"^(?:\[rank\d+\]:\s*)?NET/OFI (?=.*\b(?:[Ff]ail\w*|[Ee]rror|ERROR|Unable|[Cc]ould(?:n't| not)|[Cc]annot|"
+                r"No eligible|RC: -?\d+)\b)\S.*"), "pytorch"),
     # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),
