@@ -40,6 +40,7 @@ line ending in a backslash joined to its continuation (`mpirun -np 8` so ended, 
 ./build/all_reduce_perf ...`: one command, at its first line's number), and (unwrapped) a
 terminal's hard wrap."""
 import codecs
+import functools
 import io
 import re
 from collections import OrderedDict
@@ -157,6 +158,13 @@ def clean(text, hosts=None):
     return TAG.sub("", text)
 
 
+@functools.lru_cache(maxsize=None)
+def _clean_once(text):
+    """clean(text) without a host map, each text once: the passes before a paste's build (its fences, indentation,
+    continued lines, editor's numbers) each read every line; Paste._build empties the cache when it is done."""
+    return clean(text)
+
+
 def _decoding(path, head):
     """The encoding of a file that starts with the bytes `head`: UTF-16 by its byte-order mark or by
     the zero byte beside each ASCII one (PowerShell's `>` and Out-File write UTF-16LE), else UTF-8."""
@@ -227,8 +235,11 @@ class Paste:
     @classmethod
     def _build(cls, numbered, cut):
         paste = cls([], raw=numbered, cut=cut)
-        fenced = _fenced(numbered)
-        numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
+        try:
+            fenced = _fenced(numbered)
+            numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
+        finally:
+            _clean_once.cache_clear()
         inside = False
         for position, (number, line) in enumerate(numbered):
             ray = RAY_ORIGIN.search(line) if "ip=" in line else None
@@ -383,7 +394,7 @@ def _fenced(numbered):
     hold nothing are no note's: a paste that lost its first opening fence and its last closing one
     (`...log...`, ```` ``` ````, ```` ``` ````, `...log...`: ultralytics/ultralytics#1439) reads whole."""
     inside = False
-    for line in (clean(t) for _, t in numbered):
+    for line in (_clean_once(t) for _, t in numbered):
         if line is None:
             continue
         if FENCE.match(line):
@@ -400,7 +411,7 @@ def _dedented(numbered, fenced):
     inside, indents = False, []
     for _, line in numbered:
         line = line.rstrip("\r")
-        if FENCE.match(clean(line) or ""):
+        if FENCE.match(_clean_once(line) or ""):
             inside = not inside
         elif line.strip() and (inside or not fenced):
             indents.append(len(line) - len(line.lstrip(" ")))
@@ -416,7 +427,7 @@ def _continued(numbered):
     options on the continuation lines belong to it). A blank line or a fence after it ends it."""
     out = []
     for number, line in numbered:
-        cleaned = clean(line)
+        cleaned = _clean_once(line)
         continues = cleaned is not None and bool(CONTINUED.search(cleaned))
         if out and out[-1][2] and cleaned is not None and cleaned.strip() and not FENCE.match(cleaned):
             first, so_far, _ = out[-1]
@@ -433,7 +444,7 @@ def _without_line_numbers(numbered, fenced):
     alone never do: its titles and headers are not numbered."""
     inside, found_numbers = False, []
     for position, (_, line) in enumerate(numbered):
-        line = clean(line)
+        line = _clean_once(line)
         if line is None:
             continue
         if FENCE.match(line):
