@@ -33,3 +33,16 @@ def test_the_ofi_plugins_info_lines_pasted_bare_are_not_errors():
     # aws/aws-ofi-nccl#663's WARN text pasted alone is still an error line (its catalogue entry reads it)
     assert ids(found_in_text("[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. "
                              "RC: 0\n")) == ["efa-peer-unreachable-security-group:FAIL@1"]
+
+
+def test_a_crash_inside_ncclShmOpen_is_dev_shm_that_cannot_back_it():
+    """NVIDIA/JAX-Toolbox#183: gdb's `received signal SIGBUS, Bus error.` and its backtrace in ncclShmOpen (read before
+    as an error line no rule reads). The same frame under Open MPI's handler reads the same; a crash elsewhere does not."""
+    said = diagnose(read_log(NINETEENTH / "JAX-Toolbox-183.log"))
+    assert ids(said) == ["crash-in-nccl-shm-open:FAIL@2"], ids(said)
+    assert "its backtrace in ncclShmOpen (line 4)" in said[0].what and "--shm-size=1g" in said[0].fix
+    handler = ("[node1:4242] *** Process received signal ***\n[node1:4242] Signal: Bus error (7)\n"
+               "[node1:4242] [ 2] /usr/lib/x86_64-linux-gnu/libnccl.so.2(ncclShmOpen+0x1b2)[0x7f0a]\n")
+    assert [i.split("@")[0] for i in ids(found_in_text(handler))] == ["crash-in-nccl-shm-open:FAIL"]
+    elsewhere = handler.replace("ncclShmOpen", "ncclTransportP2pSetup")
+    assert "crash-in-nccl-shm-open" not in " ".join(ids(found_in_text(elsewhere)))

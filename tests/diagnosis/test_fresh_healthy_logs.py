@@ -15,7 +15,7 @@ WRITTEN_FROM_MISSES = {
     "iommu-dma-fault", "nccl-graph-capture-unsupported",                                             # sets 11 and 12
     "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "address-unreachable",     # sets 13 and 14
     "shm-size-below-nccls-need", "nccl-tests-stopped-on-one-node", "nccl-unknown-result-code",       # session 36
-    "ucx-shm-fifo-failed",
+    "ucx-shm-fifo-failed", "efa-provider-enomem", "crash-in-nccl-shm-open",
 }
 
 

@@ -37,6 +37,9 @@ OTHER_ERRORS = (
     # UCX's and HPC-X's handler among NCCL's lines: `[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error:
     # nonexistent physical address)` (a /dev/shm segment that cannot be backed: msr-fiddle/pipedream#76)
     (re.compile(r"\bCaught signal \d+ \([A-Z][^)]*\).*"), "crash"),
+    # gdb's own (`Thread 787 "imagenet_fake_d" received signal SIGBUS, Bus error.`, NVIDIA/JAX-Toolbox#183;
+    # `Program received signal SIGSEGV, Segmentation fault.`)
+    (re.compile(r"\breceived signal SIG[A-Z]+, [A-Z][\w ]+\.?.*"), "crash"),
     (re.compile(r"\b(?:Bus error|Segmentation fault|Aborted|Floating point exception|Illegal instruction)\s+"
                 r"\(core dumped\).*|\bFatal Python error: (?:Segmentation fault|Aborted|Bus error)\b.*"), "crash"),
     (re.compile(r"\bnccl(?:UnhandledCuda|System|Internal|InvalidArgument|InvalidUsage|Remote)Error\b.*"), "pytorch"),

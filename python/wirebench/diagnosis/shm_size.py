@@ -4,7 +4,9 @@ per pair of local ranks and channel. A container gets 64 MB unless told otherwis
 without a memory-backed emptyDir at /dev/shm). The log states the size in Ray's warning (`/dev/shm has only N bytes
 available`, kserve/kserve#3791: vLLM's tensor-parallel workers in a pod of 64 MB), a `df` line of /dev/shm, or a
 `docker run` with `--shm-size`. Said as a WARN: a small job may fit; a job that fails there prints NCCL's own error
-(the catalogue's shm-too-small), which this finding then leaves to it."""
+(the catalogue's shm-too-small), which this finding then leaves to it. And a process that crashed inside NCCL's
+shared-memory setup (a backtrace's frame in ncclShmOpen under a SIGBUS or SIGSEGV): touching a segment past what
+/dev/shm can hold is a bus error."""
 import re
 
 from . import errors
@@ -50,6 +52,12 @@ def gpus_of_one_host(log):
     return max([len(v) for v in by_host.values()] + [len(v) for v in devices.values()] + [0])
 
 
+# a backtrace's frame in NCCL's shared-memory setup (gdb's `#0 0x00007f6b59544f3b in ncclShmOpen(char*, ...)`, Open
+# MPI's handler's `[h:1] [ 3] /usr/lib/libnccl.so.2(ncclShmOpen+0x1a)`)
+SHM_FRAME = re.compile(r"\bncclShmOpen\b|\bmisc/shmutils\.cc\b")
+FRAMES_AFTER = 20  # a crash's backtrace follows it within these lines
+
+
 def _human(size):
     return f"{size / (1 << 30):.1f} GiB" if size >= 1 << 30 else f"{size / (1 << 20):.0f} MiB"
 
@@ -78,3 +86,26 @@ def shm_size_below_nccls_need(r, c):
                            "1 GiB NCCL's docs ask of a container",
                      "NCCL's shared-memory transport and proxy buffers live in /dev/shm: a small one fails or stalls "
                      "the job as ranks and channels grow")
+
+
+@rule("crash-in-nccl-shm-open", "FAIL", "node",
+      "a crash line (a SIGBUS or SIGSEGV as gdb, Open MPI's or UCX's handler, or the shell says it) with a backtrace "
+      "frame in NCCL's shared-memory setup (`ncclShmOpen`) within the 20 lines after it",
+      "NCCL maps a segment in /dev/shm and touches it: where /dev/shm cannot back it (a container's 64 MB, or a full "
+      "one) the kernel answers the first touch past its room with a bus error, and the process dies there",
+      "give the container more shared memory: `docker run --shm-size=1g` (or --ipc=host); Kubernetes: an emptyDir of "
+      "medium Memory at /dev/shm; check `df -h /dev/shm` where the ranks run and remove stale /dev/shm/nccl-* files",
+      "NVIDIA/JAX-Toolbox#183 (a maintainer's SIGBUS in ncclShmOpen under ncclProxyService, avoided with "
+      "--shm-size=1g); pytorch/tutorials#2475 (CI's container without --shm-size crashed in ncclShmOpen at "
+      "nn.DataParallel: --shm-size=2gb)")
+def crash_in_nccl_shm_open(r, c):
+    for error in errors.find(c.log):
+        if error.kind != "crash":
+            continue
+        frame = next((o for o in c.log.others if error.line < o.line <= error.line + FRAMES_AFTER
+                      and SHM_FRAME.search(o.text)), None)
+        if frame is not None:
+            return r.finding(error.line, f"a process crashed inside NCCL's shared-memory setup: {error.quote!r}, "
+                                         f"its backtrace in ncclShmOpen (line {frame.line})",
+                             "a bus error where NCCL touches its /dev/shm segment: /dev/shm cannot back it")
+    return None
