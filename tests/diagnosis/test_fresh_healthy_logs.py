@@ -1,6 +1,6 @@
 """Every fresh set's healthy logs (tests/data/nccl-fresh-*/healthy/: runs that worked, collected blind beside the error
 cases) against what was written from the fresh sets' misses in sessions 35 and 36 (test_fresh_2026_12_09/10/11.py,
-test_stopped_on_one_node.py, test_shm_size.py): none of those readings fires on a log of a run that worked."""
+test_stopped_on_one_node.py, test_dev_shm.py): none of those readings fires on a log of a run that worked."""
 from pathlib import Path
 
 import pytest

@@ -1,12 +1,12 @@
-"""/dev/shm smaller than NCCL needs, where the log states its size and shows two or more GPUs of one host: NCCL's
-shared-memory transport between the host's processes, and its proxies' buffers, are files in /dev/shm, several MB
-per pair of local ranks and channel. A container gets 64 MB unless told otherwise (Docker's default; a Kubernetes pod
-without a memory-backed emptyDir at /dev/shm). The log states the size in Ray's warning (`/dev/shm has only N bytes
-available`, kserve/kserve#3791: vLLM's tensor-parallel workers in a pod of 64 MB), a `df` line of /dev/shm, or a
-`docker run` with `--shm-size`. Said as a WARN: a small job may fit; a job that fails there prints NCCL's own error
-(the catalogue's shm-too-small), which this finding then leaves to it. And a process that crashed inside NCCL's
-shared-memory setup (a backtrace's frame in ncclShmOpen under a SIGBUS or SIGSEGV): touching a segment past what
-/dev/shm can hold is a bus error."""
+"""/dev/shm, where NCCL keeps its shared-memory segments. Smaller than NCCL needs, where the log states its size and
+shows two or more GPUs of one host: NCCL's shared-memory transport between the host's processes, and its proxies'
+buffers, are files in /dev/shm, several MB per pair of local ranks and channel. A container gets 64 MB unless told
+otherwise (Docker's default; a Kubernetes pod without a memory-backed emptyDir at /dev/shm). The log states the size
+in Ray's warning (`/dev/shm has only N bytes available`, kserve/kserve#3791: vLLM's tensor-parallel workers in a pod of
+64 MB), a `df` line of /dev/shm, or a `docker run` with `--shm-size`. Said as a WARN: a small job may fit; a job that
+fails there prints NCCL's own error (the catalogue's shm-too-small), which this finding then leaves to it. And a
+process that crashed inside NCCL's shared-memory setup (a backtrace's frame in ncclShmOpen under a SIGBUS or SIGSEGV):
+touching a segment past what /dev/shm can hold is a bus error."""
 import re
 
 from . import errors
