@@ -14,9 +14,13 @@ WRITTEN_FROM_MISSES = {
     "mpi-init-failed", "efa-receive-buffers-enomem", "nccl-tests-ran-alone", "cuda-driver-too-old",  # sets 9 and 10
     "iommu-dma-fault", "nccl-graph-capture-unsupported",                                             # sets 11 and 12
     "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "address-unreachable",     # sets 13 and 14
-    "shm-size-below-nccls-need", "nccl-tests-stopped-on-one-node", "nccl-unknown-result-code",       # session 36
+    "shm-size-below-nccls-need", "nccl-unknown-result-code",                                         # session 36
     "ucx-shm-fifo-failed", "efa-provider-enomem", "crash-in-nccl-shm-open",
 }
+# Not held quiet here: nccl-tests-stopped-on-one-node, the one-node reading of nccl-tests-stopped-before-first-size.
+# Like it, it reads nccl-tests' header with no row after it as a test that stopped, which a collector's copy of a
+# healthy run cut there also shows (NVIDIA/nccl#259's, cut inside the line after NCCL's setup): the blind measures
+# count those (bench/MEASUREMENTS.md).
 
 
 def test_there_are_healthy_logs_to_read():
