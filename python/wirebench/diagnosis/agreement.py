@@ -69,9 +69,18 @@ def driver_mismatch(r, c):
                    "nodes on different drivers run one job's ranks differently")
 
 
+# Settings that change what NCCL prints or dumps, not how it runs; the dumps are read by one rank (NCCL_TOPO_DUMP_FILE_RANK,
+# NCCL_GRAPH_DUMP_FILE_RANK: rank 0 by default), so only its host prints them (hubutui/pytorch-examples' Slurm log: the
+# job's NCCL_TOPO_DUMP_FILE said by rank 0's host alone, read as set on one node and not the other)
+REPORTING_ONLY = {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_DEBUG_TIMESTAMP_FORMAT",
+                  "NCCL_DEBUG_TIMESTAMP_LEVELS", "NCCL_TOPO_DUMP_FILE", "NCCL_TOPO_DUMP_FILE_RANK", "NCCL_GRAPH_DUMP_FILE",
+                  "NCCL_GRAPH_DUMP_FILE_RANK"}
+
+
 @rule("settings-differ", "WARN", "any",
       "an `NCCL_X set by environment to V` that differs between hosts, or is set on some and not others (a host "
-      "counts as not setting it only where the log shows its init whole: `Init COMPLETE`, its channels connected)",
+      "counts as not setting it only where the log shows its init whole: `Init COMPLETE`, its channels connected); "
+      "not the settings of what NCCL prints or dumps (NCCL_DEBUG*, NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE)",
       "the ranks run NCCL with different settings: a transport, an interface or a device list one rank uses and "
       "another does not, so rings do not connect or run at the slowest rank's pace",
       "set NCCL_* once for the whole job (mpirun -x, srun --export, the container's environment), not per node",
@@ -81,7 +90,7 @@ def settings_differ(r, c):
     by_host = {}
     for m in c.log.messages:
         found = SETTING.match(m.text) if m.host else None
-        if found:
+        if found and found.group(1) not in REPORTING_ONLY:
             by_host.setdefault(found.group(1), {}).setdefault(m.host, (found.group(2), m.line))
     out = []
     for name, said in sorted(by_host.items()):
