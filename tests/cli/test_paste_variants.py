@@ -84,6 +84,9 @@ VARIANTS = {
     "[0] in each piece": in_pieces,
     "wrapped at 80": wrapped(80),
     "slurm before the title": lambda text: SLURM + text,
+    # its line breaks lost (a rendered page's copy: awslabs/awsome-distributed-ai#192), srun's label before each
+    "flattened under srun --label": lambda text: " ".join("0: " + line for line in text.rstrip("\n").split("\n")) + (
+        "\n" if text.endswith("\n") else ""),
     "fenced": fenced,
     "a fence under a list item": list_block,
 }
@@ -94,12 +97,16 @@ FENCES = {"fenced", "a fence under a list item"}
 
 # a wrap comes last: a terminal wraps what the launcher tagged, so a wrapped paste is not tagged piece by
 # piece, nor wrapped again
-AFTER_A_WRAP = {"[0] in each piece", "wrapped at 80"}
+AFTER_A_WRAP = {"[0] in each piece", "wrapped at 80", "flattened under srun --label"}  # (a flattened paste has no width)
 
 
 def applies(variant, path):
     if variant in AFTER_A_WRAP and "wrapped" in path.name:
         return False
+    if variant == "flattened under srun --label":
+        # a Markdown note flattened loses its blocks; a text that says ` 0: ` itself (nvbandwidth's `Device 0: NVIDIA
+        # H200`) cannot be told from the label where its line breaks are gone
+        return path.suffix != ".md" and " 0: " not in read_text(path)
     return variant not in FENCES or (path.suffix != ".md" and path.read_bytes().endswith(b"\n"))
 
 

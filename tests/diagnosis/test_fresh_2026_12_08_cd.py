@@ -8,6 +8,7 @@ import pytest
 
 from diagnosis_helpers import ids
 from wirebench.diagnosis import diagnose, parse, read_log
+from wirebench.importer.paste import Paste
 
 ROOT = Path(__file__).resolve().parents[2]
 SEVENTH = ROOT / "tests" / "data" / "nccl-fresh-2026-12-08-c"
@@ -113,3 +114,15 @@ def test_no_new_reading_fires_on_a_healthy_log(path):
         return  # nothing of NCCL's to read (a launcher's warning alone): refused before, refused now
     assert not any(m.quoted for m in log.messages), path.name
     assert not ({f.id for f in said} & NEW), (path.name, [f.what for f in said if f.id in NEW])
+
+
+def test_a_paste_flattened_into_one_line_is_split_again_at_the_srun_label_it_repeats():
+    """awslabs/awsome-distributed-ai#192: the whole paste one line, srun's `10: ` before each of its lines (read as one
+    error no entry knows before). Split again, PyTorch's `Last error:` and NCCL's WARN after it say the failed connect to
+    127.0.0.1 (the thread's cause: the interface, NCCL_SOCKET_IFNAME)."""
+    said, _ = found(EIGHTH / "awsome-distributed-ai-192.log")
+    assert ids(said) == ["connection-failed:FAIL@1"], ids(said)
+    assert "127.0.0.1<45069>" in said[0].what and "NCCL_SOCKET_IFNAME" in said[0].fix
+    # a line with a label twice is its own text
+    once = "torch 10: a 10: b\n"
+    assert [line.text for line in Paste.of(once).lines] == ["torch 10: a 10: b"]

@@ -34,7 +34,8 @@ The transforms, each a line's (`clean`), in this order: the line end (CRLF); Mar
 `-prepend-rank`'s `[0] `; then the tags a launcher wrote inside a line where output came in pieces
 or two ranks interleaved (`[1,0]<stdout>:`, `[0]` before each piece of an nccl-tests row). A line
 that only says which host a rank runs on (`srun -l hostname`'s `0: dgx01`) names the host and is no
-line of the tool's. Those of the whole paste (Paste.of): an editor's or `cat -n`'s line numbers, a
+line of the tool's. Those of the whole paste (Paste.of): a paste flattened into one line split again at the srun
+label it repeats (`... 10: ... 10: ... 10: ...`); an editor's or `cat -n`'s line numbers, a
 Markdown note's text outside its code blocks (fences) and the blocks' common indentation, a shell
 line ending in a backslash joined to its continuation (`mpirun -np 8` so ended, then `
 ./build/all_reduce_perf ...`: one command, at its first line's number), and (unwrapped) a
@@ -236,6 +237,7 @@ class Paste:
     def _build(cls, numbered, cut):
         paste = cls([], raw=numbered, cut=cut)
         try:
+            numbered = _unflattened(numbered)
             fenced = _fenced(numbered)
             numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
         finally:
@@ -387,6 +389,29 @@ def numbered_lines(source):
                 yield number, line.rstrip("\n")
         except UnicodeDecodeError as error:
             raise _refused(path, number + 1, error, encoding) from None
+
+
+# a label srun --label wrote before each line, inside one line whose line breaks were lost
+INNER_LABEL = re.compile(r" (\d{1,5}): ")
+
+
+def _unflattened(numbered):
+    """The lines of a paste flattened into one (its line breaks lost, as a rendered page's copy gives them), split
+    again before each srun label the line repeats: where a line holds the same `N: ` three times or more
+    (awslabs/awsome-distributed-ai#192: `... in broadcast 10: work = ... 10: torch.distributed.DistBackendError: ...
+    10: Last error: 10: socketStartConnect: Connect to 127.0.0.1<45069> failed ...`), each piece is a line, at the
+    line's number. A label seen once or twice is a line's own text (a time, a count)."""
+    out = []
+    for number, line in numbered:
+        labels = INNER_LABEL.findall(line)
+        repeated = max(set(labels), key=labels.count) if labels else None
+        if repeated is None or labels.count(repeated) < 3:
+            out.append((number, line))
+            continue
+        # before each ` N: ` (an empty line's piece is `N: ` alone, a line's trailing spaces end the piece before)
+        pieces = re.split(rf" (?={re.escape(repeated)}: )", line)
+        out += [(number, piece) for piece in pieces]
+    return out
 
 
 def _fenced(numbered):
