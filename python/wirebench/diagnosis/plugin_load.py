@@ -43,7 +43,10 @@ SYMBOL_STEP = re.compile(r"^Failed to find (ncclNetPlugin_v\d+) symbol\.")
 NEEDED = re.compile(r"Error: network .* not found|Failed to initialize any NET plugin")
 LOADED = re.compile(r"^(?:NET/Plugin ?: ?Loaded net plugin|Successfully loaded external plugin|Loaded net plugin)")
 WENT_ON = re.compile(r"^(?:Using network |NET/IB ?: Using|NET/Socket ?: Using|NET/IB ?: No device found)")
-DEFAULT_NAMES = ("libnccl-net.so", "librccl-net.so", "libnccl-tuner.so", "libnccl-profiler.so", "libnccl-env.so")
+# the files NCCL looks for on every run, and RCCL's names for them (its hipified source renames libnccl-* librccl-*:
+# `PROFILER/Plugin: Could not find: librccl-profiler.so.` on a healthy MI355X run, Ahalperin/amd-dev's debug log)
+DEFAULT_NAMES = ("libnccl-net.so", "librccl-net.so", "libnccl-tuner.so", "librccl-tuner.so", "libnccl-profiler.so",
+                 "librccl-profiler.so", "libnccl-env.so", "librccl-env.so")
 # what says the job meant to use a plugin: its settings and aws-ofi-nccl's, HPC-X's or EFA's words
 SETTING_OF = {"network": "NCCL_NET_PLUGIN", "tuner": "NCCL_TUNER_PLUGIN", "profiler": "NCCL_PROFILER_PLUGIN",
               "environment": "NCCL_ENV_PLUGIN"}
