@@ -11,7 +11,7 @@ from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device 
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from . import nccl_tests  # noqa: I100  (after the log reader, which imports it through errors.py)
 from .registry import rule
-from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, old_networks, settings
+from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, jobs, old_networks, settings
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
 # a host whose init the log shows whole: NCCL read its settings by then (a host whose paste stops after its first
@@ -49,13 +49,18 @@ def _first_by_host(log, pattern, value=lambda found: found.group(1)):
     return out
 
 
-def _differ(r, said, thing, why):
-    """One finding where the hosts say more than one value: each value with its hosts."""
+def _differ(r, c, said, thing, why):
+    """One finding where the hosts of one job (structural.jobs) say more than one value: each value with its hosts."""
+    job_of = jobs(c.log)
+    by_job = {}
+    for host, (value, line) in sorted(said.items()):
+        by_job.setdefault(job_of.get(host), {})[host] = (value, line)
+    said = next((one for one in by_job.values() if len({value for value, _ in one.values()}) > 1), None)
+    if said is None:
+        return None
     values = {}
     for host, (value, _) in sorted(said.items()):
         values.setdefault(value, []).append(host)
-    if len(values) < 2:
-        return None
     line = min(line for _, line in said.values())
     listed = "; ".join(f"{value} on {', '.join(hosts)}" for value, hosts in sorted(values.items()))
     return r.finding(line, f"the hosts differ in {thing}: {listed}", why)
@@ -65,7 +70,7 @@ def _differ(r, said, thing, why):
       "nodes on different GPU drivers: one job's ranks behave differently (CUDA features, NVLS, bugs fixed on some)",
       "install one driver version on every node of a partition", TROUBLESHOOTING, needs=("ranks",))
 def driver_mismatch(r, c):
-    return _differ(r, _first_by_host(c.log, DRIVER), "the CUDA driver (cudaDriverVersion)",
+    return _differ(r, c, _first_by_host(c.log, DRIVER), "the CUDA driver (cudaDriverVersion)",
                    "nodes on different drivers run one job's ranks differently")
 
 
@@ -97,7 +102,7 @@ def settings_differ(r, c):
         said = dict(said)
         for host in whole - set(said):
             said[host] = ("(not set)", min(l for _, l in said.values()))
-        found = _differ(r, said, name, f"{name} is not the same on every host: the ranks run NCCL differently")
+        found = _differ(r, c, said, name, f"{name} is not the same on every host: the ranks run NCCL differently")
         if found:
             out.append(found)
     return out
@@ -116,7 +121,7 @@ def network_differs(r, c):
     # on IB, init hangs); structural.old_networks reads it
     for host, said_here in old_networks(c.log).items():
         said.setdefault(host, said_here)
-    return _differ(r, said, "the network NCCL chose",
+    return _differ(r, c, said, "the network NCCL chose",
                    "ranks on different transports cannot connect to each other, or run at the slower one's pace")
 
 
@@ -133,11 +138,11 @@ def _nics(found):
       "bring the missing or slower ports up (ibstat: State Active, the rate; the MTU on the switch and the host) or "
       "take the node out", f"{ENV_DOCS}: NCCL_IB_HCA; {TROUBLESHOOTING}", needs=("ranks",))
 def nics_differ(r, c):
-    out = [_differ(r, _first_by_host(c.log, IB_LIST, _nics), "the RDMA devices NCCL uses (count, link layer)",
+    out = [_differ(r, c, _first_by_host(c.log, IB_LIST, _nics), "the RDMA devices NCCL uses (count, link layer)",
                    "a node with fewer or other ports gives each ring less bandwidth, or a port its peers cannot reach")]
-    out.append(_differ(r, _first_by_host(c.log, SPEED, lambda f: f"{int(f.group(1)) // 1000} Gb/s"),
+    out.append(_differ(r, c, _first_by_host(c.log, SPEED, lambda f: f"{int(f.group(1)) // 1000} Gb/s"),
                        "the NICs' rate", "rings run at the slowest port's rate"))
-    out.append(_differ(r, _first_by_host(c.log, MTU), "the IB MTU (NCCL's mtu index)",
+    out.append(_differ(r, c, _first_by_host(c.log, MTU), "the IB MTU (NCCL's mtu index)",
                        "a smaller MTU on one node cuts its messages' efficiency, or connections fail"))
     return [f for f in out if f is not None]
 
@@ -173,14 +178,14 @@ def ranks_by_host(log):
 def gpus_per_node_differ(r, c):
     said = _first_by_host(c.log, LOCAL_RANKS)
     if said:
-        return _differ(r, said, "the ranks per node (localRanks)",
+        return _differ(r, c, said, "the ranks per node (localRanks)",
                        "an unbalanced job: the node with more ranks carries more of each ring")
     hosts = ranks_by_host(c.log)
     if len(hosts) < 2:
         return None
     line = min((m.line for m in c.log.messages if RANK_GPU.search(m.text)),
                default=min((o.line for o in c.log.others if tool_rank(o.text)), default=0))
-    return _differ(r, {host: (str(len(ranks)), line) for host, ranks in hosts.items()},
+    return _differ(r, c, {host: (str(len(ranks)), line) for host, ranks in hosts.items()},
                    "the ranks per node (the init lines' ranks on each host)",
                    "an unbalanced job: the node with more ranks carries more of each ring")
 

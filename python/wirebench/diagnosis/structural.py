@@ -1,6 +1,7 @@
 """The rules that need no one line's signature (registry.py): what several lines, several ranks or
 the node's wiring show together. Each is registered with its id, verdict, scope, needs and words;
 docs/nccl-diagnosis.md's tables are tested against these declarations."""
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -51,6 +52,28 @@ def settings(log):
     for _, name, setting in sorted(found, key=lambda item: item[0]):
         out.setdefault(name, []).append(setting)
     return out
+
+
+def jobs(log):
+    """{host: job}: the paste's runs, split at each command line it shows (a launch, `kubectl logs`, `docker run` ...),
+    joined where they share a host. A paste of two runs on different nodes is two jobs, whose hosts are not compared
+    (aws-samples/aws-do-eks' Karpenter README: nccl-tests over sockets on one node group, then over EFA on another,
+    read as one job whose hosts chose different networks)."""
+    cuts = sorted(o.line for o in log.others if COMMAND.match(o.text.strip()))
+    hosts_of_run = {}
+    for m in log.messages:
+        if m.host:
+            hosts_of_run.setdefault(bisect.bisect_right(cuts, m.line), set()).add(m.host)
+    job_of = {}
+    for run, hosts in sorted(hosts_of_run.items()):
+        joined = {job_of[h] for h in hosts if h in job_of}
+        job = min(joined, default=run)
+        for h, j in list(job_of.items()):
+            if j in joined:
+                job_of[h] = job
+        for h in hosts:
+            job_of[h] = job
+    return job_of
 
 
 def _text_at(log, line):
@@ -140,7 +163,10 @@ def socket_fallback(r, c):
         evidence.append("the log lists InfiniBand/RoCE devices (NET/IB : Using ...)")
     else:
         # a setting names what was asked for (NCCL_IB_HCA=mlx5_0), not what the node has
-        named = next(((said, device) for said in log.messages if not SETTING.match(said.text)
+        job_of = jobs(log)
+        same_job = [said for said in log.messages if not m.host or not said.host
+                    or job_of.get(said.host) == job_of.get(m.host)]  # not another run's nodes
+        named = next(((said, device) for said in same_job if not SETTING.match(said.text)
                       for device in RDMA_NAMED.findall(said.text)[:1]), None)
         if named:
             evidence.append(f"the log names an RDMA device, {named[1]} (line {named[0].line})")
