@@ -176,7 +176,10 @@ WENT_ON = re.compile(r"\bInit COMPLETE\b|^Connected all (?:rings|trees)\b| via (
 # find hostfile, will proceed with training with local resources only`, logging's `WARNING:root:`, PyTorch's
 # `[W ProcessGroupNCCL.cpp:...]`, Python's `UserWarning:`) is not an unread error whatever its words
 SELF_TAGGED = re.compile(r"^\s*(?:\[\s*)?(?:WARNING|Warning|WARN|INFO|Info|DEBUG|NOTICE)\b(?:\s*\]|:)|^\s*\[[WID] |"
-                         r"^\s*(?:\[\S+\]\s*)?[WI]\d{4} |\b[A-Z]\w*Warning:")
+                         r"^\s*(?:\[\S+\]\s*)?[WI]\d{4} |\b[A-Z]\w*Warning:|" + "|".join((
+                             # NCCL's own INFO texts of its plugins' probing, pasted without NCCL's prefix (NVIDIA/nccl#1584:
+                             # a healthy log's `NET/Plugin: Failed to find ncclNetPlugin_v9 symbol.`, then the v8 it loaded)
+                             r"^\s*(?:NET|PROFILER|TUNER|ENV)/Plugin ?: (?:Failed to find \w+ symbol|Could not find: \S+)",)))
 UNREAD = (re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\s*:.*|\s*$)"),
           re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|[Ee]xception|[Ff]atal|FATAL|[Aa]borted|"
                      r"timed out|[Rr]efused|[Dd]enied|[Cc]annot|[Cc]ould not|[Uu]nable to)\b"))

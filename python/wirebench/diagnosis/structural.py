@@ -347,7 +347,13 @@ def tcp_plugin_on_rdma(r, c):
 GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for HCA (\d+) '([^']+)'(?: \(([^)]+)\))?")
 
 
-@rule("gdrdma-disabled", "WARN", "network", "`GPU Direct RDMA Disabled for HCA N 'mlx5_0' (reason)`",
+# a GPU whose memory is the system's, where GPUDirect RDMA is not supported (DGX Spark's GB10: NVIDIA's developer forum,
+# "DGX Spark GPUDirect RDMA"; nccl-tests' device list names it `NVIDIA GB10`)
+WITHOUT_GPUDIRECT_RDMA = re.compile(r"\bNVIDIA GB10\b")
+
+
+@rule("gdrdma-disabled", "WARN", "network", "`GPU Direct RDMA Disabled for HCA N 'mlx5_0' (reason)`; not on a DGX "
+      "Spark's GB10 (`NVIDIA GB10` in nccl-tests' device list: its memory is the system's, GPUDirect RDMA unsupported)",
       "the network's data is staged through host memory; NCCL's reason is quoted",
       "load nvidia-peermem (or use DMA-BUF: a recent driver and kernel); check NCCL_NET_GDR_LEVEL and that the NIC "
       "and the GPU share a PCIe switch",
@@ -355,6 +361,13 @@ GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for HCA (\d+) '([^']+)'(?: \(([^
 def gdrdma_disabled(r, c):
     m, found = c.log.first(GDR_OFF)
     if m is None:
+        return None
+    soc = next((o for o in c.log.others if WITHOUT_GPUDIRECT_RDMA.search(o.text)), None) or next(
+        (n for n in c.log.messages if WITHOUT_GPUDIRECT_RDMA.search(n.text)), None)
+    if soc is not None:  # the GPU's memory is the system's: no GPUDirect RDMA to turn on
+        c.log.explained.append((m.line, m.raw, f"gdrdma-disabled: the GPU (line {soc.line}) is a DGX Spark's GB10, whose "
+                                "memory is the system's: GPUDirect RDMA is not supported there (NVIDIA's DGX Spark "
+                                "forum: nvidia-peermem and dma-buf do not work), so NCCL registers host memory"))
         return None
     reason = f" (NCCL says: {found.group(3)})" if found.group(3) else ""
     return r.finding(m.line, f"GPUDirect RDMA is off for {found.group(2)}",
@@ -395,13 +408,16 @@ TOPO_LOADED = re.compile(r"^Loading topology file (\S+)")
 TOPO_DEFAULT = "/var/run/nvidia-topologyd/virtualTopology.xml"  # NCCL's own default (a VM's topology daemon)
 TOPO_UNOPENED = re.compile(r"Could not open XML topology file ")
 # the AWS OFI plugin sets the file it ships for the instance type it runs on (aws/aws-ofi-nccl#889's p4d log)
-TOPO_BY_PLUGIN = re.compile(r"^NET/OFI .*Setting NCCL_TOPO_FILE environment variable to (\S+)")
+# the AWS OFI plugin setting the file of its instance type: `Setting NCCL_TOPO_FILE environment variable to F`, and
+# 1.9 on `Adding NCCL_TOPO_FILE=F to environment` (gnosia93/training-on-eks' p4d log, a healthy DeepSpeed run)
+TOPO_BY_PLUGIN = re.compile(r"^NET/OFI .*?(?:Setting NCCL_TOPO_FILE environment variable to |Adding NCCL_TOPO_FILE=)(\S+)")
 
 
 @rule("topology-file", "WARN", "node", "`NCCL_TOPO_FILE set by environment to F`, or NCCL's `Loading topology file F` "
       "(a setting of /etc/nccl.conf or ~/.nccl.conf prints no ENV line), F not NCCL's default "
       "/var/run/nvidia-topologyd/virtualTopology.xml nor the one the AWS OFI plugin sets for its instance type "
-      "(`NET/OFI ... Setting NCCL_TOPO_FILE environment variable to F`); not where NCCL could not open F "
+      "(`NET/OFI ... Setting NCCL_TOPO_FILE environment variable to F`, `Adding NCCL_TOPO_FILE=F to environment`); not "
+      "where NCCL could not open F "
       "(setting-names-absent-file)",
       "NCCL does not discover the node; another machine's file makes wrong rings",
       "use the file written for this exact machine type, or unset NCCL_TOPO_FILE (look in /etc/nccl.conf and "
