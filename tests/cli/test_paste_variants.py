@@ -77,6 +77,7 @@ VARIANTS = {
     "-prepend-rank": each_line("[0] "),
     "mpirun --tag-output": each_line("[1,0]<stdout>:"),
     "torchrun": each_line("[default0]:"),
+    "skypilot": each_line("(head, rank=0, pid=3808) "),
     "timestamps and srun --label": each_line("2024-08-01T12:00:00Z 0: "),
     "markdown quote": each_line("> "),
     "list bullets": each_line("* "),

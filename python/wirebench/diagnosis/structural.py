@@ -427,7 +427,7 @@ def topology_file(r, c):
     if c.log.first(TOPO_UNOPENED)[0] is not None:
         return None  # NCCL discovered the node after all: setting-names-absent-file says why
     by_plugin = {found.group(1) for m in c.log.messages if (found := TOPO_BY_PLUGIN.search(m.text))}
-    given = first_setting(c.log, "NCCL_TOPO_FILE", lambda value: value not in by_plugin)
+    given = first_setting(c.log, "NCCL_TOPO_FILE", lambda value: value not in by_plugin and value != TOPO_DEFAULT)
     if given is not None:
         return r.finding(given.line, f"NCCL's topology comes from a file: {given.value}",
                          "NCCL does not discover the node: a file from another machine type makes wrong rings and "

@@ -28,7 +28,7 @@ The transforms, each a line's (`clean`), in this order: the line end (CRLF); Mar
 (`> `) and list bullets (`- `, `* `, `+ `); any stack of line prefixes: timestamps (ISO 8601 of
 `kubectl logs --timestamps`, `docker logs -t` and CI logs, `[2024-08-01 12:00:00]`, `ts`'s `Aug 01
 12:00:00`), `kubectl logs --prefix`'s `[pod/NAME/CONTAINER]`, docker compose's `NAME | ` and Ray's
-`(RayTrainWorker pid=N) `, mpirun --tag-output's `[1,0]<stdout>:` (PRRTE's
+`(RayTrainWorker pid=N) ` and SkyPilot's `(head, rank=0, pid=N) `, mpirun --tag-output's `[1,0]<stdout>:` (PRRTE's
 `[prterun-host-1@1,0]<stdout>:`, horovodrun's `[1]<stdout>:`), torchrun's `[default0]:` /
 `[rank0]:`, MPICH's `-prepend-pattern '[%h:%r] '`'s `[dgx01:0] `, srun --label's `0: ` and
 `-prepend-rank`'s `[0] `; then the tags a launcher wrote inside a line where output came in pieces
@@ -59,8 +59,11 @@ TIMESTAMP = re.compile(
     r"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\]"                                                   # [12:00:00]
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:[.,]\d+)?)[ \t]")  # ts(1): Aug 01 12:00:00
 # (one space after a prefix goes: the line's own indentation stays, nvbandwidth's header needs it)
-# kubectl logs --prefix; docker compose's service; Ray's worker (NVIDIA/nccl#1212: `(RayTrainWorker pid=355353) `)
-POD = re.compile(r"^\s*(?:\[pod/[\w.-]+/[\w.-]+\] |\w[\w.-]*\s+\| |\(\w+ pid=\d+(?:, ip=[\d.]+)?\) )")
+# kubectl logs --prefix; docker compose's service; Ray's worker (NVIDIA/nccl#1212: `(RayTrainWorker pid=355353) `) and
+# SkyPilot's node (skypilot-org/skypilot's GPUDirect-TCPX example: `(head, rank=0, pid=3808) `, `(worker1, rank=1,
+# pid=2769, ip=10.100.10.12) `)
+POD = re.compile(r"^\s*(?:\[pod/[\w.-]+/[\w.-]+\] |\w[\w.-]*\s+\| |\(\w+ pid=\d+(?:, ip=[\d.]+)?\) |"
+                 r"\([\w.-]+, rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) )")
 # Ray's prefix names the address of the node a worker runs on (`(RayWorkerVllm pid=207931, ip=10.0.1.75) `, left out
 # on the driver's node): kept as the line's origin where the prefix goes (OpenRLHF/OpenRLHF#265)
 RAY_ORIGIN = re.compile(r"\(\w+ pid=\d+, ip=([\d.]+)\) ")
