@@ -96,8 +96,8 @@ def nccl_tests_stopped_on_one_node(r, c):
     on_one = ranks_on_one_host(c.log)
     if not on_one or not stopped_before_a_result(c.log) or any(e.classed for e in errors.find(c.log)):
         return None
-    from .structural import settings  # here: structural imports the log reader, which imports this module
-    if any(s.value.strip() not in ("0", "") for s in settings(c.log).get("NCCL_P2P_DISABLE", [])):
+    from .structural import first_setting, turned_on  # here: structural imports the log reader, which imports this
+    if first_setting(c.log, "NCCL_P2P_DISABLE", turned_on):
         return None  # peer-to-peer was off: not its path (NVIDIA/nccl-tests#117's second run); the generic rule says it
     last = header(c.log)[-1]
     return r.finding(last.line, f"nccl-tests printed its header (line {header(c.log)[0].line}) and no result, its "
