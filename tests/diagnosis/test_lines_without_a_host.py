@@ -35,9 +35,9 @@ def test_the_other_rules_words_leave_no_blank_host(h100):
                                    "NCCL could not connect to 10.38.10.112<21724>"),
              "out-of-memory": ("include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n", None,
                                "NCCL could not allocate GPU memory:"),
-             "p2p-disabled-by-hardware": ("NCCL INFO P2P is disabled between connected GPUs 2 and 1. You can repress "
-                                          "this message with NCCL_IGNORE_DISABLED_P2P=1.\n", None,
-                                          "NCCL found P2P disabled between connected GPUs 2 and 1"),
+             "p2p-disabled-on-pcie": ("NCCL INFO P2P is disabled between connected GPUs 2 and 1. You can repress "
+                                      "this message with NCCL_IGNORE_DISABLED_P2P=1.\n", None,
+                                      "NVML gives no P2P between PCIe-connected GPUs 2 and 1"),
              "nvls-unavailable": ("NCCL INFO NVLS multicast support is not available on dev 0\n", h100,
                                   "NVLS (NVLink SHARP) is not used")}
     for rule, (line, topology, words) in lines.items():

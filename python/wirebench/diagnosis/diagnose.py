@@ -5,7 +5,7 @@ network carried data; a bare WARN of NCCL's that a network entry reads where the
 is explained, not a finding (log.explained). The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import (agreement, catalogue, class_causes, dev_shm, docker_bridge, error_classes, errors, fixed_in_later_nccl,
+from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors, fixed_in_later_nccl,
                link_local, nccl_tests, plugin_load, registry, roce_gid, roce_qp_invalid, settings, socket_types,
                structural, verbs_provider, watchdog_reports)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
@@ -13,8 +13,11 @@ from .registry import NETWORK_SCOPES, Context, Finding
 
 RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load,
                 socket_types, verbs_provider, link_local, docker_bridge,
-                roce_qp_invalid, dev_shm)  # each registers its rules when imported
+                roce_qp_invalid, dev_shm, custom_allreduce)  # each registers its rules when imported
 # said with each error of a file that holds no line of NCCL's: what it says is the program's side only
+NOT_ACROSS_HOSTS = "the log shows the job on one host: no data crossed the network, so a network cause is not this job's"
+NOT_SHOWN_ACROSS_HOSTS = ("the log does not show the job's data crossing the network (one host's lines or none, no "
+                          "`nNodes`, no channel via NET): a cause for a job across hosts, not a finding on this log")
 NO_NCCL_LINE = ("; the file holds no line of NCCL's: set NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) in the job "
                 "and rerun to see NCCL's side")
 
@@ -90,7 +93,13 @@ def diagnose(log, wiring=None, entries=None):
             taken.add(known.id)
         _quote(known, error)
     if not network_carries_data(log):
-        found = [f for f in found if f.scope not in NETWORK_SCOPES or f.error]
+        # a network finding needs proof that the network carried data; where the log lacks it the finding is still
+        # said, as not one (never silent: sgl-project/sglang#1427's `Failed to open libibverbs` with nothing else)
+        for f in [f for f in found if f.scope in NETWORK_SCOPES and not f.error]:
+            found.remove(f)
+            log.explained.append((f.line, structural.text_at(log, f.line) if f.line else "",
+                                  f"{f.id}: {f.what}: {NOT_ACROSS_HOSTS if one_host else NOT_SHOWN_ACROSS_HOSTS} "
+                                  f"({f.verdict} where it does)"))
     if all(m.quoted for m in log.messages):  # no line of NCCL's own (a quoted WARN's text is the program's line)
         for f in found:
             if f.error and NO_NCCL_LINE not in f.fix:

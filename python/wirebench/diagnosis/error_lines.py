@@ -205,3 +205,9 @@ UNIT = re.compile(r"^[\u25cf\u00d7*x]?\s*([\w@.:-]+\.(?:service|socket|mount|tar
 EMPHASIS = re.compile(r"\*\*|__|^[*`]+|[*`]+$")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
 LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
+
+
+# libibverbs' warning that an RDMA device has no user-space driver (verbs_provider.py's rule): not an error, but a line
+# a file may hold alone, so the reader reads it. rdma-core prints it with its `libibverbs: ` tag; older libibverbs
+# (horovod/horovod#1117) without it
+NO_PROVIDER = re.compile(r"(?:libibverbs: )?Warning: no userspace device-specific driver found for (\S+)")

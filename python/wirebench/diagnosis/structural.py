@@ -76,7 +76,7 @@ def jobs(log):
     return job_of
 
 
-def _text_at(log, line):
+def text_at(log, line):
     """The log's line `line` as the file has it (an NCCL line's launcher tag off)."""
     return next((m.raw for m in log.messages if m.line == line), None) or next(
         (o.text.strip() for o in log.others if o.line == line), "")
@@ -397,7 +397,7 @@ def transport_disabled(r, c):
     line, name = min(off)
     models = sorted({found.group(0) for o in c.log.others for found in GPU_MODEL.finditer(o.text)})
     if [n for _, n in off] == ["NCCL_P2P_DISABLE"] and models and all(NO_P2P_MODEL.fullmatch(m) for m in models):
-        c.log.explained.append((line, _text_at(c.log, line), f"transport-disabled: the log's GPUs ({', '.join(models)}) have no P2P under NVIDIA's driver (GeForce RTX 40 "
+        c.log.explained.append((line, text_at(c.log, line), f"transport-disabled: the log's GPUs ({', '.join(models)}) have no P2P under NVIDIA's driver (GeForce RTX 40 "
             "series), so NCCL_P2P_DISABLE=1 changes no path (a driver patched for P2P would)"))
         return None
     return r.finding(line, f"{name} is set",
@@ -689,22 +689,62 @@ def gdrdma_unused(r, c):
     return None
 
 
-P2P_REFUSED = re.compile(r"P2P is disabled between connected GPUs (\d+) and (\d+)")
+# NCCL's graph/paths.cc (ncclTopoCheckP2p), where NVML says a GPU pair the topology connects has no P2P: between
+# NVLink-connected GPUs a WARN (`... NVLINK connected GPUs ... probably due to a hardware issue`) and
+# ncclUnhandledCudaError, the job stops (older NCCL said it so for every connected pair: `This should not be the case
+# given their connectivity`); between GPUs on PCIe an INFO (`... You can repress this message with
+# NCCL_IGNORE_DISABLED_P2P=1.`) and NCCL goes on through host memory.
+P2P_REFUSED = re.compile(r"P2P is disabled between (NVLINK )?connected GPUs (\d+) and (\d+)")
 
 
-@rule("p2p-disabled-by-hardware", "FAIL", "node", "`P2P is disabled between connected GPUs A and B`",
+def _p2p_refused(log, stopping):
+    """The first of NCCL's lines that say P2P is disabled between connected GPUs, of the kind that stops NCCL (or of
+    the kind it goes on from), with its match."""
+    for m in log.messages:
+        found = P2P_REFUSED.search(m.text)
+        if found and stopping == bool(found.group(1) or m.warn or "should not be the case" in m.text):
+            return m, found
+    return None, None
+
+
+@rule("p2p-disabled-by-hardware", "FAIL", "node", "`P2P is disabled between NVLINK connected GPUs A and B` (NCCL's "
+      "WARN, or an older NCCL's `... connected GPUs A and B. This should not be the case given their connectivity`)",
       "CUDA reports no peer access between GPUs the topology connects; NCCL stops unless NCCL_IGNORE_DISABLED_P2P=1",
       "check nvidia-smi topo -p2p r (and the fabric manager on NVSwitch systems: systemctl status "
       "nvidia-fabricmanager), ACS and the IOMMU; do not hide it with NCCL_IGNORE_DISABLED_P2P",
-      f"{TROUBLESHOOTING}; NCCL src/transport/p2p.cc; NVIDIA/nccl#257, NVIDIA/nccl#2079")
+      f"{TROUBLESHOOTING}; NCCL src/graph/paths.cc (ncclTopoCheckP2p); NVIDIA/nccl#257, NVIDIA/nccl#2079")
 def p2p_disabled_by_hardware(r, c):
-    m, found = c.log.first(P2P_REFUSED)
+    m, found = _p2p_refused(c.log, stopping=True)
     if m is None:
         return None
-    return r.finding(m.line, f"NCCL found P2P disabled between connected GPUs {found.group(1)} and {found.group(2)}"
-                             f"{printed_on(m)}",
+    return r.finding(m.line, f"NCCL found P2P disabled between {found.group(1) or ''}connected GPUs {found.group(2)} "
+                             f"and {found.group(3)}{printed_on(m)}",
                      "CUDA reports no peer access between GPUs the topology connects: NCCL says this is probably a "
                      "hardware issue, and stops unless NCCL_IGNORE_DISABLED_P2P=1")
+
+
+@rule("p2p-disabled-on-pcie", "WARN", "node", "NCCL's INFO `P2P is disabled between connected GPUs A and B. You can "
+      "repress this message with NCCL_IGNORE_DISABLED_P2P=1.` (GPUs on PCIe that NVML gives no peer access)",
+      "the pair goes through host memory (SHM), slower than P2P over their PCIe switch; NCCL goes on",
+      "GeForce cards: NVIDIA's driver gives them no P2P, nothing to fix; datacenter GPUs: check nvidia-smi topo -p2p r, "
+      "ACS on the PCIe switches and the IOMMU (NCCL's Troubleshooting: PCI Access Control Services), or a VM's "
+      "passthrough",
+      f"{TROUBLESHOOTING}; NCCL src/graph/paths.cc (ncclTopoCheckP2p: INFO where the path is PCIe, and p2p off); "
+      "pytorch/pytorch#150734 (two RTX 5090: the INFO, channels via SHM, training went on)")
+def p2p_disabled_on_pcie(r, c):
+    m, found = _p2p_refused(c.log, stopping=False)
+    if m is None:
+        return None
+    models = sorted({found.group(0) for o in c.log.others for found in GPU_MODEL.finditer(o.text)})
+    if models and all(m_.startswith("NVIDIA GeForce") for m_ in models):
+        c.log.explained.append((m.line, m.raw, f"p2p-disabled-on-pcie: the log's GPUs ({', '.join(models)}) are "
+                                               "GeForce cards, which NVIDIA's driver gives no PCIe P2P: host memory is "
+                                               "their path"))
+        return None
+    return r.finding(m.line, f"NVML gives no P2P between PCIe-connected GPUs {found.group(2)} and {found.group(3)}"
+                             f"{printed_on(m)}: NCCL goes through host memory",
+                     "NCCL found the pair connected on PCIe but NVML reports no peer access: it went on without P2P, "
+                     "so the pair's data is copied through host memory (SHM)")
 
 
 @rule("p2p-level", "WARN", "node", "`NCCL_P2P_LEVEL set by environment to LOC` (or 0), which NCCL also prints for "

@@ -4,13 +4,16 @@ when the kernel exposes a device (uverbsN) and no provider library (libmlx5, lib
 ibverbs-providers or MOFED) in the process' image claims it: typical of a container built without them.
 NCCL then finds no usable InfiniBand/RoCE device. Harmless where the job needed none; a cause where it
 failed or its data crossed the network."""
-import re
-
-from . import errors
+from . import errors, nccl_tests
+from .error_lines import NO_PROVIDER
 from .network_use import network_carries_data, one_host_shown
 from .registry import rule
 
-NO_PROVIDER = re.compile(r"libibverbs: Warning: no userspace device-specific driver found for (\S+)")
+
+
+def said(log):
+    """(the line, its match) of libibverbs' warning in the log, or None."""
+    return next(((o, found) for o in log.others if (found := NO_PROVIDER.search(o.text))), None)
 
 
 @rule("rdma-provider-missing", "WARN", "any",
@@ -24,14 +27,19 @@ NO_PROVIDER = re.compile(r"libibverbs: Warning: no userspace device-specific dri
       "rdma-core libibverbs/init.c (the warning); NVIDIA/nccl-tests#41 (the maintainer: the container lacks the "
       "verbs provider)")
 def rdma_provider_missing(r, c):
-    said = next(((o, found) for o in c.log.others if (found := NO_PROVIDER.search(o.text))), None)
-    if said is None:
+    warning = said(c.log)
+    if warning is None:
         return None
-    other, found = said
+    other, found = warning
     failed = bool(errors.find(c.log))
-    if not failed and (one_host_shown(c.log) or not network_carries_data(c.log)):
+    alone = not c.log.messages and not nccl_tests.header(c.log) and not nccl_tests.results(c.log)
+    if not failed and not alone and (one_host_shown(c.log) or not network_carries_data(c.log)):
+        why = ("the log shows the job on one host, which needed no RDMA device" if one_host_shown(c.log) else
+               "the log does not show the job's data crossing the network, nor a failure")
+        c.log.explained.append((other.line, other.text.strip(), f"rdma-provider-missing: {why} (WARN where it did)"))
         return None
-    because = "the job failed" if failed else "the job's data crossed the network"
+    because = ("the job failed" if failed else "the job's data crossed the network" if not alone else
+               "the paste holds it alone, with nothing that shows it harmless (a job on one host, a run that worked)")
     return r.finding(other.line, f"libibverbs found no user-space driver for {found.group(1)}",
                      f"the node exposes an RDMA device the image has no provider library for, so NCCL cannot use "
                      f"InfiniBand/RoCE here; said because {because}")
