@@ -51,6 +51,8 @@ def _first_by_host(log, pattern, value=lambda found: found.group(1)):
 
 def _differ(r, c, said, thing, why):
     """One finding where the hosts of one job (structural.jobs) say more than one value: each value with its hosts."""
+    if len({value for value, _ in said.values()}) < 2:
+        return None  # every host says the same: no job to split (jobs() scans the log's lines)
     job_of = jobs(c.log)
     by_job = {}
     for host, (value, line) in sorted(said.items()):

@@ -39,7 +39,17 @@ def _table_seen(log):
 
 def find(log):
     """The first error of each rank, in the log's order; ranks whose first errors say the same
-    thing fold into the first of them (with their count)."""
+    thing fold into the first of them (with their count). Found once per log (the diagnosis and several rules ask;
+    each asking scanned every line): kept on the log with the size of what it was found in."""
+    key = (len(log.messages), len(log.others))
+    kept = log.__dict__.get("_errors_found")
+    if kept is None or kept[0] != key:
+        kept = (key, _find(log))
+        log.__dict__["_errors_found"] = kept
+    return list(kept[1])
+
+
+def _find(log):
     lines = sorted([(m.line, m) for m in log.messages] + [(o.line, o) for o in log.others], key=lambda x: x[0])
     went_on = max((line for line, item in lines if (WENT_ON.search(item.text) if hasattr(item, "host") else
                                                     RESULT.match(item.text) or SUMMARY.search(item.text))), default=0)
