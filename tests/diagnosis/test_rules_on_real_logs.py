@@ -111,8 +111,15 @@ def test_collnet_fallback_is_a_warn_quoting_the_setup_errors_nccl_went_on_from(a
     # with the catalogue, its entry for the SHARP plugin's line (NVIDIA/nccl#1050) says it, quoting the chains too
     said = diagnose(log, a100)
     assert [f.verdict for f in said] == ["WARN"] and "coll_net.cc:1358 -> 2" in said[0].what
-    # without NCCL's fallback line the same errors stay failures of their own
-    stopped = "\n".join(l for l in COLLNET_FALLBACK.read_text().splitlines() if "Cannot initialize CollNet" not in l)
+    # without NCCL's fallback line the SHARP plugin's WARN is still said; rank 1's bare chain, after which its process
+    # completed its init, is said as one NCCL went on from
+    lines = [line for line in COLLNET_FALLBACK.read_text().splitlines() if "Cannot initialize CollNet" not in line]
+    log = parse("\n".join(lines), "x")
+    said = diagnose(log, entries=[])
+    assert [f.line for f in said] == [35]
+    assert [(line, why.split(":")[0]) for line, _, why in log.explained] == [(42, "NCCL went on after it")]
+    # and where no process completed its init the same errors stay failures of their own
+    stopped = "\n".join(line for line in lines if "Init COMPLETE" not in line)
     assert "FAIL" in [f.verdict for f in diagnose(parse(stopped, "x"), entries=[])]
     # NCCL's choice on few nodes (init.cc) is no fault
     assert found("n:1:1 [0] NCCL INFO Communicator has 1 nodes which is less than CollNet node threshold 2, "

@@ -70,9 +70,12 @@ def diagnose(log, wiring=None, entries=None):
                 continue
             went_on = _went_on_after(log, error) if entry is None and error.kind == "nccl" else None
             if went_on is not None:  # an error of NCCL's load it went on from: the same process then started its init
+                completed = bool(INIT_COMPLETE.search(went_on.text))
                 log.explained.append((error.line, error.quote, f"NCCL went on after it: line {went_on.line}, the same "
-                                      "process starts its communicator's init (a probe at NCCL's load that failed, not "
-                                      "the job)"))
+                                      + ("process completes its communicator's init (a call NCCL tolerated, not the "
+                                         "job's failure)" if completed else
+                                         "process starts its communicator's init (a probe at NCCL's load that failed, "
+                                         "not the job)")))
                 continue
             if entry is not None and entry.scope in NETWORK_SCOPES and one_host:
                 # a network cause on a job the log shows on one host moved no data over the network: the error is
@@ -128,12 +131,18 @@ def _add_likely(found):
 # wrapper not initialized.` and its `gdr.cc:56 -> 3` on a host without libibverbs, then `Using network Socket` and
 # `Init START`). An error during the init that NCCL went on from (CollNet's setup) is a finding of its own rules.
 INIT_START = re.compile(r"\bInit START\b")
+INIT_COMPLETE = re.compile(r"\bInit COMPLETE\b")
 
 
 def _went_on_after(log, error):
-    """The line after an NCCL error where the same process (host:pid) starts its communicator's init, or None."""
+    """The line after an NCCL error where the same process (host:pid) starts its communicator's init, or completes
+    it (NCCL 2.4's `include/net.h:24 -> 2` where the OFI plugin had no PCI path for its NIC, then `NIC distance : SYS`
+    and `Init COMPLETE`: cybertronai/aws-network-benchmarks' healthy EFA run), or None."""
+    # completing the init goes on from a bare chain only: where NCCL printed a WARN it gave something up (CollNet when
+    # SHARP failed: NVIDIA/nccl-tests#311), which its own fallback line or the error says
+    warned = any(m.line == error.line and m.warn for m in log.messages)
     return next((m for m in log.messages if m.line > error.line and m.host and f"{m.host}:{m.pid}" == error.rank
-                 and INIT_START.search(m.text)), None)
+                 and (INIT_START.search(m.text) or (not warned and INIT_COMPLETE.search(m.text)))), None)
 
 
 def _entry_of(entries, said):

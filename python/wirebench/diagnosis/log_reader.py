@@ -263,11 +263,40 @@ def _parse(numbered, source):
         log.messages.append(m)
         if not m.warn:
             _read_info(log, m)
+    _torn_hosts_mended(log)
     log.folded = sum(m.repeats - 1 for m in log.messages) + sum(o.repeats - 1 for o in log.others)
     last = log.others[-1] if log.others else None
     cut = CUT_PREFIX.match(last.text.strip()) if last and log.messages and last.line > log.messages[-1].line else None
     log.cut_host = cut.group(1) if cut else ""
     return log
+
+
+def _torn_hosts_mended(log):
+    """A host name torn where another process' output cut into its line (its start lost: `n0`; another line's end
+    before it: `3x3207c0s25b1n0`, `x3207c0s25b1x3207c0s25b1n0`) is the host whose name it ends in or that ends in it,
+    whose processes (pids) printed more and include every one of its own: argonne-lcf/alcf-nccl-tests' Polaris log,
+    `n0:3804613:3804732 [1] NCCL INFO Channel 02/0 ...` among x3207c0s25b1n0:3804613's lines, read as a third host whose
+    settings differed from the others'."""
+    pids, count = {}, {}
+    for m in log.messages:
+        if m.host:
+            pids.setdefault(m.host, set()).add(m.pid)
+            count[m.host] = count.get(m.host, 0) + 1
+    mend = {}
+    for host, its in pids.items():
+        whole = [h for h, theirs in pids.items() if h != host and (h.endswith(host) or host.endswith(h))
+                 and its < theirs]
+        if whole:
+            mend[host] = max(whole, key=lambda h: count[h])
+    for m in log.messages:
+        m.host = mend.get(m.host, m.host)
+    for ch in log.channels:
+        ch.host = mend.get(ch.host, ch.host)
+    for per_host in (log.gpu_paths, log.gpu_ranks, log.gpu_nvlinks):
+        for torn, whole in mend.items():
+            if torn in per_host:
+                merged = per_host.pop(torn)
+                per_host.setdefault(whole, {}).update(merged)
 
 
 def _xla_quotes_joined(folded):
