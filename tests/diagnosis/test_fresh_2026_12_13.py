@@ -56,3 +56,6 @@ def test_ncclS_kernels_missing_for_the_gpu_say_named_symbol_not_found():
     # CUDA's same words elsewhere than NCCL's kernel launch are not this entry's
     elsewhere = "host:1:1 [0] misc/cudawrap.cc:99 NCCL WARN Cuda failure 'named symbol not found'\n"
     assert "no-kernel-image-for-gpu" not in " ".join(ids(found_in_text(elsewhere)))
+    # an NCCL that printed no location (PyTorch 2.0's, pytorch/pytorch#152077 on an RTX 5090) is read as the launch's
+    bare = "4d1a2ae696c8:50555:50555 [0] NCCL WARN Cuda failure 'named symbol not found'\n"
+    assert ids(found_in_text(bare)) == ["no-kernel-image-for-gpu:FAIL@1"]

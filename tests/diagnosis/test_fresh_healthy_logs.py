@@ -16,7 +16,7 @@ WRITTEN_FROM_MISSES = {
     "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "address-unreachable",     # sets 13 and 14
     "shm-size-below-nccls-need", "nccl-unknown-result-code",                                         # session 36
     "ucx-shm-fifo-failed", "efa-provider-enomem", "crash-in-nccl-shm-open",
-    "custom-allreduce-expandable-segments",                                                          # session 37
+    "custom-allreduce-expandable-segments", "two-nccl-wheels",                                       # session 37
 }
 # Not held quiet here: nccl-tests-stopped-on-one-node, the one-node reading of nccl-tests-stopped-before-first-size.
 # Like it, it reads nccl-tests' header with no row after it as a test that stopped, which a collector's copy of a

@@ -5,15 +5,15 @@ network carried data; a bare WARN of NCCL's that a network entry reads where the
 is explained, not a finding (log.explained). The causes first: a FAIL before a WARN, each in its order."""
 import re
 
-from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors, fixed_in_later_nccl,
-               link_local, nccl_tests, plugin_load, registry, roce_gid, roce_qp_invalid, settings, socket_types,
-               structural, verbs_provider, watchdog_reports)
+from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors,
+               fixed_in_later_nccl, link_local, nccl_tests, nccl_wheels, plugin_load, registry, roce_gid, roce_qp_invalid,
+               settings, socket_types, structural, verbs_provider, watchdog_reports)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
 from .registry import NETWORK_SCOPES, Context, Finding
 
 RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load,
                 socket_types, verbs_provider, link_local, docker_bridge,
-                roce_qp_invalid, dev_shm, custom_allreduce)  # each registers its rules when imported
+                roce_qp_invalid, dev_shm, custom_allreduce, nccl_wheels)  # each registers its rules when imported
 # said with each error of a file that holds no line of NCCL's: what it says is the program's side only
 NOT_ACROSS_HOSTS = "the log shows the job on one host: no data crossed the network, so a network cause is not this job's"
 NOT_SHOWN_ACROSS_HOSTS = ("the log does not show the job's data crossing the network (one host's lines or none, no "

@@ -211,3 +211,20 @@ LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
 # a file may hold alone, so the reader reads it. rdma-core prints it with its `libibverbs: ` tag; older libibverbs
 # (horovod/horovod#1117) without it
 NO_PROVIDER = re.compile(r"(?:libibverbs: )?Warning: no userspace device-specific driver found for (\S+)")
+
+# A Python package of NCCL as PyTorch's collect_env lists it (`[pip3] nvidia-nccl-cu12==2.29.3`, `[conda]
+# nvidia-nccl-cu12 2.21.5 pypi_0 pypi`) or pip lists it (`nvidia-nccl-cu13==2.29.7`, `nvidia-nccl-cu12   2.21.5`):
+# nccl_wheels.py's rule; a line a file may hold alone, so the reader reads it
+NCCL_WHEEL = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(nvidia-nccl-cu\d+)(?:==|\s+)(\d+\.\d+\.\d+)\b")
+
+
+def read_alone(texts):
+    """Whether lines that are neither NCCL's nor errors say something to read in a file holding nothing else:
+    libibverbs' warning, or NCCL installed as more than one Python package (one package alone judges nothing)."""
+    wheels = set()
+    for text in texts:
+        if NO_PROVIDER.search(text):
+            return True
+        if (found := NCCL_WHEEL.search(text)):
+            wheels.add(found.group(1))
+    return len(wheels) > 1

@@ -17,7 +17,7 @@ from ..contracts.input_files import InputError, readable_file
 from ..importer import lines as paste_lines
 from ..importer.paste import numbered_lines
 from . import errors, nccl_tests
-from .error_lines import LAST_ERROR, NO_PROVIDER
+from .error_lines import LAST_ERROR, read_alone
 
 # [anything before] host:pid:tid [dev] [file.cc:line] NCCL INFO|WARN message
 PREFIX = re.compile(r"(?:^|[\s>\]:])([^:\s\[\]<>]+):(\d+):(\d+) \[(\d+)\] (?:(\S+:\d+) )?NCCL (INFO|WARN) (.*)$")
@@ -232,7 +232,7 @@ def read_log(file):
         raise InputError(f"{file}: empty: an NCCL_DEBUG=INFO log (or a job's output with NCCL's lines) was expected")
     # nccl-tests' header and nothing after it is read: the test stopped before its first size (nccl_tests.py's rule)
     if not log.messages and not nccl_tests.header(log) and not nccl_tests.results(log) and not errors.find(log) \
-            and not any(NO_PROVIDER.search(o.text) for o in log.others):  # libibverbs' own warning
+            and not read_alone(o.text for o in log.others):  # libibverbs' warning, NCCL's Python packages
         raise InputError(f"{file}: no line of NCCL's (`host:pid:tid [dev] NCCL INFO|WARN ...`, an NCCL or CUDA error "
                          "of nccl-tests or PyTorch, a launcher's error, nccl-tests' header or results) and no error "
                          "line: is NCCL_DEBUG=INFO set in the job?")
