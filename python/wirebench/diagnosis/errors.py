@@ -54,9 +54,16 @@ def _find(log):
     went_on = max((line for line, item in lines if (WENT_ON.search(item.text) if hasattr(item, "host") else
                                                     RESULT.match(item.text) or SUMMARY.search(item.text))), default=0)
     first, classed_later, last_error, previous, unit = {}, {}, False, None, None
+    before = None  # the line above, where it was no error
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
+        if error is not None and not nccl and _opens_it(before, item):
+            # a message wrapped after its colon (pytorch/ci-infra#541: `Failed to bind NVLink SHARP (NVLS) Multicast
+            # memory of size 2097152:` above `CUDA error 401 '...'`): the error says both lines
+            text = before.text.strip()
+            error.quote, error.said = f"{text} {error.quote}", f"{plain(text)} {error.said}"
+        before = item if error is None else None
         last_error = not nccl and bool(LAST_ERROR.search(item.text))
         if not nccl and UNIT.match(plain(item.text)):
             unit = item  # systemctl status's unit line: the `Active: failed` line under it is said of it
@@ -119,6 +126,20 @@ def _find(log):
         by_text[key] = error
         out.append(error)
     return out
+
+
+# a heading that ends in a colon is no sentence the line below finishes
+HEADING = re.compile(r"^\W*(?:Traceback\b|(?:\w+\s+){0,2}(?:log|logs|output|error|errors|stderr|stdout|message|"
+                     r"details|warning|result)s?\s*:\s*$)", re.I)
+
+
+def _opens_it(before, item):
+    """Whether the line above an error (no error itself, directly above) is the start of its message: a sentence of
+    three or more words cut after a colon."""
+    if before is None or hasattr(before, "host") or before.line != item.line - 1:
+        return False
+    text = before.text.strip()
+    return text.endswith(":") and len(text.split()) >= 3 and not HEADING.search(text)
 
 
 def _groups(log):
