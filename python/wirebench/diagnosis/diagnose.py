@@ -6,8 +6,8 @@ is explained, not a finding (log.explained). The causes first: a FAIL before a W
 import re
 
 from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors,
-               fixed_in_later_nccl, link_local, nccl_tests, nccl_wheels, plugin_load, registry, roce_gid, roce_qp_invalid,
-               settings, socket_types, structural, verbs_provider, watchdog_reports)
+               fixed_in_later_nccl, integrated_gpu, link_local, nccl_tests, nccl_wheels, plugin_load, registry,
+               roce_gid, roce_qp_invalid, settings, socket_types, structural, verbs_provider, watchdog_reports)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
 from .registry import NETWORK_SCOPES, Context, Finding
 
@@ -68,14 +68,20 @@ def diagnose(log, wiring=None, entries=None):
             if moot:  # a bare WARN a network entry reads, on a job that did not use that network: said, not a finding
                 log.explained.append((error.line, error.quote, f"{entry.id}: {moot}"))
                 continue
-            went_on = _went_on_after(log, error) if entry is None and error.kind == "nccl" else None
+            on_soc = integrated_gpu.moot_nvml_warn(log, error) if entry is None and error.kind == "nccl" else None
+            if on_soc is not None:
+                log.explained.append((error.line, error.quote, on_soc))
+                continue
+            went_on = (_went_on_after(log, error) if entry is None and (error.kind == "nccl" or
+                                                                     OFI_NONE_ELIGIBLE.search(error.said)) else None)
             if went_on is not None:  # an error of NCCL's load it went on from: the same process then started its init
-                completed = bool(INIT_COMPLETE.search(went_on.text))
+                how = ("process completes its communicator's init (a call NCCL tolerated, not the job's failure)"
+                       if INIT_COMPLETE.search(went_on.text) else
+                       f"process's plugin selects a provider: {OFI_SELECTED.search(went_on.text).group(0)} (a probe of "
+                       "one protocol, not the job)" if OFI_SELECTED.search(went_on.text) else
+                       "process starts its communicator's init (a probe at NCCL's load that failed, not the job)")
                 log.explained.append((error.line, error.quote, f"NCCL went on after it: line {went_on.line}, the same "
-                                      + ("process completes its communicator's init (a call NCCL tolerated, not the "
-                                         "job's failure)" if completed else
-                                         "process starts its communicator's init (a probe at NCCL's load that failed, "
-                                         "not the job)")))
+                                      + how))
                 continue
             if entry is not None and entry.scope in NETWORK_SCOPES and one_host:
                 # a network cause on a job the log shows on one host moved no data over the network: the error is
@@ -132,6 +138,8 @@ def _add_likely(found):
 # `Init START`). An error during the init that NCCL went on from (CollNet's setup) is a finding of its own rules.
 INIT_START = re.compile(r"\bInit START\b")
 INIT_COMPLETE = re.compile(r"\bInit COMPLETE\b")
+OFI_NONE_ELIGIBLE = re.compile(r"\bNET/OFI No eligible providers were found\b")
+OFI_SELECTED = re.compile(r"\bNET/OFI Selected [Pp]rovider is \w+")
 
 
 def _went_on_after(log, error):
@@ -141,6 +149,13 @@ def _went_on_after(log, error):
     # completing the init goes on from a bare chain only: where NCCL printed a WARN it gave something up (CollNet when
     # SHARP failed: NVIDIA/nccl-tests#311), which its own fallback line or the error says
     warned = any(m.line == error.line and m.warn for m in log.messages)
+    if OFI_NONE_ELIGIBLE.search(error.said):
+        # the OFI plugin tries its protocols in turn (RDMA, then SENDRECV): none eligible for one, then a provider
+        # selected for the next (lumi-ai-factory/laifs-container-recipes#28: cxi on Slingshot, the test passed; its
+        # lines pasted without NCCL's prefix, so the program's lines where the error names no process)
+        later = [m for m in log.messages if m.rank == error.rank] + ([] if error.rank else log.others)
+        return next((item for item in sorted(later, key=lambda item: item.line) if item.line > error.line
+                     and OFI_SELECTED.search(item.text)), None)
     return next((m for m in log.messages if m.line > error.line and m.host and f"{m.host}:{m.pid}" == error.rank
                  and (INIT_START.search(m.text) or (not warned and INIT_COMPLETE.search(m.text)))), None)
 

@@ -105,6 +105,19 @@ def one_rank_a_host(log):
     return len(hosts) > 1 and len(set(hosts)) == len(hosts)
 
 
+def no_gpu_pair_on_a_host(log):
+    """Whether the log shows no two GPUs of one host in the job: one rank a host (one_rank_a_host), or one rank in all
+    (`nranks 1`, nccl-tests' one Rank line: dusty-nv/jetson-containers#1636's Jetson Orin). Transports between GPUs of
+    a host (P2P, SHM, NVLS) then serve nothing."""
+    if one_rank_a_host(log):
+        return True
+    sizes = {int(found.group(1)) for m in log.messages if (found := NRANKS.search(m.text))}
+    if sizes:
+        return sizes == {1}
+    ranks = [o for o in log.others if NCCL_TESTS_RANK.match(o.text.strip())]
+    return len(ranks) == 1
+
+
 def turned_on(value):
     """An NCCL switch's value that turns it on (NCCL reads a number: 1, 2 ...; 0 is off)."""
     return value.strip().isdigit() and int(value) > 0
@@ -392,7 +405,7 @@ NO_P2P_MODEL = re.compile(r"NVIDIA GeForce RTX 40\d0(?: Ti| SUPER)?")
 def transport_disabled(r, c):
     off = [(s.line, name) for name in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE")
            if (s := first_setting(c.log, name, turned_on))]
-    if not off or one_rank_a_host(c.log):  # one GPU a node: no pair inside a node to send over them
+    if not off or no_gpu_pair_on_a_host(c.log):  # one GPU a node (or in all): no pair inside a node to send over
         return None
     line, name = min(off)
     models = sorted({found.group(0) for o in c.log.others for found in GPU_MODEL.finditer(o.text)})
@@ -776,6 +789,11 @@ NVLS_MISSING = re.compile(r"NVLS multicast support is not available")
       f"{ENV_DOCS}: NCCL_NVLS_ENABLE; NVIDIA/nccl-tests#212")
 def nvls_unavailable(r, c):
     off = first_setting(c.log, "NCCL_NVLS_ENABLE", lambda value: value.strip() == "0")
+    if off is not None and no_gpu_pair_on_a_host(c.log):
+        c.log.explained.append((off.line, text_at(c.log, off.line), "nvls-unavailable: NCCL_NVLS_ENABLE=0 on a job "
+                                "with no two GPUs of one host: NVLS, multicast among a host's NVSwitch-linked GPUs, "
+                                "had nothing to serve"))
+        return None
     if off is not None:
         return r.finding(off.line, f"NVLS (NVLink SHARP) is not used{' on ' + off.host if off.host else ''}",
                          "NCCL_NVLS_ENABLE=0 turns it off")
