@@ -2,12 +2,12 @@
 the catalogue's (catalogue.py: the first line each entry's signature matches) and the first error
 of each rank (errors.py), known to the catalogue or not. A network finding is kept only where the
 network carried data; a bare WARN of NCCL's that a network entry reads where the network was not used
-is explained, not a finding (log.explained). The causes first: a FAIL before a WARN, each in its order."""
-import re
-
+is explained, not a finding (log.explained), as is an error the job went on from (went_on.py) and an NVML WARN of
+an integrated GPU (integrated_gpu.py). The causes first: a FAIL before a WARN, each in its order."""
 from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors,
                fixed_in_later_nccl, integrated_gpu, link_local, nccl_tests, nccl_wheels, plugin_load, registry,
-               roce_gid, roce_qp_invalid, settings, socket_types, structural, verbs_provider, watchdog_reports)
+               roce_gid, roce_qp_invalid, settings, socket_types, structural, verbs_provider, watchdog_reports,
+               went_on)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
 from .registry import NETWORK_SCOPES, Context, Finding
 
@@ -72,16 +72,9 @@ def diagnose(log, wiring=None, entries=None):
             if on_soc is not None:
                 log.explained.append((error.line, error.quote, on_soc))
                 continue
-            went_on = (_went_on_after(log, error) if entry is None and (error.kind == "nccl" or
-                                                                     OFI_NONE_ELIGIBLE.search(error.said)) else None)
-            if went_on is not None:  # an error of NCCL's load it went on from: the same process then started its init
-                how = ("process completes its communicator's init (a call NCCL tolerated, not the job's failure)"
-                       if INIT_COMPLETE.search(went_on.text) else
-                       f"process's plugin selects a provider: {OFI_SELECTED.search(went_on.text).group(0)} (a probe of "
-                       "one protocol, not the job)" if OFI_SELECTED.search(went_on.text) else
-                       "process starts its communicator's init (a probe at NCCL's load that failed, not the job)")
-                log.explained.append((error.line, error.quote, f"NCCL went on after it: line {went_on.line}, the same "
-                                      + how))
+            shown = went_on.after(log, error) if entry is None and went_on.applies(error) else None
+            if shown is not None:  # an error NCCL went on from: its process then started or completed its init
+                log.explained.append((error.line, error.quote, went_on.said(shown)))
                 continue
             if entry is not None and entry.scope in NETWORK_SCOPES and one_host:
                 # a network cause on a job the log shows on one host moved no data over the network: the error is
@@ -130,34 +123,6 @@ def _add_likely(found):
     for f in found:
         if f.id in GENERIC and f.error_class:
             f.likely = class_causes.likely(f.error_class)
-
-
-# NCCL starting a communicator's init (`ncclCommInitRank... Init START`, 2.10 on): an error the same process printed
-# before it came from NCCL's load, a probe it went on from (DeepSpeed#8248: `misc/ibvwrap.cc:173 NCCL WARN lib
-# wrapper not initialized.` and its `gdr.cc:56 -> 3` on a host without libibverbs, then `Using network Socket` and
-# `Init START`). An error during the init that NCCL went on from (CollNet's setup) is a finding of its own rules.
-INIT_START = re.compile(r"\bInit START\b")
-INIT_COMPLETE = re.compile(r"\bInit COMPLETE\b")
-OFI_NONE_ELIGIBLE = re.compile(r"\bNET/OFI No eligible providers were found\b")
-OFI_SELECTED = re.compile(r"\bNET/OFI Selected [Pp]rovider is \w+")
-
-
-def _went_on_after(log, error):
-    """The line after an NCCL error where the same process (host:pid) starts its communicator's init, or completes
-    it (NCCL 2.4's `include/net.h:24 -> 2` where the OFI plugin had no PCI path for its NIC, then `NIC distance : SYS`
-    and `Init COMPLETE`: cybertronai/aws-network-benchmarks' healthy EFA run), or None."""
-    # completing the init goes on from a bare chain only: where NCCL printed a WARN it gave something up (CollNet when
-    # SHARP failed: NVIDIA/nccl-tests#311), which its own fallback line or the error says
-    warned = any(m.line == error.line and m.warn for m in log.messages)
-    if OFI_NONE_ELIGIBLE.search(error.said):
-        # the OFI plugin tries its protocols in turn (RDMA, then SENDRECV): none eligible for one, then a provider
-        # selected for the next (lumi-ai-factory/laifs-container-recipes#28: cxi on Slingshot, the test passed; its
-        # lines pasted without NCCL's prefix, so the program's lines where the error names no process)
-        later = [m for m in log.messages if m.rank == error.rank] + ([] if error.rank else log.others)
-        return next((item for item in sorted(later, key=lambda item: item.line) if item.line > error.line
-                     and OFI_SELECTED.search(item.text)), None)
-    return next((m for m in log.messages if m.line > error.line and m.host and f"{m.host}:{m.pid}" == error.rank
-                 and (INIT_START.search(m.text) or (not warned and INIT_COMPLETE.search(m.text)))), None)
 
 
 def _entry_of(entries, said):
