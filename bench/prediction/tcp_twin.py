@@ -5,7 +5,8 @@
 # K=0 chains recursive halving's exchanges as MPI would: partner i^1 with BYTES, then i^2 with BYTES/2, ...,
 # each begun as soon as this node's last one ended (a round's time is then the whole chain's).
 #   ci/vcluster up --nodes 8 --rate 200mbit
-#   python3 bench/prediction/tcp_twin.py 8 1730000 6 1   (NODES BYTES ROUNDS K; as root, outside the nodes)
+#   python3 bench/prediction/tcp_twin.py 8 1730000 6 1   (NODES BYTES ROUNDS K [RATE bit/s, for the wire's time:
+#   200e6]; as root, outside the nodes)
 import socket
 import statistics
 import subprocess
@@ -28,7 +29,7 @@ def exchange(out, inc, data, into, size):
 
     rx = threading.Thread(target=receive)
     rx.start()
-    out.sendall(data[:size])
+    out.sendall(memoryview(data)[:size])
     rx.join()
 
 
@@ -70,10 +71,11 @@ def main():
              for i in range(nodes)]
     rows = [list(map(float, p.communicate()[0].split()[1:])) for p in procs]
     slowest = [max(col) for col in zip(*rows)]
-    wire_ms = size * 8 / 200e6 * 1e3 if len(sys.argv) < 6 else size * 8 / float(sys.argv[5]) * 1e3
+    rate = sys.argv[5] if len(sys.argv) > 5 else "200e6"
+    wire_ms = size * 8 / float(rate) * 1e3
     print(f"nodes {nodes} bytes {size}: per flow median {statistics.median(x for r in rows for x in r):.1f} ms, "
           f"slowest node per round {' '.join(f'{s:.1f}' for s in slowest)} (median {statistics.median(slowest):.1f}); "
-          f"wire {wire_ms:.1f} ms at {sys.argv[5] if len(sys.argv) > 5 else '200e6'} bit/s")
+          f"wire {wire_ms:.1f} ms at {rate} bit/s")
 
 
 if __name__ == "__main__":

@@ -42,11 +42,9 @@ def find(log):
     thing fold into the first of them (with their count). Found once per log (the diagnosis and several rules ask;
     each asking scanned every line): kept on the log with the size of what it was found in."""
     key = (len(log.messages), len(log.others))
-    kept = log.__dict__.get("_errors_found")
-    if kept is None or kept[0] != key:
-        kept = (key, _find(log))
-        log.__dict__["_errors_found"] = kept
-    return list(kept[1])
+    if log.errors_found is None or log.errors_found[0] != key:
+        log.errors_found = (key, _find(log))
+    return list(log.errors_found[1])
 
 
 def _find(log):

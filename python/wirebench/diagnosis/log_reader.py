@@ -166,6 +166,8 @@ class NcclLog:
     explained: list = field(default_factory=list)
     cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
     origins: dict = field(default_factory=dict)  # {line: address} of the node a launcher's prefix names (Ray's ip=)
+    # errors.find's answer, kept with the (messages, others) sizes it was found in: several rules ask for it
+    errors_found: tuple = field(default=None, repr=False, compare=False)
 
     def first(self, pattern, warn_only=False):
         """(message, match) of the first message whose text matches, or (None, None)."""

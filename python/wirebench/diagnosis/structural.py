@@ -396,6 +396,11 @@ GPU_MODEL = re.compile(r"\bNVIDIA (?:GeForce |Quadro |TITAN |Tesla )?(?:RTX |GTX
 NO_P2P_MODEL = re.compile(r"NVIDIA GeForce RTX 40\d0(?: Ti| SUPER)?")
 
 
+def gpu_models(log):
+    """The GPU models the program's lines name (nvidia-smi, nccl-tests' device list), sorted."""
+    return sorted({found.group(0) for o in log.others for found in GPU_MODEL.finditer(o.text)})
+
+
 @rule("transport-disabled", "WARN", "node", "`NCCL_P2P_DISABLE` or `NCCL_SHM_DISABLE set by environment to 1` "
       "(not where each host runs one rank: `localRanks 1`, N ranks on N hosts; NCCL_P2P_DISABLE alone not where every GPU "
       "the log names is a GeForce RTX 40 series, which NVIDIA's driver gives no P2P: said as not a finding)",
@@ -408,7 +413,7 @@ def transport_disabled(r, c):
     if not off or no_gpu_pair_on_a_host(c.log):  # one GPU a node (or in all): no pair inside a node to send over
         return None
     line, name = min(off)
-    models = sorted({found.group(0) for o in c.log.others for found in GPU_MODEL.finditer(o.text)})
+    models = gpu_models(c.log)
     if [n for _, n in off] == ["NCCL_P2P_DISABLE"] and models and all(NO_P2P_MODEL.fullmatch(m) for m in models):
         c.log.explained.append((line, text_at(c.log, line), f"transport-disabled: the log's GPUs ({', '.join(models)}) have no P2P under NVIDIA's driver (GeForce RTX 40 "
             "series), so NCCL_P2P_DISABLE=1 changes no path (a driver patched for P2P would)"))
@@ -748,8 +753,8 @@ def p2p_disabled_on_pcie(r, c):
     m, found = _p2p_refused(c.log, stopping=False)
     if m is None:
         return None
-    models = sorted({found.group(0) for o in c.log.others for found in GPU_MODEL.finditer(o.text)})
-    if models and all(m_.startswith("NVIDIA GeForce") for m_ in models):
+    models = gpu_models(c.log)
+    if models and all(model.startswith("NVIDIA GeForce") for model in models):
         c.log.explained.append((m.line, m.raw, f"p2p-disabled-on-pcie: the log's GPUs ({', '.join(models)}) are "
                                                "GeForce cards, which NVIDIA's driver gives no PCIe P2P: host memory is "
                                                "their path"))

@@ -33,8 +33,9 @@ def rdma_provider_missing(r, c):
     other, found = warning
     failed = bool(errors.find(c.log))
     alone = not c.log.messages and not nccl_tests.header(c.log) and not nccl_tests.results(c.log)
-    if not failed and not alone and (one_host_shown(c.log) or not network_carries_data(c.log)):
-        why = ("the log shows the job on one host, which needed no RDMA device" if one_host_shown(c.log) else
+    one_host = one_host_shown(c.log)
+    if not failed and not alone and (one_host or not network_carries_data(c.log)):
+        why = ("the log shows the job on one host, which needed no RDMA device" if one_host else
                "the log does not show the job's data crossing the network, nor a failure")
         c.log.explained.append((other.line, other.text.strip(), f"rdma-provider-missing: {why} (WARN where it did)"))
         return None
