@@ -61,6 +61,8 @@ def node_main(me, nodes, size, rounds, k, start):
 
 
 def main():
+    if len(sys.argv) < 5:
+        sys.exit("usage: tcp_twin.py NODES BYTES ROUNDS K [RATE bit/s] (K=0: the chain of recursive halving)")
     if sys.argv[1] == "--node":
         me, size, rounds, k = (int(a) for a in sys.argv[2:6])
         return node_main(me, int(sys.argv[7]), size, rounds, k, float(sys.argv[6]))
