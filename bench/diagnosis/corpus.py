@@ -117,6 +117,19 @@ def synonyms(corpus=CORPUS):
     return found
 
 
+EVIDENCE = "evidence.csv"  # a fresh set's (optional): file,evidence: the posted line(s) showing the cause, ` | ` apart
+
+
+def evidence(corpus=CORPUS):
+    """{case file: the posted lines that show its cause} (a fresh set's evidence.csv; cases without one absent)."""
+    path = Path(corpus) / EVIDENCE
+    if not path.is_file():
+        return {}
+    with open(path, newline="", encoding="utf-8") as f:
+        return {row["file"]: [piece.strip() for piece in row["evidence"].split(" | ") if piece.strip()]
+                for row in csv.DictReader(f) if row["evidence"].strip()}
+
+
 def entry_causes(corpus=CORPUS):
     """{catalogue entry id: the cause_classes it names}: one, or several where its finding names them as equally
     likely and its fix checks each (written `a|b`: nccl-tests-stopped-on-one-node, the IOMMU or ACS)."""

@@ -25,7 +25,9 @@ Exit 0 with the figures; 3 when the corpus is malformed (the file and line are n
 chosen diagnosis cannot be run (nothing measured).
 """
 import argparse
+import difflib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,7 +98,25 @@ def diagnosis(via, binary):
         return diagnosis("binary", binary)
 
 
-def score(case, findings, causes, same=None):
+NCCL_PREFIX = re.compile(r"^.*?\bNCCL (?:WARN|INFO|ERROR) ")
+SHOWN_CHARS = 40  # a posted line counts as shown when this much of it (or 80% of a shorter one) is quoted whole
+
+
+def shown(pieces, findings):
+    """Whether a finding quotes one of the posted lines that show the case's cause (a fresh set's evidence.csv):
+    what a user reads in the tool's output, right cause named or not. A line's NCCL prefix (host:pid:tid [dev]
+    NCCL WARN) and spacing are not asked for."""
+    said = " ".join(" ".join(str(f.get(k, "")) for k in ("what", "why", "fix")) for f in findings)
+    said = " ".join(said.split())
+    for piece in pieces:
+        core = " ".join(NCCL_PREFIX.sub("", piece).split())
+        match = difflib.SequenceMatcher(None, core, said, autojunk=False).find_longest_match(0, len(core), 0, len(said))
+        if core and match.size >= min(SHOWN_CHARS, 0.8 * len(core)):
+            return True
+    return False
+
+
+def score(case, findings, causes, same=None, evidence=None):
     """One case's outcome: right, and what its findings said. `findings` (their JSON) None: the diagnosis
     refused the file (it read no line of it), counted as no finding. `likely`: the causes its generic
     findings list as what their class most often was, and whether the case's is among them (never right)."""
@@ -108,7 +128,8 @@ def score(case, findings, causes, same=None):
     return {"file": case["file"], "split": case["split"], "cause": case["cause_class"], "findings": ids,
             "right": bool(wanted & named), "other_causes": sorted(named - wanted),
             "generic_only": bool(ids) and not named, "silent": not ids, "refused": refused,
-            "likely": likely, "among_likely": bool(wanted & set(likely))}
+            "likely": likely, "among_likely": bool(wanted & set(likely)),
+            "evidence": bool(evidence), "evidence_shown": bool(evidence) and shown(evidence, findings)}
 
 
 def summary(results, split):
@@ -129,6 +150,13 @@ def summary(results, split):
                  f"{len(cases)} (of the {len(cases) - len(right)} not right: "
                  f"{sum(not r['right'] for r in among)}); cases given a list {len(listed)}"
                  + (" (in-sample: the lists were made from these cases)" if split == "train" else ""))
+    with_evidence = [r for r in cases if r["evidence"]]
+    if with_evidence:
+        quoted = [r for r in with_evidence if r["evidence_shown"]]
+        lines.append(f"{split}, evidence: of {len(with_evidence)} cases whose posted text shows the cause "
+                     f"(evidence.csv), a finding quotes that line in {len(quoted)} ({sum(r['right'] for r in quoted)}"
+                     f" of them right); right {sum(r['right'] for r in with_evidence)}")
+        lines += [f"  not quoted {r['file']} ({r['cause']})" for r in with_evidence if not r["evidence_shown"]]
     return lines
 
 
@@ -150,9 +178,9 @@ def main(argv=None):
         name, run = diagnosis(args.via, args.bin)
         results = []
         for folder in folders:
-            causes, same = corpus.entry_causes(folder), corpus.synonyms(folder)
+            causes, same, shows = corpus.entry_causes(folder), corpus.synonyms(folder), corpus.evidence(folder)
             for case in corpus.index(folder):
-                result = score(case, run(Path(folder) / case["file"]), causes, same)
+                result = score(case, run(Path(folder) / case["file"]), causes, same, shows.get(case["file"]))
                 if len(folders) > 1:
                     result["file"] = f"{Path(folder).name}/{case['file']}"
                 results.append(result)

@@ -233,3 +233,22 @@ def test_an_entry_naming_two_causes_counts_for_either_and_a_malformed_pair_is_re
     said = corpus.problems(copy)
     assert any("entry-causes.csv" in p and "'some-entry','iommu-p2p|' is not an entry id and a cause_class" in p
                for p in said), said
+
+
+def test_recall_says_whether_a_finding_quotes_the_posted_line_that_shows_the_cause(tmp_path, capsys):
+    """A fresh set's evidence.csv names the posted line(s) showing each case's cause; the recall says apart whether a
+    finding quotes one (what a user reads, right cause named or not). tests/data/nccl-fresh-2026-12-21-b:
+    xorbitsai/inference#1622's `Error while creating shared memory segment /dev/shm/nccl-jaXv5Z (size 5767520)`."""
+    copy = tmp_path / "fresh"
+    shutil.copytree(corpus.ROOT / "tests" / "data" / "nccl-fresh-2026-12-21-b", copy)
+    out = tmp_path / "recall.json"
+    assert corpus_recall.main(["--via", "python", "--corpus", str(copy), "--json", str(out)]) == 0
+    by_file = {r["file"]: r for r in json.loads(out.read_text())["cases"]}
+    assert by_file["inference-1622.log"]["evidence"] and by_file["inference-1622.log"]["evidence_shown"]
+    assert re.search(r"^fresh, evidence: of \d+ cases whose posted text shows the cause", capsys.readouterr().out, re.M)
+    # a line the findings do not quote (nor 40 characters of it) is not shown; NCCL's prefix is never asked for
+    finding = {"what": "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-jaXv5Z (size 5767520)"}
+    assert corpus_recall.shown(["h:1:2 [0] NCCL WARN Error while creating shared memory segment /dev/shm/nccl-jaXv5Z "
+                                "(size 5767520)"], [finding])
+    assert not corpus_recall.shown(["h:1:2 [0] NCCL WARN Error while attaching to shared memory segment"], [finding])
+    assert not corpus_recall.shown(["Error while creating shared memory segment"], [])

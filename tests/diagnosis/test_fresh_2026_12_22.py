@@ -46,3 +46,23 @@ def test_the_ofi_plugins_first_protocol_without_providers_is_one_it_went_on_from
                 "n1:7:7 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)\n")
     assert found(prefixed) == []
     assert found("NET/OFI No eligible providers were found\nNET/OFI Using aws-ofi-rccl 1.4.0\n") != []
+
+
+IB_ASKED = Path(__file__).resolve().parents[2] / "tests" / "data" / "nccl-fresh-2026-12-22" / "pytorch-111424.log"
+
+
+def test_infiniband_asked_for_and_no_device_found_is_said_with_the_settings_that_asked():
+    """pytorch/pytorch#111424: a Slurm script exporting NCCL_IB_DISABLE=0 and NCCL_IB_CUDA_SUPPORT=1, NCCL then saying
+    `NET/IB : No device found.` on node013 (the NeMo container was not given /dev/infiniband; mounting it fixed the
+    run). Nothing was said before (session 37's blind measure): a setting the hardware contradicts, no signature."""
+    text = IB_ASKED.read_text()
+    assert ids(diagnose(read_log(IB_ASKED))) == ["rdma-asked-none-found:WARN@32"]
+    finding = diagnose(read_log(IB_ASKED))[0]
+    assert "NCCL_IB_DISABLE=0 (line 4)" in finding.what and "on node013" in finding.what
+    # without a setting that asks for RDMA, `No device found` is any host without IB: quiet
+    plain = "\n".join(line for line in text.splitlines() if "NCCL_IB_" not in line)
+    assert "rdma-asked-none-found" not in [f.id for f in diagnose(parse(plain, "plain.log"))]
+    # sockets chosen by the job (NCCL_IB_DISABLE=1 after it), or an RDMA network in use (a plugin's), say nothing
+    for added in ("node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.",
+                  "node013:37715:38896 [0] NCCL INFO Using network AWS Libfabric"):
+        assert "rdma-asked-none-found" not in [f.id for f in diagnose(parse(text + "\n" + added + "\n", "x.log"))]

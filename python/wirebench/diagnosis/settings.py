@@ -7,7 +7,7 @@ socket-fallback's evidence)."""
 import difflib
 import re
 
-from . import fixed_in_later_nccl, parameters
+from . import fixed_in_later_nccl, parameters, structural
 from .log_reader import BRACKETED, IB_LIST  # the reader's own patterns
 from .registry import rule
 from .structural import ENV_DOCS, SETTING, settings
@@ -193,6 +193,45 @@ def _excluded_in_use(name, setting, names, exact, shown, wiring, said):
                     f"the exclusion excludes nothing (a misspelt name leaves the device meant in use); the node's "
                     f"RDMA devices (nvidia-smi topo -m): {', '.join(sorted(wiring.nics))}" + _misplaced(name, absent))
     return None
+
+
+IB_NONE = re.compile(r"^NET/IB ?: No device found")
+RDMA_NETWORK = re.compile(r"^Using network (?!Socket\b)\S")  # IB, or a plugin's (AWS Libfabric, ...)
+# Settings that only mean something where NCCL is to use InfiniBand/RoCE: one set says the job expects it
+# (NCCL_IB_DISABLE=0 is NCCL's default, so writing it out says as much)
+ASKS_RDMA = {"NCCL_IB_DISABLE": lambda v: v.strip() == "0", "NCCL_IB_HCA": lambda v: bool(v.strip()),
+             "NCCL_NET": lambda v: v.strip().upper() == "IB", "NCCL_IB_GID_INDEX": lambda v: bool(v.strip()),
+             "NCCL_IB_CUDA_SUPPORT": lambda v: v.strip() not in ("", "0")}
+
+
+@rule("rdma-asked-none-found", "WARN", "node",
+      "a setting that asks for InfiniBand/RoCE (`NCCL_IB_DISABLE=0`, `NCCL_IB_HCA`, `NCCL_NET=IB`, `NCCL_IB_GID_INDEX`, "
+      "`NCCL_IB_CUDA_SUPPORT=1`: on a command line, an export or NCCL's `set by environment` line) and NCCL's "
+      "`NET/IB : No device found` on a host, with no RDMA network chosen and NCCL_IB_DISABLE not turned on",
+      "the job expects RDMA, but NCCL's libibverbs sees no device on the host: its data between nodes goes over TCP "
+      "sockets (NET/Socket), many times slower; a container not given the host's /dev/infiniband is the usual cause, "
+      "else the HCA's kernel driver (mlx5_ib) or rdma-core missing on the host",
+      "in a container, give it the RDMA devices (docker run --device=/dev/infiniband --cap-add=IPC_LOCK; srun "
+      "--container-mounts=/dev/infiniband:/dev/infiniband; Kubernetes: an RDMA device plugin's resource); on the host, "
+      "check `ibv_devices` lists the HCAs (modprobe mlx5_ib; apt install rdma-core ibverbs-providers)",
+      f"{ENV_DOCS}: NCCL_IB_DISABLE, NCCL_IB_HCA; pytorch/pytorch#111424 (/dev/infiniband mounted into the NeMo "
+      "container: NET/IB then found the devices)")
+def rdma_asked_none_found(r, c):
+    log = c.log
+    none, _ = log.first(IB_NONE)
+    if none is None or log.first(RDMA_NETWORK)[0] is not None:
+        return None
+    if structural.first_setting(log, "NCCL_IB_DISABLE", structural.turned_on):
+        return None  # sockets were the job's choice (socket-fallback says so)
+    named = [f"{name}={s.value} (line {s.line})" for name, meant in ASKS_RDMA.items()
+             for s in settings(log).get(name, [])[:1] if meant(s.value)]
+    if not named:
+        return None
+    hosts = sorted({m.host for m in log.messages if m.host and IB_NONE.match(m.text)})
+    where = f" on {', '.join(hosts)}" if hosts else ""
+    return r.finding(none.line, f"InfiniBand asked for ({'; '.join(named)}), but NCCL found no IB device{where}",
+                     f"`{none.text.strip()}`: libibverbs sees no device{where}, so NCCL's inter-node data goes over "
+                     "TCP sockets; in a container, most often because /dev/infiniband is not given to it")
 
 
 TOPO_UNOPENED = re.compile(r"Could not open XML (topology|graph) file (\S+) : (.+?)\s*$")
