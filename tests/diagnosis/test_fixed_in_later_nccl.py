@@ -208,3 +208,17 @@ def test_the_old_nccl_hint_gives_way_to_the_entry_that_names_the_errors_cause():
     NCCL 2.20.5 is many fixes behind (now that PyTorch's text gives the version) must not displace it. The entry's
     finding is at the OFI plugin's WARN text under `Last error:` (line 4), read as NCCL's last WARN."""
     assert ids(diagnose(read_log(CORPUS / "aws-ofi-nccl-663.log"))) == ["efa-peer-unreachable-security-group:FAIL@4"]
+
+
+def test_pattern_1_found_no_path_on_2_25_to_2_29_1_is_the_bug_2_29_2_fixed():
+    """NVIDIA/nccl-tests#352 (tests/data/nccl-fresh-2026-12-22, carried on as NVIDIA/nccl#1876): 2-node all_reduce at
+    7 GB/s on NCCL 2.25-2.27 against 50 on 2.22, `graph/search.cc:1127 NCCL WARN Could not find a path for pattern 1`;
+    the maintainer: a culprit from v2.25.1-1, fixed in the next release (2.29.2's notes name Issue #1876). The
+    paste's prose names several releases and no line says which ran: nothing is said of a fix there."""
+    path = ROOT / "tests" / "data" / "nccl-fresh-2026-12-22" / "nccl-tests-352.log"
+    assert ours(diagnose(read_log(path))) == []
+    version = "lrdn2146:1399931:1399978 [3] NCCL INFO NCCL version {}+cuda12.2\n"
+    said = ours(diagnose(parse(version.format("2.28.9") + path.read_text(), "x.log")))
+    assert ids(said) == ["fixed-in-later-nccl:WARN@6"] and said[0].fix == "upgrade NCCL to >= 2.29.2"
+    assert "fixed in 2.27.3" not in said[0].why  # the downgrade to INFO was in 2.27.3: not this release's
+    assert ours(diagnose(parse(version.format("2.29.2") + path.read_text(), "x.log"))) == []
