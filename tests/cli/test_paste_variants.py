@@ -78,6 +78,7 @@ VARIANTS = {
     "mpirun --tag-output": each_line("[1,0]<stdout>:"),
     "torchrun": each_line("[default0]:"),
     "skypilot": each_line("(head, rank=0, pid=3808) "),
+    "pdsh (DeepSpeed's multi-node launcher)": each_line("gpu-worker-1: "),
     "timestamps and srun --label": each_line("2024-08-01T12:00:00Z 0: "),
     "markdown quote": each_line("> "),
     "list bullets": each_line("* "),
@@ -98,7 +99,10 @@ FENCES = {"fenced", "a fence under a list item"}
 
 # a wrap comes last: a terminal wraps what the launcher tagged, so a wrapped paste is not tagged piece by
 # piece, nor wrapped again
-AFTER_A_WRAP = {"[0] in each piece", "wrapped at 80", "flattened under srun --label"}  # (a flattened paste has no width)
+# (a flattened paste has no width; pdsh prefixes each line the remote node wrote, a wrap of the local terminal's cuts
+# what it prefixed: no piece of a wrapped line starts with the host)
+AFTER_A_WRAP = {"[0] in each piece", "wrapped at 80", "flattened under srun --label",
+                "pdsh (DeepSpeed's multi-node launcher)"}
 
 
 def applies(variant, path):

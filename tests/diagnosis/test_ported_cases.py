@@ -127,15 +127,20 @@ def test_no_network_finding_where_the_log_proves_the_network_unused(h100):
 
 def test_every_catalogue_entry_is_named_by_its_threads_line():
     """Every entry of suites/nccl-warnings.csv is named by a line as posted in a public thread
-    (tests/data/nccl/warn-lines-from-threads.log: `# id: ENTRY | THREAD` above each line): NCCL's line,
+    (tests/data/nccl/warn-lines-from-threads.log: `# id: ENTRY | THREAD` above each line, or above two where the
+    thread's line was wrapped after its colon): NCCL's line,
     or where the thread posted none the error line the signature is also searched in (nccl-tests',
     PyTorch's, a CUDA error string). A coded rule may read the same line beside it (ib-completion-error
     names the status whose cause ib-local-protection-acs names)."""
-    named, entry_id = set(), None
+    named, excerpts = set(), []  # (entry, its lines): one line, or two where the thread wrapped it after its colon
     for line in (DATA / "warn-lines-from-threads.log").read_text().splitlines():
         if line.startswith("# id: "):
-            entry_id = line[6:].split(" ")[0]
-            continue
+            excerpts.append((line[6:].split(" ")[0], []))
+        else:
+            excerpts[-1][1].append(line)
+    for entry_id, lines in excerpts:
+        assert len(lines) == 1 or (len(lines) == 2 and lines[0].endswith(":")), (entry_id, lines)
+        line = "\n".join(lines)
         log = parse(line + "\n", f"{entry_id}.log")
         assert len(log.messages) == 1 or (not log.messages and len(errors.find(log)) == 1), \
             f"not read as an NCCL line nor as an error line: {line}"

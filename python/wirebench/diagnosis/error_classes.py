@@ -101,6 +101,14 @@ CLASSES = {
     "check": ErrorClass("wrong results", "nccl-tests checked a collective's output and found wrong values",
                         "rerun the size that failed with -c 1 on fewer GPUs to find the GPU or link; check the NCCL "
                         "version's release notes for a fixed bug, dmesg for Xid errors"),
+    "memcheck": ErrorClass("invalid memory access (compute-sanitizer)", "a kernel read or wrote memory it may not "
+                           "(out of any allocation it can reach, misaligned, or racing another thread): the kernel on "
+                           "the report's `at` line did it",
+                           "where that kernel is NCCL's (ncclDevFunc_, ncclDevKernel_), NCCL was given a buffer it "
+                           "cannot reach: check each collective's count and datatype against its buffers' sizes, that "
+                           "the buffers are on the rank's GPU (memory of a pool that belongs to another GPU needs peer "
+                           "access) and are not freed before the stream finishes; else note the library's version and "
+                           "search its issues for the kernel named"),
     "warn": ErrorClass("NCCL WARN", "NCCL printed a WARN here: a call failed or a setting is wrong",
                        "read the lines after it (NCCL's `file.cc:N -> code` chain names the failing call and its "
                        "class); " + FIRST_FAILED),

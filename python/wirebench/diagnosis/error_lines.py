@@ -4,6 +4,10 @@ NCCL's prefix (each with the kind of error it is), the runtime noise a job goes 
 ranks and collectives PyTorch's lines name."""
 import re
 
+# compute-sanitizer's lines under a report that say where: the kernel (`=========     at ncclDevFunc_...`), the thread,
+# the address and the allocation it missed (`=========     Address 0x1bc00031d0 is out of bounds`, `... and is N bytes
+# after the nearest allocation at 0x13c0000000 of size 2,097,152 bytes`)
+SANITIZER_DETAIL = re.compile(r"^=+\s+(?:at\s+\S|by thread\b|Address\s+0x|and is\s+[\d,]+ bytes)")
 # NCCL's error chain: an INFO line of a source location and the code it returns
 CHAIN = re.compile(r"^(\S+\.(?:cc|cu|cpp|h)):(\d+) -> (\d+)\b")
 # A line of the program's output that says an error (no NCCL prefix), with the rank it names
@@ -53,6 +57,13 @@ OTHER_ERRORS = (
     (re.compile(r"^\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s+\S+\s+[\d.]+\s+[\d.]+\s+"
                 r"(?:[1-9]\d*\s+\S+\s+[\d.]+\s+[\d.]+\s+(?:\d+|N/A)|(?:0|N/A)\s+\S+\s+[\d.]+\s+[\d.]+\s+[1-9]\d*)\s*$"),
      "check"),
+    # compute-sanitizer's memcheck (`========= Invalid __global__ write of size 16 bytes`, then `=========     at
+    # ncclDevFunc_AllReduce_Sum_bf16_RING_SIMPLE()+0x14440`: ggml-org/llama.cpp#24489; its other reports, tools/
+    # compute-sanitizer's documented words: `Program hit cudaErrorInvalidValue (error 1) due to ...`, `Misaligned
+    # Shared or Local Address`, `Race reported between Write access at ...`, `ERROR SUMMARY: 3 errors`)
+    (re.compile(r"^=+\s+(?:Invalid __(?:global|shared|local)__ (?:read|write|atomic)\b.*|Program hit \w+ \(error \d+\).*|"
+                r"(?:Out-of-range|Misaligned) (?:Shared or Local )?[Aa]ddress\b.*|Race reported between\b.*|"
+                r"ERROR SUMMARY: [1-9]\d* errors?\b.*)"), "memcheck"),
     # nccl-tests' -T timeout: `HOST: Test timeout (30s) common.cu:421` (src/common.cu's printf)
     (re.compile(r"^(?:(?P<host>[\w.-]+): )?Test timeout \(\d+s\) \S+:\d+.*"), "tool"),
     # a launcher's own error text, no NCCL line beside it (the job never reached NCCL): a missing remote
@@ -179,7 +190,9 @@ SELF_TAGGED = re.compile(r"^\s*(?:\[\s*)?(?:WARNING|Warning|WARN|INFO|Info|DEBUG
                          r"^\s*(?:\[\S+\]\s*)?[WI]\d{4} |\b[A-Z]\w*Warning:|" + "|".join((
                              # NCCL's own INFO texts of its plugins' probing, pasted without NCCL's prefix (NVIDIA/nccl#1584:
                              # a healthy log's `NET/Plugin: Failed to find ncclNetPlugin_v9 symbol.`, then the v8 it loaded)
-                             r"^\s*(?:NET|PROFILER|TUNER|ENV)/Plugin ?: (?:Failed to find \w+ symbol|Could not find: \S+)",)))
+                             r"^\s*(?:NET|PROFILER|TUNER|ENV)/Plugin ?: (?:Failed to find \w+ symbol|Could not find: \S+)",
+                             # compute-sanitizer's summary of a run it found nothing in
+                             r"^=+\s+ERROR SUMMARY: 0 errors\b")))
 UNREAD = (re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:\s*:.*|\s*$)"),
           re.compile(r"\b(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]ailure|[Ee]xception|[Ff]atal|FATAL|[Aa]borted|"
                      r"timed out|[Rr]efused|[Dd]enied|[Cc]annot|[Cc]ould not|[Uu]nable to)\b"))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from . import nccl_tests
 from .error_classes import CLASSES, ErrorClass, class_of
 from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PG_OF, PYTORCH_RANK, PYTORCH_WORK,
-                          RUNTIME_NOISE, SELF_TAGGED, UNIT, UNREAD, WENT_ON, WORK_OP)
+                          RUNTIME_NOISE, SANITIZER_DETAIL, SELF_TAGGED, UNIT, UNREAD, WENT_ON, WORK_OP)
 from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
 
 
@@ -53,9 +53,19 @@ def _find(log):
                                                     RESULT.match(item.text) or SUMMARY.search(item.text))), default=0)
     first, classed_later, last_error, previous, unit = {}, {}, False, None, None
     before = None  # the line above, where it was no error
+    below = {item.line: nxt for (_, item), (_, nxt) in zip(lines, lines[1:])}
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
+        if error is not None and not error.rank and item.line in log.origins:
+            error.rank = log.origins[item.line]  # the node a launcher's prefix named (pdsh's host, Ray's address)
+        for nxt in (_goes_on_below(error, below, last_error) if error is not None and not nccl else ()):
+            # an error cut after its colon, its details on the next line (alan-turing-institute/autocast#381:
+            # `[Rank 0] Watchdog caught collective operation timeout:` above `  WorkNCCL(..., OpType=ALLREDUCE, ...)`)
+            text = nxt.text.strip()
+            if error.kind == "memcheck":  # compute-sanitizer's margin off the lines below its report
+                text = "/ " + re.sub(r"^=+\s+", "", text)
+            error.quote, error.said = f"{error.quote} {text}", f"{error.said} {plain(text)}"
         if error is not None and not nccl and _opens_it(before, item):
             # a message wrapped after its colon (pytorch/ci-infra#541: `Failed to bind NVLink SHARP (NVLS) Multicast
             # memory of size 2097152:` above `CUDA error 401 '...'`): the error says both lines
@@ -140,6 +150,24 @@ def _opens_it(before, item):
     return text.endswith(":") and len(text.split()) >= 3 and not HEADING.search(text)
 
 
+def _goes_on_below(error, below, last_error):
+    """The lines below an error (directly below, no line of NCCL's, no error themselves) that finish its message: the
+    one under a line cut after its colon (no heading), or compute-sanitizer's lines under its report that say where
+    (the kernel, the thread, the address and the allocation it missed)."""
+    out, line = [], error.line
+    while (nxt := below.get(line)) is not None and not hasattr(nxt, "host") and nxt.line == line + 1:
+        text = nxt.text.strip()
+        if error.kind == "memcheck" and SANITIZER_DETAIL.match(text):
+            out.append(nxt)
+        elif not out and error.quote.rstrip().endswith(":") and text and not HEADING.search(error.quote) \
+                and _error_of(nxt, last_error) is None:
+            return [nxt]
+        else:
+            break
+        line = nxt.line
+    return out
+
+
 def _groups(log):
     """{(rank, work number): process group} where PyTorch's lines name the group of a rank's work
     (`[rank7]:[E816 ...] [PG 0 (default_pg) Rank 7] Exception (either an error or timeout) detected by
@@ -203,7 +231,7 @@ def _error_of(item, after_last_error):
                 # (a heartbeat monitor's `got stuck for 480 seconds` names no timeout but is one)
                 error_class, classed = ((CLASSES[kind], True) if kind in ("launcher", "check", "crash", "loader",
                                                                          "timeout", "cuda", "exited", "gloo", "mismatch",
-                                                                         "service", "kernel", "fabric")
+                                                                         "service", "kernel", "fabric", "memcheck")
                                         else class_of(text))
                 return Error(item.line, _rank_of(text, found), quote, text, error_class, classed, kind)
     return None

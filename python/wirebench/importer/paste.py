@@ -215,7 +215,7 @@ class Paste:
     commands: list = field(default_factory=list)      # (number, command) of each command line
     hosts: dict = field(default_factory=dict)         # {rank: host} the launcher's tags name
     prompts: list = field(default_factory=list)       # (number, host) of each shell prompt before a command
-    origins: dict = field(default_factory=dict)       # {number: address} of the node Ray's prefix names (RAY_ORIGIN)
+    origins: dict = field(default_factory=dict)       # {number: node} Ray's prefix names (RAY_ORIGIN's address), pdsh's
     raw: list = field(default_factory=list, repr=False)  # (number, text) as the file has them, for unwrapped()
     cut: bool = False                                 # the file ends without its last line break
     wrapped_at: int = 0                               # unwrapped(): the terminal's width its lines were cut at
@@ -240,7 +240,8 @@ class Paste:
     def _build(cls, numbered, cut):
         paste = cls([], raw=numbered, cut=cut)
         try:
-            numbered = _unflattened(numbered)
+            numbered, by_host = _without_pdsh(_unflattened(numbered))
+            paste.origins.update(by_host)
             fenced = _fenced(numbered)
             numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
         finally:
@@ -415,6 +416,34 @@ def _unflattened(numbered):
         pieces = re.split(rf" (?={re.escape(repeated)}: )", line)
         out += [(number, piece) for piece in pieces]
     return out
+
+
+# pdsh's (and clush's) `HOST: ` before each line of a remote node's output, as DeepSpeed's multi-node launcher prints it
+# (`rdma-test-gpu-worker-1: torch.distributed.DistBackendError: ...`, NVIDIA/nccl#1029; `gadi-gpu-v100-0010: [INFO]
+# ...`): a host name of letters, digits, dots and hyphens, one of them a digit, a dot or a hyphen (no word of prose)
+PDSH = re.compile(r"^([a-z][a-z0-9.-]*[0-9.-][a-z0-9.-]*): ")
+
+
+def _without_pdsh(numbered):
+    """((number, line) without pdsh's `HOST: `, {number: HOST}) where the paste is pdsh's output: half its lines or
+    more begin with one of a few such names (64 at most), each on two lines or more. A name seen on one line, or
+    prefixes on a few lines of many, are the lines' own text (numbered as it came, no hosts)."""
+    said = [(number, PDSH.match(line)) for number, line in numbered]
+    counts = {}
+    for _, found in said:
+        if found:
+            counts[found.group(1)] = counts.get(found.group(1), 0) + 1
+    texts = sum(1 for _, line in numbered if line.strip())
+    hosts = {name for name, n in counts.items() if n >= 2}
+    if not hosts or len(hosts) > 64 or sum(counts[h] for h in hosts) * 2 < texts:
+        return numbered, {}
+    out, by_host = [], {}
+    for (number, line), (_, found) in zip(numbered, said):
+        if found and found.group(1) in hosts:
+            by_host[number] = found.group(1)
+            line = line[found.end():]
+        out.append((number, line))
+    return out, by_host
 
 
 def _fenced(numbered):
