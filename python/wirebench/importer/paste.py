@@ -35,7 +35,8 @@ The transforms, each a line's (`clean`), in this order: the line end (CRLF); Mar
 or two ranks interleaved (`[1,0]<stdout>:`, `[0]` before each piece of an nccl-tests row). A line
 that only says which host a rank runs on (`srun -l hostname`'s `0: dgx01`) names the host and is no
 line of the tool's. Those of the whole paste (Paste.of): a paste flattened into one line split again at the srun
-label it repeats (`... 10: ... 10: ... 10: ...`); an editor's or `cat -n`'s line numbers, a
+label it repeats (`... 10: ... 10: ... 10: ...`); pdsh's `HOST: ` before half its lines or more (DeepSpeed's
+multi-node launcher), kept in `origins` as the line's node; an editor's or `cat -n`'s line numbers, a
 Markdown note's text outside its code blocks (fences) and the blocks' common indentation, a shell
 line ending in a backslash joined to its continuation (`mpirun -np 8` so ended, then `
 ./build/all_reduce_perf ...`: one command, at its first line's number), and (unwrapped) a
