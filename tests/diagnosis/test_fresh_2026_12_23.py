@@ -72,8 +72,8 @@ def test_pdshs_host_before_each_line_is_the_lines_node_not_its_text():
     worker's output; PyTorch's `Last error:` and NCCL's `Cuda failure 'initialization error'` under it were not read
     together behind it, and the error named no node."""
     said = diagnose(read_log(DATA / "nccl-fresh-2026-12-25-b" / "nccl-1029.log"))
-    assert said[0].what.startswith("an error the catalogue does not know on rdma-test-gpu-worker-1: "
-                                   "\"torch.distributed.DistBackendError: NCCL error in:")
+    assert "on rdma-test-gpu-worker-1" in said[0].what
+    assert "\"torch.distributed.DistBackendError: NCCL error in:" in said[0].what
     assert said[0].what.endswith("NCCL version 2.18.3 / Last error: Cuda failure 'initialization error'\"")
     # a name on a few lines of many is the lines' own text (a launcher's `srun: error:` is not a host, nor a prose line)
     error = "node-3: RuntimeError: NCCL error: unhandled system error\nnode-3: again\n"
@@ -84,3 +84,20 @@ def test_pdshs_host_before_each_line_is_the_lines_node_not_its_text():
     assert [f.what for f in found(text)] == ['an error the catalogue does not know on node-3: "RuntimeError: NCCL error: '
                                              'unhandled system error"']
     assert all("on srun" not in f.what for f in found("srun: error: a\nsrun: error: b\nsrun: error: c\n"))
+
+
+def test_cuda_not_starting_behind_pdshs_prefix_is_the_environment_deepspeeds_launcher_passed():
+    """NVIDIA/nccl#1029: DeepSpeed over pdsh on Kubernetes pods, `Cuda failure 'initialization error'` under PyTorch's
+    `Last error:` on rdma-test-gpu-worker-1; the reporter: the launcher did not pass the CUDA variables and PATH to the
+    workers (DeepSpeed's runner exports only NCCL*, PYTHON*, UCX*, MV2*, MLFLOW* and .deepspeed_env)."""
+    text = (DATA / "nccl-fresh-2026-12-25-b" / "nccl-1029.log").read_text()
+    said = diagnose(read_log(DATA / "nccl-fresh-2026-12-25-b" / "nccl-1029.log"))
+    assert [f.id for f in said] == ["pdsh-worker-environment"]
+    assert said[0].what.startswith("CUDA did not start on rdma-test-gpu-worker-1, a node DeepSpeed's launcher reached")
+    assert ".deepspeed_env" in said[0].fix
+    # the same lines without pdsh's prefix (one node's own output): the error, its cause not said
+    bare = text.replace("rdma-test-gpu-worker-1: ", "")
+    assert [f.id for f in found(bare)] == ["error-not-in-catalogue"]
+    # behind pdsh's prefix, an error that is not CUDA failing to start is not the environment's
+    other = text.replace("Cuda failure 'initialization error'", "Cuda failure 'out of memory'")
+    assert "pdsh-worker-environment" not in [f.id for f in found(other)]

@@ -17,7 +17,7 @@ WRITTEN_FROM_MISSES = {
     "shm-size-below-nccls-need", "nccl-unknown-result-code",                                         # session 36
     "ucx-shm-fifo-failed", "efa-provider-enomem", "crash-in-nccl-shm-open",
     "custom-allreduce-expandable-segments", "two-nccl-wheels",                                       # session 37
-    "rdma-asked-none-found",                                                                         # session 38
+    "rdma-asked-none-found", "scalar-allreduce-timeout", "pdsh-worker-environment",                 # session 38
 }
 # Not held quiet here: nccl-tests-stopped-on-one-node, the one-node reading of nccl-tests-stopped-before-first-size.
 # Like it, it reads nccl-tests' header with no row after it as a test that stopped, which a collector's copy of a

@@ -165,7 +165,8 @@ class NcclLog:
     # NCCL's bare WARNs that say nothing of this job, each (line, quote, why): diagnose.py fills it, the output says it
     explained: list = field(default_factory=list)
     cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
-    origins: dict = field(default_factory=dict)  # {line: address} of the node a launcher's prefix names (Ray's ip=)
+    origins: dict = field(default_factory=dict)  # {line: node} a launcher's prefix names (Ray's ip=, pdsh's host)
+    pdsh: dict = field(default_factory=dict)     # {line: host} of the lines pdsh's prefix named (a remote shell's)
     # errors.find's answer, kept with the (messages, others) sizes it was found in: several rules ask for it
     errors_found: tuple = field(default=None, repr=False, compare=False)
 
@@ -248,11 +249,11 @@ def parse(text, source):
 
 def _parse(numbered, source):
     """The log of (number, line) pairs, or None where no line holds text."""
-    origins = {}
-    folded = _folded_lines(numbered, source, origins)
+    origins, pdsh = {}, {}
+    folded = _folded_lines(numbered, source, origins, pdsh)
     if folded is None:
         return None
-    log = NcclLog(source, origins=origins)
+    log = NcclLog(source, origins=origins, pdsh=pdsh)
     after_last_error = False
     for number, line, repeats, nccl in _xla_quotes_joined(folded):
         m = _message(number, line, repeats, nccl)
@@ -407,7 +408,7 @@ def _read_topology_dump(log, m, text):
         current[m.rank] = None  # a CPU, PCI switch or NIC node: the GPU's links are behind
 
 
-def _folded_lines(numbered, source, origins=None):
+def _folded_lines(numbered, source, origins=None, pdsh=None):
     """(number, line, repeats, is NCCL's) of each distinct line at its first place, launchers' tags
     and terminal colours off (importer/lines.py's read()), read from (number, line) pairs as they
     come; None where no line holds text. Empty lines and Markdown fences never fold: the reader
@@ -435,8 +436,10 @@ def _folded_lines(numbered, source, origins=None):
     if not text:
         return None
     paste = paste_lines.read("\n".join(kept) + "\n")
-    if origins is not None:  # the node Ray's prefix named, by the file's line number
+    if origins is not None:  # the node Ray's or pdsh's prefix named, by the file's line number
         origins.update({numbers[number - 1]: address for number, address in paste.origins.items()})
+    if pdsh is not None:
+        pdsh.update({numbers[number - 1]: host for number, host in paste.pdsh.items()})
     out = [(numbers[l.number - 1], l.text.strip(), True) for l in paste.nccl]
     out += [(numbers[l.number - 1], l.text, False) for l in paste.lines if l.text.strip()]
     out.sort(key=lambda item: item[0])

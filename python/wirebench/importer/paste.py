@@ -217,6 +217,7 @@ class Paste:
     hosts: dict = field(default_factory=dict)         # {rank: host} the launcher's tags name
     prompts: list = field(default_factory=list)       # (number, host) of each shell prompt before a command
     origins: dict = field(default_factory=dict)       # {number: node} Ray's prefix names (RAY_ORIGIN's address), pdsh's
+    pdsh: dict = field(default_factory=dict)          # {number: host} of the lines pdsh's prefix named (_without_pdsh)
     raw: list = field(default_factory=list, repr=False)  # (number, text) as the file has them, for unwrapped()
     cut: bool = False                                 # the file ends without its last line break
     wrapped_at: int = 0                               # unwrapped(): the terminal's width its lines were cut at
@@ -243,6 +244,7 @@ class Paste:
         try:
             numbered, by_host = _without_pdsh(_unflattened(numbered))
             paste.origins.update(by_host)
+            paste.pdsh.update(by_host)
             fenced = _fenced(numbered)
             numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
         finally:
