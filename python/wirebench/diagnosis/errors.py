@@ -59,18 +59,8 @@ def _find(log):
         error = _error_of(item, last_error)
         if error is not None and not error.rank and item.line in log.origins:
             error.rank = log.origins[item.line]  # the node a launcher's prefix named (pdsh's host, Ray's address)
-        for nxt in (_goes_on_below(error, below, last_error) if error is not None and not nccl else ()):
-            # an error cut after its colon, its details on the next line (alan-turing-institute/autocast#381:
-            # `[Rank 0] Watchdog caught collective operation timeout:` above `  WorkNCCL(..., OpType=ALLREDUCE, ...)`)
-            text = nxt.text.strip()
-            if error.kind == "memcheck":  # compute-sanitizer's margin off the lines below its report
-                text = "/ " + re.sub(r"^=+\s+", "", text)
-            error.quote, error.said = f"{error.quote} {text}", f"{error.said} {plain(text)}"
-        if error is not None and not nccl and _opens_it(before, item):
-            # a message wrapped after its colon (pytorch/ci-infra#541: `Failed to bind NVLink SHARP (NVLS) Multicast
-            # memory of size 2097152:` above `CUDA error 401 '...'`): the error says both lines
-            text = before.text.strip()
-            error.quote, error.said = f"{text} {error.quote}", f"{plain(text)} {error.said}"
+        if error is not None and not nccl:
+            _join_wrapped(error, item, before, below, last_error)
         before = item if error is None else None
         last_error = not nccl and bool(LAST_ERROR.search(item.text))
         if not nccl and UNIT.match(plain(item.text)):
@@ -139,6 +129,21 @@ def _find(log):
 # a heading that ends in a colon is no sentence the line below finishes
 HEADING = re.compile(r"^\W*(?:Traceback\b|(?:\w+\s+){0,2}(?:log|logs|output|error|errors|stderr|stdout|message|"
                      r"details|warning|result)s?\s*:\s*$)", re.I)
+
+
+def _join_wrapped(error, item, before, below, last_error):
+    """An error's message with the lines it was wrapped onto: the line above where the message starts there, cut
+    after its colon (pytorch/ci-infra#541: `Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152:` above
+    `CUDA error 401 '...'`), and the lines below that finish it (_goes_on_below: alan-turing-institute/autocast#381's
+    `[Rank 0] Watchdog caught collective operation timeout:` above `  WorkNCCL(..., OpType=ALLREDUCE, ...)`)."""
+    for nxt in _goes_on_below(error, below, last_error):
+        text = nxt.text.strip()
+        if error.kind == "memcheck":  # compute-sanitizer's margin off the lines below its report
+            text = "/ " + re.sub(r"^=+\s+", "", text)
+        error.quote, error.said = f"{error.quote} {text}", f"{error.said} {plain(text)}"
+    if _opens_it(before, item):
+        text = before.text.strip()
+        error.quote, error.said = f"{text} {error.quote}", f"{plain(text)} {error.said}"
 
 
 def _opens_it(before, item):
