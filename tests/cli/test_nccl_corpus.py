@@ -37,7 +37,7 @@ FROM_THREADS = {
     "gpu-fell-off-the-bus", "nccl-backend-given-cpu-tensor", "ofi-request-completed-with-error",
     "mpi-init-failed", "efa-receive-buffers-enomem", "iommu-dma-fault", "nccl-graph-capture-unsupported",
     "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "nccl-unknown-result-code",
-    "ucx-shm-fifo-failed", "efa-provider-enomem", "scalar-allreduce-timeout",
+    "ucx-shm-fifo-failed", "efa-provider-enomem", "scalar-allreduce-timeout", "open-files-limit",
 }
 # What std::regex's ECMAScript grammar lacks or reads otherwise than Python's re.
 NOT_ECMASCRIPT = re.compile(r"\(\?<[=!]|\(\?P?<\w|\(\?P=|\(\?>|[*+?}][+]|\(\?[aiLmsux]|\\[AZzG]|\(\?#")
