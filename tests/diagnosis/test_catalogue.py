@@ -3,7 +3,7 @@ that would take a coded rule's id (or repeats one, or is malformed) an error nam
 docs/nccl-diagnosis.md's tables generated from the catalogue and the rule registry."""
 import pytest
 
-from diagnosis_helpers import TWO_NODES, diagnose, ids, parse
+from diagnosis_helpers import DATA, TWO_NODES, diagnose, ids, parse
 from wirebench.contracts.input_files import InputError
 from wirebench.diagnosis import catalogue, docs, registry
 
@@ -62,3 +62,32 @@ def test_the_docs_tables_are_the_registrys_and_the_catalogues():
         assert f"| `{r.id}` | {r.verdict} | {r.scope} |" in text
     for e in catalogue.read(coded_ids=registry.RULES):
         assert f"| `{e.id}` | {e.verdict} | {e.scope} |" in text
+
+
+def test_a_signatures_required_literals_are_what_every_match_holds():
+    """catalogue.required_literals: the prefilter of a long log's texts (a text holding none of an entry's required
+    literals is never searched with its signature)."""
+    literals = catalogue.required_literals
+    assert literals(r"(?:CUDA error: |cuda runtime error \(\d+\) : )invalid device ordinal") == {"invalid device ordinal"}
+    assert literals(r"Error while creating shared memory segment|failed to extend /dev/shm") == {
+        "Error while creating shared memory segment", "failed to extend /dev/shm"}
+    assert literals(r"NET/IB : (?:Got async event|Unable to)") == {"NET/IB : "}
+    assert literals(r"(?:abc)?xyz") == {"xyz"}              # an optional part is not required
+    assert literals(r"(?!NCCL)failed") == {"failed"}        # nor a lookaround's text
+    assert literals(r"(?:ab|\d+)x") == {"x"}                # a branch without a literal leaves the other's out
+    assert literals(r"\d+\s\w+") is None and literals(r"(?i)error") is None and literals(r"(?i:error)") is None
+    assert literals(r"(") is None
+
+
+def test_every_entry_is_found_by_the_prefilter_on_its_threads_line():
+    entries = catalogue.read(coded_ids=registry.RULES)
+    either = catalogue.any_of(entries)
+    assert either is not None  # every entry requires a literal: a long log's texts are prefiltered
+    entry_id = None
+    for line in (DATA / "warn-lines-from-threads.log").read_text().splitlines():
+        if line.startswith("# id: "):
+            entry_id = line[6:].split(" ")[0]
+            continue
+        entry = next((e for e in entries if e.id == entry_id), None)
+        if entry is not None and entry.signature.search(line):
+            assert either.search(line), (entry_id, line)

@@ -5,9 +5,11 @@ comes from. Read with the csv module; the file's `#` lines are comments. Columns
 signature that is no regular expression, a verdict other than FAIL or WARN, no source, an id a
 coded rule owns) is an InputError naming the file's line: never dropped in silence."""
 import csv
+import functools
 import io
 import re
 from dataclasses import dataclass
+from re import _constants, _parser  # the parse behind re.compile, read for required_literals
 from pathlib import Path
 
 from ..contracts.input_files import InputError, read_utf8
@@ -40,6 +42,65 @@ class Entry:
 
 def path():
     return SUITES / "nccl-warnings.csv"
+
+
+def required_literals(pattern):
+    """Strings one of which every match of `pattern` holds, read from its parse (a run of literal characters the match
+    must pass through, or one such run in each branch of an alternation it must pass through); None where the pattern
+    names none, or matches without regard to case. Lookarounds, optional and repeated-from-zero parts are never
+    required."""
+    try:
+        parsed = _parser.parse(pattern)
+    except Exception:  # noqa: BLE001  (the parser is Python's own, behind its public compile: no prefilter then)
+        return None
+    if parsed.state.flags & re.IGNORECASE:
+        return None
+    return _required(parsed)
+
+
+def _required(items):
+    found, run = [], []
+
+    def end_run():
+        if run:
+            found.append({"".join(run)})
+            run.clear()
+    for op, av in items:
+        if op is _constants.LITERAL:
+            run.append(chr(av))
+            continue
+        end_run()
+        inner = None
+        if op is _constants.SUBPATTERN and not av[1] & re.IGNORECASE:
+            inner = _required(av[-1])
+        elif op is _constants.BRANCH:
+            branches = [_required(branch) for branch in av[1]]
+            inner = set().union(*branches) if all(branches) else None
+        elif op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT) and av[0] >= 1:
+            inner = _required(av[2])
+        if inner:
+            found.append(inner)
+    end_run()
+    return max(found, key=lambda literals: min(map(len, literals)), default=None)
+
+
+@functools.lru_cache(maxsize=8)
+def _joined(patterns):
+    """The expression that finds any of the patterns' required literals, or None where one pattern has none."""
+    literals = set()
+    for pattern in patterns:
+        required = required_literals(pattern)
+        if not required:
+            return None
+        literals |= required
+    return re.compile("|".join(map(re.escape, sorted(literals, key=len, reverse=True))))
+
+
+def any_of(entries):
+    """An expression that finds, in a text any entry's signature matches, one of the literals that signature requires
+    (required_literals): a text it finds nothing in matches no entry. None where an entry requires none (every text is
+    then searched). Compiled once per catalogue."""
+    return _joined(tuple(e.signature.pattern for e in entries))
 
 
 def read(file=None, coded_ids=()):

@@ -36,10 +36,14 @@ def diagnose(log, wiring=None, entries=None):
     first_saying = {}
     for m in log.messages:
         first_saying.setdefault(m.said, m)
+    # the texts that hold a literal some entry's signature requires (catalogue.any_of): only they can match, and most
+    # of a long log's texts hold none (a search per entry per text was most of its time: bench/MEASUREMENTS.md)
+    either = catalogue.any_of(entries)
+    saying = [(said, m) for said, m in first_saying.items() if either is None or either.search(said)]
     for entry in entries:
         if entry.id in taken or entry.scope in unused:
             continue  # a network entry says nothing of a network the job did not use (below: an error line is said)
-        for said, m in first_saying.items():
+        for said, m in saying:
             match = entry.signature.search(said)
             if match:
                 found.append(Finding(entry.id, entry.verdict, m.line, entry.what_of(match) + (f" ({m.host})" if m.host else ""),

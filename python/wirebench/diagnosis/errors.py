@@ -41,10 +41,7 @@ def find(log):
     """The first error of each rank, in the log's order; ranks whose first errors say the same
     thing fold into the first of them (with their count). Found once per log (the diagnosis and several rules ask;
     each asking scanned every line): kept on the log with the size of what it was found in."""
-    key = (len(log.messages), len(log.others))
-    if log.errors_found is None or log.errors_found[0] != key:
-        log.errors_found = (key, _find(log))
-    return list(log.errors_found[1])
+    return list(log.once("errors", _find))
 
 
 def _find(log):

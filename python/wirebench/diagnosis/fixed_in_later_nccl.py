@@ -143,6 +143,10 @@ def versions(log):
     NCCL's prefix (NCCL_DEBUG=VERSION, a paste that lost it) under the host "". Where the log has no
     such line, the version PyTorch's error names (the library it loaded) stands under the host "", else
     the one the paste's prose names (prose_version)."""
+    return log.once("versions", _versions)
+
+
+def _versions(log):
     seen, said_by_pytorch = {}, None
     for item in [*log.messages, *log.others]:
         host = getattr(item, "host", "")

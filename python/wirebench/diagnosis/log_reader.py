@@ -167,8 +167,18 @@ class NcclLog:
     cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
     origins: dict = field(default_factory=dict)  # {line: node} a launcher's prefix names (Ray's ip=, pdsh's host)
     pdsh: dict = field(default_factory=dict)     # {line: host} of the lines pdsh's prefix named (a remote shell's)
-    # errors.find's answer, kept with the (messages, others) sizes it was found in: several rules ask for it
-    errors_found: tuple = field(default=None, repr=False, compare=False)
+    # what several rules ask of the whole log (errors.find, structural.settings, fixed_in_later_nccl.versions), each
+    # found once: {name: ((messages, others) sizes it was found at, the answer)}; once() reads it
+    kept: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def once(self, name, find):
+        """find(self), found once while the log's lines stay as they are (a scan of every line, asked by several
+        rules: a long log's distinct lines made that most of its diagnosis)."""
+        sizes = (len(self.messages), len(self.others))
+        held = self.kept.get(name)
+        if held is None or held[0] != sizes:
+            held = self.kept[name] = (sizes, find(self))
+        return held[1]
 
     def first(self, pattern, warn_only=False):
         """(message, match) of the first message whose text matches, or (None, None)."""

@@ -38,7 +38,12 @@ def settings(log):
     """{name: [Setting]} of every NCCL_* the log shows set, in the log's order: NCCL's own `NCCL_X set by
     environment to V` line, and a command line, an export or a line of `env` the log holds (`mpirun -x
     NCCL_X=V`, `srun --export=...,NCCL_X=V`, `export NCCL_X=V`), which say it where NCCL's ENV lines
-    are not printed (NCCL_DEBUG_SUBSYS without ENV, NCCL_DEBUG=WARN)."""
+    are not printed (NCCL_DEBUG_SUBSYS without ENV, NCCL_DEBUG=WARN). Found once per log (log.once): read, not
+    changed, by its callers."""
+    return log.once("settings", _settings)
+
+
+def _settings(log):
     found = []
     for m in log.messages:
         said = SETTING.match(m.text)
