@@ -3,6 +3,8 @@ written it: source, network, ib_devices, rings, trees, channels, problems, diagn
 readable lines `wirebench topo` prints under the node's table."""
 from .class_causes import said as likely_said
 
+CHANNELS_SHOWN = 16  # channel lines listed in the readable lines; the rest counted by transport
+
 
 def nccl_section(log, findings):
     return {"source": log.source, "network": log.network, "ib_devices": log.ib_devices, "rings": log.rings,
@@ -14,9 +16,18 @@ def nccl_section(log, findings):
 def table(section):
     """The readable lines of an `nccl` section."""
     out = [f"NCCL log {section['source']}: network {section['network'] or '(not said)'}"]
-    for c in section["channels"]:
+    channels = section["channels"]
+    for c in channels[:CHANNELS_SHOWN]:
         out.append(f"  line {c['line']}: channel {c['channel']}  rank {c['src_rank']} -> {c['dst_rank']}  "
                    f"{c['transport']}{' (GDRDMA)' if c['gdrdma'] else ''}  via {c['via']}")
+    if len(channels) > CHANNELS_SHOWN:
+        # a job of many ranks prints thousands: the findings below must not scroll away (--json lists every one)
+        by_transport = {}
+        for c in channels:
+            by_transport[c["transport"]] = by_transport.get(c["transport"], 0) + 1
+        counts = ", ".join(f"{transport} {n:,}" for transport, n in sorted(by_transport.items(), key=lambda t: -t[1]))
+        out.append(f"  ... {len(channels) - CHANNELS_SHOWN:,} more channel lines ({len(channels):,} in all: {counts}); "
+                   "--json lists each")
     out += [f"  PROBLEM: {p}" for p in section["problems"]]
     for d in section["diagnoses"]:
         where = f"{section['source']}:{d['line']}" if d["line"] > 0 else section["source"]
