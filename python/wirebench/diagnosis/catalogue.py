@@ -9,8 +9,13 @@ import functools
 import io
 import re
 from dataclasses import dataclass
-from re import _constants, _parser  # the parse behind re.compile, read for required_literals
 from pathlib import Path
+
+try:  # the parse behind re.compile, read for required_literals (Python 3.11 on; before it, sre_parse)
+    from re import _constants, _parser
+except ImportError:  # pragma: no cover
+    import sre_constants as _constants
+    import sre_parse as _parser
 
 from ..contracts.input_files import InputError, read_utf8
 from ..run.paths import SUITES
