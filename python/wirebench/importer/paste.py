@@ -164,10 +164,17 @@ def clean(text, hosts=None):
 
 
 @functools.lru_cache(maxsize=None)
+def _cleaned(text):
+    """(clean(text), the (rank, host) pairs its launcher's tag names), each text once: the passes of a paste's build
+    (its fences, indentation, continued lines, editor's numbers, then its lines) each read every line; Paste._build
+    empties the cache when it is done."""
+    hosts = {}
+    return clean(text, hosts), tuple((rank, host) for rank, named in hosts.items() for host in named)
+
+
 def _clean_once(text):
-    """clean(text) without a host map, each text once: the passes before a paste's build (its fences, indentation,
-    continued lines, editor's numbers) each read every line; Paste._build empties the cache when it is done."""
-    return clean(text)
+    """clean(text) without a host map, each text once (_cleaned)."""
+    return _cleaned(text)[0]
 
 
 def _decoding(path, head):
@@ -247,14 +254,28 @@ class Paste:
             paste.pdsh.update(by_host)
             fenced = _fenced(numbered)
             numbered = _continued(_without_line_numbers(_dedented(numbered, fenced), fenced))
+            paste._read_lines(numbered, fenced)
         finally:
-            _clean_once.cache_clear()
+            _cleaned.cache_clear()
+        # indented as a Markdown code block (or a quote in a ticket): every line's common indentation goes
+        indents = [len(l.text) - len(l.text.lstrip(" ")) for l in paste.lines if l.text.strip()]
+        common = min(indents, default=0)
+        if common:
+            for l in paste.lines:
+                l.text = l.text[common:]
+        return paste
+
+    def _read_lines(self, numbered, fenced):
+        """Each line, cleaned, into the paste's NCCL lines, commands and tool's lines (a Markdown note's prose out)."""
+        paste, cut = self, self.cut
         inside = False
         for position, (number, line) in enumerate(numbered):
             ray = RAY_ORIGIN.search(line) if "ip=" in line else None
             if ray:
                 paste.origins[number] = ray.group(1)
-            line = clean(line, paste.hosts)
+            line, named = _cleaned(line)
+            for rank, host in named:
+                paste.hosts.setdefault(rank, set()).add(host)
             if line is None:
                 continue
             if FENCE.match(line):
@@ -283,13 +304,6 @@ class Paste:
                     paste.prompts.append((number, prompt.group(1)))
             paste.lines.append(Line(number, line.expandtabs(8) if line.startswith("\t") else line,
                                     cut and position == len(numbered) - 1))
-        # indented as a Markdown code block (or a quote in a ticket): every line's common indentation goes
-        indents = [len(l.text) - len(l.text.lstrip(" ")) for l in paste.lines if l.text.strip()]
-        common = min(indents, default=0)
-        if common:
-            for l in paste.lines:
-                l.text = l.text[common:]
-        return paste
 
     def unwrapped(self, strict=False):
         """The paste as it was before a terminal (or a console log's viewer) wrapped its long lines at
