@@ -5,8 +5,8 @@ network carried data; a bare WARN of NCCL's that a network entry reads where the
 is explained, not a finding (log.explained), as is an error the job went on from (went_on.py) and an NVML WARN of
 an integrated GPU (integrated_gpu.py). The causes first: a FAIL before a WARN, each in its order."""
 from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors,
-               fixed_in_later_nccl, integrated_gpu, link_local, nccl_tests, nccl_wheels, plugin_load, registry, remote_env,
-               roce_gid, roce_qp_invalid, settings, socket_types, structural, verbs_provider, watchdog_reports,
+               fixed_in_later_nccl, integrated_gpu, link_local, nccl_tests, nccl_wheels, pdsh_environment, plugin_load,
+               registry, roce_gid, roce_qp_invalid, settings, socket_types, structural, verbs_provider, watchdog_reports,
                went_on)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
 from .registry import NETWORK_SCOPES, Context, Finding

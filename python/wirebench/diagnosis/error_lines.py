@@ -8,6 +8,7 @@ import re
 # the address and the allocation it missed (`=========     Address 0x1bc00031d0 is out of bounds`, `... and is N bytes
 # after the nearest allocation at 0x13c0000000 of size 2,097,152 bytes`)
 SANITIZER_DETAIL = re.compile(r"^=+\s+(?:at\s+\S|by thread\b|Address\s+0x|and is\s+[\d,]+ bytes)")
+SANITIZER_MARGIN = re.compile(r"^=+\s+")  # its `=========` before each line
 # NCCL's error chain: an INFO line of a source location and the code it returns
 CHAIN = re.compile(r"^(\S+\.(?:cc|cu|cpp|h)):(\d+) -> (\d+)\b")
 # A line of the program's output that says an error (no NCCL prefix), with the rank it names

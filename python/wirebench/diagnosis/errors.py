@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from . import nccl_tests
 from .error_classes import CLASSES, ErrorClass, class_of
 from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PG_OF, PYTORCH_RANK, PYTORCH_WORK,
-                          RUNTIME_NOISE, SANITIZER_DETAIL, SELF_TAGGED, UNIT, UNREAD, WENT_ON, WORK_OP)
+                          RUNTIME_NOISE, SANITIZER_DETAIL, SANITIZER_MARGIN, SELF_TAGGED, UNIT, UNREAD, WENT_ON, WORK_OP)
 from .nccl_tests import RESULT, SUMMARY  # nccl-tests' result row and summary, as its reader reads them
 
 
@@ -136,7 +136,7 @@ def _join_wrapped(error, item, before, below, last_error):
     for nxt in _goes_on_below(error, below, last_error):
         text = nxt.text.strip()
         if error.kind == "memcheck":  # compute-sanitizer's margin off the lines below its report
-            text = "/ " + re.sub(r"^=+\s+", "", text)
+            text = "/ " + SANITIZER_MARGIN.sub("", text)
         error.quote, error.said = f"{error.quote} {text}", f"{error.said} {plain(text)}"
     if _opens_it(before, item):
         text = before.text.strip()

@@ -10,6 +10,8 @@ import re
 from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS, ip_of
 from .registry import rule
 
+SOCKET_DEVICES = re.compile(r"^NET/Socket ?: Using\s+(.*)$")  # the devices of NCCL's socket transport
+
 
 def link_local(address):
     """Whether an address as NCCL prints it (`fe80::1%eth0`, `169.254.3.4`) is link-local."""
@@ -60,6 +62,3 @@ def address_link_local(r, c):
                              f"NCCL's socket transport uses each interface it lists as a device: the channels given "
                              f"{interface} connect to {address}, which a host elsewhere cannot reach, and time out")
     return None
-
-
-SOCKET_DEVICES = re.compile(r"^NET/Socket ?: Using\s+(.*)$")

@@ -7,10 +7,10 @@ socket-fallback's evidence)."""
 import difflib
 import re
 
-from . import fixed_in_later_nccl, parameters, structural
+from . import fixed_in_later_nccl, parameters
 from .log_reader import BRACKETED, IB_LIST  # the reader's own patterns
 from .registry import rule
-from .structural import ENV_DOCS, SETTING, settings
+from .structural import ENV_DOCS, SETTING, first_setting, settings, turned_on
 
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")  # NCCL_NET_GDR_LEVEL's names, nearest first
 GDR_NUMBERS = {"0": "LOC", "1": "PIX", "2": "PXB", "3": "PHB", "4": "SYS", "5": "SYS"}
@@ -221,7 +221,7 @@ def rdma_asked_none_found(r, c):
     none, _ = log.first(IB_NONE)
     if none is None or log.first(RDMA_NETWORK)[0] is not None:
         return None
-    if structural.first_setting(log, "NCCL_IB_DISABLE", structural.turned_on):
+    if first_setting(log, "NCCL_IB_DISABLE", turned_on):
         return None  # sockets were the job's choice (socket-fallback says so)
     named = [f"{name}={s.value} (line {s.line})" for name, meant in ASKS_RDMA.items()
              for s in settings(log).get(name, [])[:1] if meant(s.value)]

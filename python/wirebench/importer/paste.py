@@ -267,15 +267,14 @@ class Paste:
 
     def _read_lines(self, numbered, fenced):
         """Each line, cleaned, into the paste's NCCL lines, commands and tool's lines (a Markdown note's prose out)."""
-        paste, cut = self, self.cut
         inside = False
         for position, (number, line) in enumerate(numbered):
             ray = RAY_ORIGIN.search(line) if "ip=" in line else None
             if ray:
-                paste.origins[number] = ray.group(1)
+                self.origins[number] = ray.group(1)
             line, named = _cleaned(line)
             for rank, host in named:
-                paste.hosts.setdefault(rank, set()).add(host)
+                self.hosts.setdefault(rank, set()).add(host)
             if line is None:
                 continue
             if FENCE.match(line):
@@ -283,27 +282,27 @@ class Paste:
                 continue
             quoted = inline_nccl(line)
             if quoted is not None and not inside:  # NCCL's line quoted inline, in a note's prose or a line of its own
-                paste.nccl.append(Line(number, quoted))
+                self.nccl.append(Line(number, quoted))
                 continue
             if fenced and not inside and NCCL_OWN_LINE.match(line.strip()):
-                paste.nccl.append(Line(number, line.strip()))
+                self.nccl.append(Line(number, line.strip()))
                 continue
             if fenced and not inside and not DMESG_LINE.match(line.strip()):
                 found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
                 if found:
-                    paste.commands.append((number, found.group(1)))
+                    self.commands.append((number, found.group(1)))
                 continue
             if NCCL_LINE.search(line):
-                paste.nccl.append(Line(number, line.strip()))
+                self.nccl.append(Line(number, line.strip()))
                 continue
             found = COMMAND.match(line.strip())
             if found:
-                paste.commands.append((number, found.group(1)))
+                self.commands.append((number, found.group(1)))
                 prompt = PROMPT.match(line.strip())
                 if prompt:
-                    paste.prompts.append((number, prompt.group(1)))
-            paste.lines.append(Line(number, line.expandtabs(8) if line.startswith("\t") else line,
-                                    cut and position == len(numbered) - 1))
+                    self.prompts.append((number, prompt.group(1)))
+            self.lines.append(Line(number, line.expandtabs(8) if line.startswith("\t") else line,
+                                    self.cut and position == len(numbered) - 1))
 
     def unwrapped(self, strict=False):
         """The paste as it was before a terminal (or a console log's viewer) wrapped its long lines at
