@@ -64,6 +64,26 @@ def test_the_docs_tables_are_the_registrys_and_the_catalogues():
         assert f"| `{e.id}` | {e.verdict} | {e.scope} |" in text
 
 
+def test_the_rule_modules_list_decides_the_registrys_order_and_names_every_module_that_registers():
+    """diagnose.RULE_MODULES, not the order Python imports the modules in, orders the docs table; a module that
+    registers rules and is missing from it is an error naming it (its rules would otherwise sit wherever its import
+    put them)."""
+    from wirebench.diagnosis.diagnose import RULE_MODULES
+    modules = [m.__name__ for m in RULE_MODULES]
+    places = [modules.index(r.check.__module__) for r in registry.RULES.values()]
+    assert places == sorted(places) and set(places) == set(range(len(modules)))
+    first = next(iter(registry.RULES.values()))
+    stray = registry.Rule("stray-rule", "WARN", "any", (), "s", "m", "f", "src",
+                          check=type("Check", (), {"__module__": "somewhere.else"})())
+    registry.RULES["stray-rule"] = stray
+    try:
+        with pytest.raises(ValueError, match="missing from the rule modules' list: somewhere.else"):
+            registry.put_in_order(RULE_MODULES)
+    finally:
+        del registry.RULES["stray-rule"]
+    assert next(iter(registry.RULES.values())) is first
+
+
 def test_a_signatures_required_literals_are_what_every_match_holds():
     """catalogue.required_literals: the prefilter of a long log's texts (a text holding none of an entry's required
     literals is never searched with its signature)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from diagnosis_helpers import DATA, ROOT, diagnose, parse
-from wirebench.diagnosis.structural import settings
+from wirebench.diagnosis.log_facts import settings
 
 SHAPE = {"source", "network", "ib_devices", "rings", "trees", "channels", "problems", "diagnoses", "explained"}
 

@@ -1,4 +1,4 @@
-"""Rules over ranks and NCCL's own topology (agreement.py, structural.py): ranks mapped onto one GPU,
+"""Rules over ranks and NCCL's own topology (agreement.py, transport_rules.py): ranks mapped onto one GPU,
 ranks per host that differ, and channels that go through host memory or the network between GPUs
 that NCCL's topology dump puts on NVLink. Real logs where each fires and where each stays quiet
 (tests/data/nccl/ORIGINS.md)."""

@@ -1,4 +1,4 @@
-"""The rules that need no signature (structural.py, agreement.py, settings.py): a network finding
+"""The rules that need no signature (network_rules.py, transport_rules.py, init_rules.py, agreement.py, settings.py): a network finding
 only where the network carries data; what the hosts of one job must agree on; each NCCL_* set
 against the hardware the log (and the wiring) shows; ranks on one GPU."""
 from diagnosis_helpers import DATA, TWO_NODES, diagnose, found, ids, parse, read_log

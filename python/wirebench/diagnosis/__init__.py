@@ -5,7 +5,9 @@ wrong, as docs/nccl-diagnosis.md describes. A file per concept:
     lines error_lines.py knows and saying what error_classes.py says each class means;
   - catalogue.py: suites/nccl-warnings.csv, the entries of one line's signature;
   - registry.py: the rule registry (id, verdict, scope, needs, words);
-  - structural.py, agreement.py, watchdog_reports.py (PyTorch's timeouts), settings.py, nccl_tests.py,
+  - log_facts.py: what several rules read from the whole log (its settings, jobs, ranks a host);
+  - network_rules.py (the network NCCL chose between hosts), transport_rules.py (the transports inside a
+    node), init_rules.py (NCCL's start), agreement.py, watchdog_reports.py (PyTorch's timeouts), settings.py, nccl_tests.py,
     roce_gid.py, fixed_in_later_nccl.py, plugin_load.py, socket_types.py (NCCL's socket types),
     verbs_provider.py (libibverbs' provider warning): the rules that need no signature;
   - network_use.py: whether the job's data crossed the network (what a network finding needs);

@@ -11,7 +11,8 @@ from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device 
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from . import nccl_tests  # noqa: I100  (after the log reader, which imports it through errors.py)
 from .registry import rule
-from .structural import ENV_DOCS, SETTING, TROUBLESHOOTING, jobs, old_networks, settings
+from .log_facts import SETTING, jobs, old_networks, settings
+from .sources import ENV_DOCS, TROUBLESHOOTING
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
 # a host whose init the log shows whole: NCCL read its settings by then (a host whose paste stops after its first
@@ -50,7 +51,7 @@ def _first_by_host(log, pattern, value=lambda found: found.group(1)):
 
 
 def _differ(r, c, said, thing, why):
-    """One finding where the hosts of one job (structural.jobs) say more than one value: each value with its hosts."""
+    """One finding where the hosts of one job (log_facts.jobs) say more than one value: each value with its hosts."""
     if len({value for value, _ in said.values()}) < 2:
         return None  # every host says the same: no job to split (jobs() scans the log's lines)
     job_of = jobs(c.log)
@@ -120,7 +121,7 @@ def network_differs(r, c):
     said = _first_by_host(c.log, NETWORK)
     # NCCL before 2.6 prints no `Using network X` (init.cc has it from 2.6): its IB transport is used where NET/IB lists
     # devices, its sockets where NET/IB found none or was disabled (NVIDIA/nccl#234, 2.4.6: one host on TCP, the other
-    # on IB, init hangs); structural.old_networks reads it
+    # on IB, init hangs); log_facts.old_networks reads it
     for host, said_here in old_networks(c.log).items():
         said.setdefault(host, said_here)
     return _differ(r, c, said, "the network NCCL chose",

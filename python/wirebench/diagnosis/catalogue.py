@@ -138,7 +138,7 @@ def read(file=None, coded_ids=()):
         if not entry_id:
             raise InputError(f"{where}: an entry needs its id")
         if entry_id in coded_ids:
-            raise InputError(f"{where}: id {entry_id} is a coded rule's (python/wirebench/diagnosis/structural.py): "
+            raise InputError(f"{where}: id {entry_id} is a coded rule's (python/wirebench/diagnosis/, docs/nccl-diagnosis.md's first table): "
                              "give the row another id")
         if entry_id in seen:
             raise InputError(f"{where}: id {entry_id} again (first at line {seen[entry_id]})")

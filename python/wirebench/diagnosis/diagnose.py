@@ -1,19 +1,23 @@
-"""What an NCCL log says is wrong: the registered rules' findings (structural.py, agreement.py, ...),
+"""What an NCCL log says is wrong: the registered rules' findings (network_rules.py, transport_rules.py, init_rules.py, agreement.py, ...),
 the catalogue's (catalogue.py: the first line each entry's signature matches) and the first error
 of each rank (errors.py), known to the catalogue or not. A network finding is kept only where the
 network carried data; a bare WARN of NCCL's that a network entry reads where the network was not used
 is explained, not a finding (log.explained), as is an error the job went on from (went_on.py) and an NVML WARN of
 an integrated GPU (integrated_gpu.py). The causes first: a FAIL before a WARN, each in its order."""
 from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors,
-               fixed_in_later_nccl, integrated_gpu, link_local, nccl_tests, nccl_wheels, pdsh_environment, plugin_load,
-               registry, roce_gid, roce_qp_invalid, settings, socket_types, structural, verbs_provider, watchdog_reports,
-               went_on)
+               fixed_in_later_nccl, init_rules, integrated_gpu, link_local, log_facts, nccl_tests, nccl_wheels,
+               network_rules, pdsh_environment, plugin_load, registry, roce_gid, roce_qp_invalid, settings, socket_types,
+               transport_rules, verbs_provider, watchdog_reports, went_on)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
 from .registry import NETWORK_SCOPES, Context, Finding
 
-RULE_MODULES = (structural, agreement, watchdog_reports, settings, nccl_tests, roce_gid, fixed_in_later_nccl, plugin_load,
-                socket_types, verbs_provider, link_local, docker_bridge,
-                roce_qp_invalid, dev_shm, custom_allreduce, nccl_wheels)  # each registers its rules when imported
+# every module that registers rules (each does when imported), in the order the docs table lists them and findings
+# of one verdict on one line are said: the network NCCL chose, the transports inside a node, NCCL's start, then rules
+# over several ranks, the settings, and the narrower rules
+RULE_MODULES = (network_rules, transport_rules, init_rules, agreement, watchdog_reports, settings, nccl_tests, roce_gid,
+                fixed_in_later_nccl, plugin_load, socket_types, verbs_provider, link_local, docker_bridge, roce_qp_invalid,
+                dev_shm, custom_allreduce, nccl_wheels, pdsh_environment)
+registry.put_in_order(RULE_MODULES)
 # said with each error of a file that holds no line of NCCL's: what it says is the program's side only
 NOT_ACROSS_HOSTS = "the log shows the job on one host: no data crossed the network, so a network cause is not this job's"
 NOT_SHOWN_ACROSS_HOSTS = ("the log does not show the job's data crossing the network (one host's lines or none, no "
@@ -103,7 +107,7 @@ def diagnose(log, wiring=None, entries=None):
         # said, as not one (never silent: sgl-project/sglang#1427's `Failed to open libibverbs` with nothing else)
         for f in [f for f in found if f.scope in NETWORK_SCOPES and not f.error]:
             found.remove(f)
-            log.explained.append((f.line, structural.text_at(log, f.line) if f.line else "",
+            log.explained.append((f.line, log_facts.text_at(log, f.line) if f.line else "",
                                   f"{f.id}: {f.what}: {NOT_ACROSS_HOSTS if one_host else NOT_SHOWN_ACROSS_HOSTS} "
                                   f"({f.verdict} where it does)"))
     if all(m.quoted for m in log.messages):  # no line of NCCL's own (a quoted WARN's text is the program's line)

@@ -18,8 +18,8 @@ def _cell(text):
 
 def tables(entries=None):
     entries = catalogue.read(coded_ids=registry.RULES) if entries is None else entries
-    out = [BEGIN, "", "The coded rules (python/wirebench/diagnosis/: structural.py, agreement.py, watchdog_reports.py, "
-           "settings.py, nccl_tests.py, roce_gid.py, fixed_in_later_nccl.py, plugin_load.py, socket_types.py, verbs_provider.py):", "",
+    modules = dict.fromkeys(r.check.__module__.rsplit(".", 1)[-1] + ".py" for r in registry.RULES.values())
+    out = [BEGIN, "", f"The coded rules (python/wirebench/diagnosis/: {', '.join(modules)}):", "",
            "| rule | verdict | scope | needs | reads in the log | what it means | fix | source |",
            "|---|---|---|---|---|---|---|---|"]
     for r in registry.RULES.values():

@@ -21,7 +21,7 @@ from .error_classes import CLASSES, class_of
 from .error_lines import CHAIN, OTHER_ERRORS
 from .parameters import version_key
 from .registry import rule
-from .structural import VERSION  # NCCL's `NCCL version 2.19.3+cuda12.3` line, as version-mismatch reads it
+from .log_facts import VERSION  # NCCL's `NCCL version 2.19.3+cuda12.3` line, as version-mismatch reads it
 
 COLUMNS = ("fixed_in", "affected_from", "signature", "symptom", "source")
 RELEASE_NOTES = ("NCCL's release notes (docs.nvidia.com/deeplearning/nccl/release-notes/, the release commits of "

@@ -167,7 +167,7 @@ class NcclLog:
     cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
     origins: dict = field(default_factory=dict)  # {line: node} a launcher's prefix names (Ray's ip=, pdsh's host)
     pdsh: dict = field(default_factory=dict)     # {line: host} of the lines pdsh's prefix named (a remote shell's)
-    # what several rules ask of the whole log (errors.find, structural.settings, fixed_in_later_nccl.versions), each
+    # what several rules ask of the whole log (errors.find, log_facts.settings, fixed_in_later_nccl.versions), each
     # found once: {name: ((messages, others) sizes it was found at, the answer)}; once() reads it
     kept: dict = field(default_factory=dict, repr=False, compare=False)
 

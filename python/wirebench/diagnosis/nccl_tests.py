@@ -5,6 +5,7 @@ summary. A header and no result is a test that stopped before its first size."""
 import re
 
 from . import errors
+from .log_facts import first_setting, turned_on
 from .registry import RULES, rule
 from ..importer.nccl_tests import COUNTS as BANNER  # the importer's reading of the banner: `# nThread 1 nGpus 8 ...`
 from ..importer.nccl_tests import RANK as BANNER_RANK  # the importer's reading of the banner's device list
@@ -96,7 +97,6 @@ def nccl_tests_stopped_on_one_node(r, c):
     on_one = ranks_on_one_host(c.log)
     if not on_one or not stopped_before_a_result(c.log) or any(e.classed for e in errors.find(c.log)):
         return None
-    from .structural import first_setting, turned_on  # here: structural imports the log reader, which imports this
     if first_setting(c.log, "NCCL_P2P_DISABLE", turned_on):
         return None  # peer-to-peer was off: not its path (NVIDIA/nccl-tests#117's second run); the generic rule says it
     last = header(c.log)[-1]

@@ -2,7 +2,7 @@
 a network cause only where the network carried data), read by diagnose.py and by the rules that need it."""
 import re
 
-from . import nccl_tests, structural
+from . import log_facts, nccl_tests
 from .registry import NETWORK_SCOPES
 
 NODES = re.compile(r"\bnNodes (\d+)")
@@ -60,7 +60,7 @@ def unused_networks(log, one_host):
     hosts over sockets, each printing that it cannot load libibverbs, which NCCL 2.12 on prints as INFO)."""
     if one_host:
         return dict.fromkeys(NETWORK_SCOPES, "the log shows the job on one host: no data crossed the network")
-    disabled = structural.first_setting(log, "NCCL_IB_DISABLE", lambda value: value.strip() == "1")
+    disabled = log_facts.first_setting(log, "NCCL_IB_DISABLE", lambda value: value.strip() == "1")
     if disabled:
         return {"ib": f"NCCL_IB_DISABLE=1 (line {disabled.line}) chose sockets: InfiniBand's library and devices are "
                       "not used"}

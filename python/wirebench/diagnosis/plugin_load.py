@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from . import errors
 from .registry import rule
-from .structural import ENV_DOCS, first_setting
+from .log_facts import first_setting
+from .sources import ENV_DOCS
 
 PLUGIN_LINE = re.compile(r"^(?:(NET|TUNER|PROFILER|ENV)/Plugin ?:|(Tuner):)\s*(.*)$")
 # the loader's classes (glibc's dlerror texts), each searched in the line's text after its prefix

@@ -91,3 +91,16 @@ def run(context, fallbacks=False):
         result = r.check(r, context)
         found += [f for f in (result if isinstance(result, list) else [result]) if f is not None]
     return found
+
+
+def put_in_order(modules):
+    """RULES in the order of the modules given (diagnose.RULE_MODULES), each module's rules in its own order: that
+    list, not the order Python happened to import them in, decides the docs table's order and, among findings of one
+    verdict on one line, theirs. A ValueError names a module that registers rules and is not in the list."""
+    place = {m.__name__: i for i, m in enumerate(modules)}
+    unlisted = sorted({r.check.__module__ for r in RULES.values()} - set(place))
+    if unlisted:
+        raise ValueError(f"modules registering rules missing from the rule modules' list: {', '.join(unlisted)}")
+    ordered = sorted(RULES.values(), key=lambda r: place[r.check.__module__])  # stable: a module's own order kept
+    RULES.clear()
+    RULES.update((r.id, r) for r in ordered)

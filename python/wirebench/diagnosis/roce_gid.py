@@ -5,7 +5,7 @@ That reading explains the QP connection's timeout better than the catalogue's ge
 import re
 
 from .registry import rule
-from .structural import first_setting
+from .log_facts import first_setting
 
 GID_ROW = re.compile(r"\bGID\[\s*(\d+)\]:\s*([0-9A-Fa-f:.]+),\s*RoCE\s*v?(\d)", re.I)
 # the index the job used where no NCCL_IB_GID_INDEX line says it: the log's own words (`set GID Index to 1`)

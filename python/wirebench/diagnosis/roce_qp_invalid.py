@@ -12,7 +12,7 @@ that family: a Mellanox (mlx5) port's EINVAL has other causes."""
 import re
 
 from .registry import rule
-from .structural import ENV_DOCS
+from .sources import ENV_DOCS
 
 # NCCL's WARN (misc/ibvwrap.cc, wrap_ibv_modify_qp): `Call to ibv_modify_qp failed with error %s` (strerror),
 # later `... with error %s errno %d`, 2.19 on `... failed with %d %s, on dev %s:%d, curr state ...`

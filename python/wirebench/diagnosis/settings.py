@@ -1,7 +1,7 @@
 """Each NCCL_* the log says is set (`NCCL_X set by environment to V`), checked against the hardware
 the log (and the node's wiring, where given) shows: a setting that forces a slower path than the
 wiring offers, or names a device the log and the wiring show absent. The settings that switch a
-transport off outright are structural.py's (transport-disabled, p2p-level, nvls-unavailable,
+transport off outright are transport_rules.py's and network_rules.py's (transport-disabled, p2p-level, nvls-unavailable,
 socket-fallback's evidence)."""
 
 import difflib
@@ -10,7 +10,8 @@ import re
 from . import fixed_in_later_nccl, parameters
 from .log_reader import BRACKETED, IB_LIST  # the reader's own patterns
 from .registry import rule
-from .structural import ENV_DOCS, SETTING, first_setting, settings, turned_on
+from .log_facts import SETTING, first_setting, settings, turned_on
+from .sources import ENV_DOCS
 
 GDR_LEVELS = ("LOC", "PIX", "PXB", "PHB", "SYS")  # NCCL_NET_GDR_LEVEL's names, nearest first
 GDR_NUMBERS = {"0": "LOC", "1": "PIX", "2": "PXB", "3": "PHB", "4": "SYS", "5": "SYS"}
