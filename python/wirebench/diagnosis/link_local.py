@@ -48,13 +48,14 @@ def address_link_local(r, c):
                                      "a job across hosts",
                              f"{address} is reached only on {interface}'s own link: a host elsewhere cannot connect "
                              "to it, so NCCL's bootstrap or socket connections to it time out")
-    # NCCL's socket transport takes each interface it lists as a device, not only the first: a link-local one later in
-    # the list is some channels' (Oneflow-Inc/libai#415: `NET/Socket : Using [0]bond0:172.27.231.79<0>
+    # NCCL's socket transport takes each interface it lists as a device, not only the first: a link-local one anywhere in
+    # the list is some channels' (its head too, where the host's first printed address was a routable bootstrap one;
+    # Oneflow-Inc/libai#415: `NET/Socket : Using [0]bond0:172.27.231.79<0>
     # [1]veth8739016:fe80::...%veth8739016<0>`, fixed by NCCL_SOCKET_IFNAME=bond0)
     for m in c.log.messages:
         found = SOCKET_DEVICES.search(m.text)
-        later = list(ADDRESS.finditer(found.group(1)))[1:] if found else []
-        unreachable = next((a for a in later if link_local(a.group(2))), None)
+        devices = list(ADDRESS.finditer(found.group(1))) if found else []
+        unreachable = next((a for a in devices if link_local(a.group(2))), None)
         if unreachable is not None:
             interface, address = unreachable.groups()
             return r.finding(m.line, f"{m.host or 'a rank'} lists {interface}:{address}, a link-local address, among "
