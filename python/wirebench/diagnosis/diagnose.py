@@ -72,6 +72,8 @@ def diagnose(log, wiring=None, entries=None):
             known = at_line[error.last_line]
         if known is None:
             entry, match = _entry_of(entries, error.said)
+            if entry is None and error.kind == "catalogued":
+                continue  # an error only as the project's catalogue reads it: the catalogue given here does not
             moot = entry is not None and error.kind == "nccl" and not error.classed and unused.get(entry.scope)
             if moot:  # a bare WARN a network entry reads, on a job that did not use that network: said, not a finding
                 log.explained.append((error.line, error.quote, f"{entry.id}: {moot}"))
@@ -91,6 +93,8 @@ def diagnose(log, wiring=None, entries=None):
             else:
                 off_the_network = None
             if entry is not None and entry.id in taken:
+                if error.kind == "catalogued":  # NCCL's words without its prefix beside its line: quoted there too
+                    _quote(next(f for f in found if f.id == entry.id), error)
                 continue  # another rank's same error: the entry's finding stands for it
             known = _finding(error, entry, match, log.source)
             if off_the_network:

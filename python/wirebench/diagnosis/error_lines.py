@@ -123,8 +123,9 @@ OTHER_ERRORS = (
     # got error: Socket Timeout` (rank 0 died or never got there)
     (re.compile(r"\bis setting up NCCL communicator and retrieving [Nn]cclUniqueId\b.*"), "launcher"),
     # PyTorch's init_process_group(backend="nccl") on a build without NCCL (Windows, macOS):
-    # `RuntimeError: Distributed package doesn't have NCCL built in`
-    (re.compile(r"\bDistributed package doesn't have NCCL built in\b.*"), "program"),
+    # `RuntimeError: Distributed package doesn't have NCCL built in`, or its traceback's source line, whose string is
+    # two literals (`raise RuntimeError("Distributed package doesn't have NCCL " "built in")`, PlayVoice/whisper-vits-svc#97)
+    (re.compile(r"\bDistributed package doesn't have NCCL[\s\"]+built in\b.*"), "program"),
     # aws-ofi-nccl's WARN text as PyTorch quotes it on the line after `Last error:` (read there as that error's),
     # pasted alone: `[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0`
     # (aws/aws-ofi-nccl#663); the plugin's INFO lines pasted without NCCL's prefix are not errors (`NET/OFI Using

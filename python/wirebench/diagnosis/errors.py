@@ -7,10 +7,11 @@ line, with what its class means and the generic next step (error_classes.py); th
 first errors say the same fold into one; a launcher's report of an exited rank counts only where
 nothing else does; a log with nothing else to read (no line of NCCL's) gives each line that says an
 error: each exception line, else each line of error words."""
+import functools
 import re
 from dataclasses import dataclass
 
-from . import nccl_tests
+from . import catalogue, nccl_tests
 from .error_classes import CLASSES, ErrorClass, class_of
 from .error_lines import (CHAIN, EMPHASIS, GLOG, LAST_ERROR, OTHER_ERRORS, PG_OF, PYTORCH_RANK, PYTORCH_WORK,
                           RUNTIME_NOISE, SANITIZER_DETAIL, SANITIZER_MARGIN, SELF_TAGGED, UNIT, UNREAD, WENT_ON, WORK_OP)
@@ -26,7 +27,7 @@ class Error:
     error_class: ErrorClass
     classed: bool    # the class is said (a code, a name, a timeout), not guessed from a bare WARN
     kind: str = "nccl"  # nccl (a WARN, a chain), tool (nccl-tests), pytorch, program, timeout, cuda, launcher,
-    #                     check, crash, loader, exited
+    #                     check, crash, loader, exited, catalogued (a line a FAIL entry reads, no line of NCCL's)
     ranks: int = 1   # ranks whose first error says the same (errors of several ranks fold)
     last_line: int = 0  # the line of NCCL's last WARN that PyTorch's `Last error:` quotes under it, folded into it
 
@@ -54,6 +55,8 @@ def _find(log):
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
+        if error is not None and error.kind == "catalogued" and _heads_a_wrapped_error(item, below, last_error):
+            error = None  # the error below reads it as its message's start (_opens_it), as it was without the entry
         if error is not None and not error.rank and item.line in log.origins:
             error.rank = log.origins[item.line]  # the node a launcher's prefix named (pdsh's host, Ray's address)
         if error is not None and not nccl:
@@ -84,8 +87,9 @@ def _find(log):
         previous = rank
         if rank not in first:
             first[rank] = error
-        elif not first[rank].classed and error.classed and rank not in classed_later:
-            classed_later[rank] = error.error_class  # a bare WARN's class: the chain after it says it
+        elif first[rank].kind != "catalogued" and not first[rank].classed and error.classed and rank not in classed_later:
+            # a bare WARN's class: the chain after it says it (a catalogued line's entry says its cause: no class borrowed)
+            classed_later[rank] = error.error_class
     # A launcher's report of a rank that exited is a consequence: said only where no error of the log's own is
     if any(e.kind != "exited" for e in first.values()):
         first = {rank: e for rank, e in first.items() if e.kind != "exited"}
@@ -141,6 +145,15 @@ def _join_wrapped(error, item, before, below, last_error):
     if _opens_it(before, item):
         text = before.text.strip()
         error.quote, error.said = f"{text} {error.quote}", f"{plain(text)} {error.said}"
+
+
+def _heads_a_wrapped_error(item, below, last_error):
+    """Whether a line cut after its colon opens the error on the line directly below (pytorch/ci-infra#541's
+    `Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152:` above `CUDA error 401 '...'`): that error
+    is the one, its message starting here."""
+    nxt = below.get(item.line)
+    return (nxt is not None and not hasattr(nxt, "host") and nxt.line == item.line + 1
+            and _opens_it(item, nxt) and _error_of(nxt, last_error) is not None)
 
 
 def _opens_it(before, item):
@@ -236,7 +249,29 @@ def _error_of(item, after_last_error):
                                                                          "service", "kernel", "fabric", "memcheck")
                                         else class_of(text))
                 return Error(item.line, _rank_of(text, found), quote, text, error_class, classed, kind)
+    for text in dict.fromkeys((quote, plain(quote))):
+        if _catalogued(text):  # NCCL's words without NCCL's prefix, that the catalogue reads as a failure
+            error_class, classed = class_of(text)
+            return Error(item.line, _rank_of(text, None), quote, text, error_class, classed, "catalogued")
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def _failing():
+    """The catalogue's FAIL entries and the expression that finds a literal one of them requires (catalogue.any_of)."""
+    entries = [e for e in catalogue.read() if e.verdict == "FAIL"]
+    return entries, catalogue.any_of(entries)
+
+
+def _catalogued(text):
+    """Whether a FAIL entry of the catalogue reads a line that is no line of NCCL's: NCCL's WARN text pasted without
+    its prefix (ray-project/ray#48012's code block holding `Duplicate GPU detected : rank 0 and rank 1 both on CUDA
+    device 3b000` alone), an error of PyTorch's as its traceback shows the source line that raised it
+    (PlayVoice/whisper-vits-svc#97). The entry says its cause; without this the line was read as nothing."""
+    entries, either = _failing()
+    if either is not None and not either.search(text):
+        return False
+    return any(e.signature.search(text) for e in entries)
 
 
 def plain(text):

@@ -18,17 +18,23 @@ SOCKET_CHANNEL = re.compile(r"via NET/Socket/")
 # found (libnccl-net.so)` / `Could not find: libnccl-net.so` is no such evidence: it says only that no
 # external plugin is installed, on every host without one (NVIDIA/nccl#226: 64 AWS hosts without RDMA).
 RDMA_NAMED = re.compile(r"\bmlx[45]_\w+|\befa\b|\brdmap\w+")
+# libfabric's own log line from its EFA provider (`libfabric:PID:TIMESTAMP::efa:SUBSYSTEM:function():LINE<level> ...`):
+# the node has an EFA device whatever NCCL then chose (aws/aws-k8s-tester#473: on a bad AMI the provider could not
+# register CUDA buffers, the OFI plugin was not used and NCCL sent via NET/Socket at about 1 GB/s)
+EFA_PROVIDER_LINE = re.compile(r"\blibfabric:\d+:\d+::efa:\w+:")
 
 
 @rule("socket-fallback", "FAIL", "network",
       "`Using network Socket` (an older log: `NET/Socket : Using ...`) with evidence of RDMA: `NET/IB : Using [0]...` "
-      "devices, an mlx5 or EFA device named in NCCL's lines, the node's topology listing NICs (NCCL's `No plugin found "
+      "devices, an mlx5 or EFA device named in NCCL's lines (or libfabric's EFA provider logging: `libfabric:P:T::efa:...`), "
+      "the node's topology listing NICs (NCCL's `No plugin found "
       "(libnccl-net.so)` is none: no external plugin is installed); `NCCL_IB_DISABLE set by environment` or `NCCL_NET` "
       "forced is the job's choice, added to that evidence, and alone said as not a finding",
       "inter-node data over TCP, many times slower than RDMA; the evidence says why",
       "unset NCCL_IB_DISABLE and NCCL_NET=Socket; check ibv_devinfo on the node (rdma-core, the HCA's driver); give "
       "NCCL the RDMA devices with NCCL_IB_HCA; install the network plugin the cluster uses",
-      f"{ENV_DOCS}: NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA; NVIDIA/nccl#952, NVIDIA/nccl-tests#188")
+      f"{ENV_DOCS}: NCCL_IB_DISABLE, NCCL_NET, NCCL_IB_HCA; NVIDIA/nccl#952, NVIDIA/nccl-tests#188; aws/aws-k8s-tester#473 "
+      "(EFA's provider could not register CUDA buffers on a bad AMI: NET/Socket at about 1 GB/s)")
 def socket_fallback(r, c):
     log = c.log
     if log.network:
@@ -54,6 +60,11 @@ def socket_fallback(r, c):
                       for device in RDMA_NAMED.findall(said.text)[:1]), None)
         if named:
             evidence.append(f"the log names an RDMA device, {named[1]} (line {named[0].line})")
+        else:
+            provider = next((o for o in log.others if EFA_PROVIDER_LINE.search(o.text)), None)
+            if provider is not None:
+                evidence.append(f"libfabric's EFA provider logs on the job's nodes (line {provider.line}: "
+                                f"{provider.text.strip()})")
     if c.wiring is not None and c.wiring.nics:
         evidence.append("the node's topology lists network devices (mlx5 ...)")
     # A setting says what the job chose, not what the nodes have: sockets chosen on nodes the log shows no RDMA
