@@ -86,3 +86,11 @@ def test_libfabrics_efa_provider_beside_socket_channels_is_the_socket_fallback()
     # a healthy EFA run whose libfabric logs the provider, and whose channels go over the OFI plugin, stays quiet
     healthy = DATA / "nccl-fresh-2026-12-17" / "healthy" / "awsome-distributed-training-slurm-104.log"
     assert "socket-fallback" not in ids(diagnose(read_log(healthy)))
+
+
+def test_an_nccl_symbol_the_loaded_libnccl_lacks_is_named_as_another_nccl_loaded():
+    """GoogleCloudPlatform/scientific-computing-examples#157: `libtorch_cuda.so: undefined symbol: ncclCommResume`
+    (torch 2.13 needs NCCL 2.29+; the image's nvidia-nccl-cu12 2.21.5 loaded first). It was said as an error of the
+    library-mismatch class the catalogue did not know."""
+    said = diagnose(read_log(DATA / "nccl-fresh-2026-12-28-b" / "scientific-computing-examples-157.log"))
+    assert ids(said) == ["nccl-symbol-missing"] and "ldd" in said[0].fix
