@@ -1,7 +1,8 @@
 """The error-line finder: never silent on an error. The first error of each rank becomes a
 finding, whether the catalogue knows it or not: an NCCL `WARN` line, an error chain of NCCL's
 (`transport/net.cc:592 -> 2`), and every line error_lines.py reads beside NCCL's (nccl-tests',
-PyTorch's, XLA's, CUDA's, a launcher's, the shell's, the loader's). Each is quoted verbatim with its
+PyTorch's, XLA's, CUDA's, a launcher's, the shell's, the loader's), and any other line a FAIL entry of the
+catalogue reads (NCCL's words without NCCL's prefix). Each is quoted verbatim with its
 line, with what its class means and the generic next step (error_classes.py); the rank is NCCL's
 `host:pid`, PyTorch's `[rankN]`, nccl-tests' host, else the program's output as one. Ranks whose
 first errors say the same fold into one; a launcher's report of an exited rank counts only where
