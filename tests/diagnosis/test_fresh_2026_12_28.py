@@ -83,6 +83,7 @@ def test_libfabrics_efa_provider_beside_socket_channels_is_the_socket_fallback()
     said = diagnose(read_log(SET_29 / "aws-k8s-tester-473.log"))
     assert ids(said) == ["socket-fallback"]
     assert "libfabric's EFA provider logs on the job's nodes (line 6: libfabric:22:1725400706::efa:domain:" in said[0].why
+    assert "aws-ofi-nccl" in said[0].fix and "NCCL_IB_DISABLE" not in said[0].fix  # EFA's path, not InfiniBand's
     # a healthy EFA run whose libfabric logs the provider, and whose channels go over the OFI plugin, stays quiet
     healthy = DATA / "nccl-fresh-2026-12-17" / "healthy" / "awsome-distributed-training-slurm-104.log"
     assert "socket-fallback" not in ids(diagnose(read_log(healthy)))

@@ -22,6 +22,10 @@ RDMA_NAMED = re.compile(r"\bmlx[45]_\w+|\befa\b|\brdmap\w+")
 # the node has an EFA device whatever NCCL then chose (aws/aws-k8s-tester#473: on a bad AMI the provider could not
 # register CUDA buffers, the OFI plugin was not used and NCCL sent via NET/Socket at about 1 GB/s)
 EFA_PROVIDER_LINE = re.compile(r"\blibfabric:\d+:\d+::efa:\w+:")
+EFA_FIX = ("NCCL reaches EFA through AWS's OFI plugin (aws-ofi-nccl): check that it loads (NCCL's `NET/OFI` lines, "
+           "NCCL_NET_PLUGIN, the library path) and that libfabric's EFA provider can register GPU memory (its FI_HMEM "
+           "warning: the image's EFA driver and GPUDirect RDMA support, DMA-BUF or nvidia-peermem); `fi_info -p efa` "
+           "lists the devices")
 
 
 @rule("socket-fallback", "FAIL", "network",
@@ -48,7 +52,7 @@ def socket_fallback(r, c):
             m, _ = log.first(SOCKET_CHANNEL)
     if m is None:
         return None
-    evidence = []
+    evidence, fix = [], None
     if log.ib_devices:
         evidence.append("the log lists InfiniBand/RoCE devices (NET/IB : Using ...)")
     else:
@@ -65,6 +69,7 @@ def socket_fallback(r, c):
             if provider is not None:
                 evidence.append(f"libfabric's EFA provider logs on the job's nodes (line {provider.line}: "
                                 f"{provider.text.strip()})")
+                fix = EFA_FIX
     if c.wiring is not None and c.wiring.nics:
         evidence.append("the node's topology lists network devices (mlx5 ...)")
     # A setting says what the job chose, not what the nodes have: sockets chosen on nodes the log shows no RDMA
@@ -85,7 +90,7 @@ def socket_fallback(r, c):
         return None
     evidence += chosen
     return r.finding(m.line, "NCCL moves inter-node data over TCP sockets (NET/Socket)",
-                     "NCCL fell back to TCP sockets, many times slower than RDMA: " + "; ".join(evidence))
+                     "NCCL fell back to TCP sockets, many times slower than RDMA: " + "; ".join(evidence), fix)
 
 
 @rule("mixed-link-layers", "WARN", "network", "`NET/IB : Using [0]mlx5_0:1/IB ... [8]mlx5_bond_0:1/RoCE`",
