@@ -19,7 +19,7 @@ WRITTEN_FROM_MISSES = {
     "custom-allreduce-expandable-segments", "two-nccl-wheels",                                       # session 37
     "rdma-asked-none-found", "scalar-allreduce-timeout", "pdsh-worker-environment",                 # session 38
     "nccl-peer-access-unsupported", "nic-without-pci-busid", "rendezvous-port-in-use",              # session 39
-    "pytorch-built-without-nccl", "socket-fallback", "nccl-symbol-missing",
+    "pytorch-built-without-nccl", "socket-fallback", "nccl-symbol-missing", "algo-forced-unavailable",
 }
 # Not held quiet here: nccl-tests-stopped-on-one-node, the one-node reading of nccl-tests-stopped-before-first-size.
 # Like it, it reads nccl-tests' header with no row after it as a test that stopped, which a collector's copy of a

@@ -50,8 +50,9 @@ def diagnose(log, wiring=None, entries=None):
         for said, m in saying:
             match = entry.signature.search(said)
             if match:
-                found.append(Finding(entry.id, entry.verdict, m.line, entry.what_of(match) + (f" ({m.host})" if m.host else ""),
-                                     entry.why, entry.fix, entry.source, entry.scope))
+                # the line it read, quoted as an error's is (an error of the same line adds nothing twice)
+                found.append(Finding(entry.id, entry.verdict, m.line, entry.what_of(match) + (f" ({m.host})" if m.host else "")
+                                     + f": \"{m.raw}\"", entry.why, entry.fix, entry.source, entry.scope))
                 taken.add(entry.id)
                 break
     for f in [f for f in found if f.gives_way]:

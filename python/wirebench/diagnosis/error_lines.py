@@ -130,8 +130,9 @@ OTHER_ERRORS = (
     # pasted alone: `[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0`
     # (aws/aws-ofi-nccl#663); the plugin's INFO lines pasted without NCCL's prefix are not errors (`NET/OFI Using
     # transport protocol RDMA`, aws-samples/aws-do-eks#54's summary): a line that says a failure
+    # (and `NET/OFI Unexpected number of remote rails for dev 0. Expected 3 but got 2`, NVIDIA/nccl#1921)
     (re.compile(r"^(?:\[rank\d+\]:\s*)?NET/OFI (?=.*\b(?:[Ff]ail\w*|[Ee]rror|ERROR|Unable|[Cc]ould(?:n't| not)|[Cc]annot|"
-                r"No eligible|RC: -?\d+)\b)\S.*"), "pytorch"),
+                r"No eligible|RC: -?\d+|Unexpected)\b)\S.*"), "pytorch"),
     # CUDA's own error strings: PyTorch's `CUDA error: ...` and `cuda runtime error (101) : ...`, vLLM's
     # `Cuda error FILE:LINE '...'`, the enums' names
     (re.compile(r"\b[Cc][Uu][Dd][Aa] (?:runtime )?error\b.*|\bcudaError[A-Z]\w+.*|\bCUDA_ERROR_[A-Z_]+.*"), "cuda"),

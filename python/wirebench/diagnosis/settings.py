@@ -295,6 +295,19 @@ def _nccl_version(log):
     return version, (f" (read from the prose at line {line})" if fixed_in_later_nccl.from_prose(log, line) else "")
 
 
+# Names people set for something NCCL has no setting for, with what they meant: the closest known name would mislead
+# (NCCL_TIMEOUT=7200 is not NCCL_IB_TIMEOUT, InfiniBand's retransmission timeout exponent of 1 to 31:
+# mlfoundations/open_clip#1087 exported NCCL_TIMEOUT=7200 and its ALLGATHER still timed out at PyTorch's 1,800,000 ms)
+MEANT = {
+    "NCCL_TIMEOUT": ("NCCL has no timeout setting: the collective timeout that fires is the framework's (PyTorch's "
+                     "watchdog: `Watchdog caught collective operation timeout ... ran for N milliseconds`)",
+                     "set it where the framework takes it: PyTorch's init_process_group(timeout=datetime.timedelta("
+                     "seconds=N)) (accelerate: InitProcessGroupKwargs(timeout=...), DeepSpeed: "
+                     "deepspeed.init_distributed(timeout=...)); NCCL_IB_TIMEOUT is InfiniBand's retransmission timeout "
+                     "exponent (1-31), not this"),
+}
+
+
 @rule("unknown-setting", "WARN", "any",
       "an `NCCL_X=V` on a command line, an export or an env listing (or NCCL's `NCCL_X set by environment`) whose "
       "name is no parameter of NCCL's, of its network plugins', nccl-tests' or PyTorch's "
@@ -314,7 +327,12 @@ def unknown_setting(r, c):
             continue  # NCCL printed it: it read it, whatever the list says
         first = said[0]
         p = known.known(name)
-        if p is None:
+        if p is None and name in MEANT:
+            why, fix = MEANT[name]
+            out.append(r.finding(first.line, f"{name} is not a setting NCCL knows: {why.split(':')[0]}",
+                                 f"{name}={first.value} is no parameter of NCCL's: NCCL ignores it without a word; {why}",
+                                 fix))
+        elif p is None:
             close = difflib.get_close_matches(name, sorted(known.names), n=1, cutoff=0.8)
             hint = f": did you mean {close[0]}?" if close else ""
             out.append(r.finding(first.line, f"{name} is not a setting NCCL knows{hint}",
