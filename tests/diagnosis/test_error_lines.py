@@ -229,3 +229,23 @@ def test_lines_of_a_lost_gpu_a_ucx_crash_a_cpu_tensor_and_the_launchers_refusals
                  "by the application:\n"):                                             # Open MPI's help text
         said = found(text)
         assert said and said[0].why.startswith("launcher error"), (text, [f.why for f in said])
+
+
+def test_the_literal_gate_hides_no_error_line():
+    """errors.py searches a line with the patterns that require a literal only where one of their literals is in it
+    (catalogue.required_literals): over every line of the corpus's and the threads' logs, the first pattern each line
+    matches is the same with the gate as without it, and the gate passes every line some gated pattern matches."""
+    from wirebench.diagnosis import errors
+    from wirebench.diagnosis.error_lines import OTHER_ERRORS
+    assert errors._GATE is not None and len(errors._UNGATED) < len(OTHER_ERRORS) // 4
+    files = sorted(CORPUS.glob("*.log")) + sorted((ROOT / "tests" / "data" / "nccl").glob("*.log"))
+    seen = 0
+    for path in files:
+        for text in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            for variant in {text.strip(), errors.plain(text)}:
+                ungated = next((k for p, k in OTHER_ERRORS if p.search(variant)), None)
+                gated = next((k for p, k in (OTHER_ERRORS if errors._GATE.search(variant) else errors._UNGATED)
+                              if p.search(variant)), None)
+                assert gated == ungated, (path.name, variant)
+                seen += ungated is not None
+    assert seen > 100  # the corpus holds error lines of many kinds: the comparison saw them

@@ -240,7 +240,7 @@ def _error_of(item, after_last_error):
         error_class, classed = class_of(quote)
         return Error(item.line, _rank_of(quote, None), quote, quote, error_class, classed, "last")
     for text in dict.fromkeys((quote, plain(quote))):  # as the file has it, else without Markdown's emphasis
-        for pattern, kind in OTHER_ERRORS:
+        for pattern, kind in (OTHER_ERRORS if _GATE is None or _GATE.search(text) else _UNGATED):
             found = pattern.search(text)
             if found:
                 # a launcher's and nccl-tests' data check's lines have their own class (a `timed out` in Gloo's is its)
@@ -255,6 +255,24 @@ def _error_of(item, after_last_error):
             error_class, classed = class_of(text)
             return Error(item.line, _rank_of(text, None), quote, text, error_class, classed, "catalogued")
     return None
+
+
+def _gate(patterns):
+    """(an expression finding any literal one of the patterns requires, the patterns that require none, in order): a
+    text the expression finds nothing in can match only the latter (catalogue.required_literals; a long job log's
+    lines, most of them no error, were each searched with every pattern: bench/MEASUREMENTS.md, session 39)."""
+    literals, ungated = set(), []
+    for pattern, kind in patterns:
+        required = None if pattern.flags & re.IGNORECASE else catalogue.required_literals(pattern.pattern)
+        if required:
+            literals |= required
+        else:
+            ungated.append((pattern, kind))
+    gate = re.compile("|".join(map(re.escape, sorted(literals, key=len, reverse=True)))) if literals else None
+    return gate, tuple(ungated)
+
+
+_GATE, _UNGATED = _gate(OTHER_ERRORS)
 
 
 @functools.lru_cache(maxsize=None)
