@@ -95,3 +95,16 @@ def test_an_nccl_symbol_the_loaded_libnccl_lacks_is_named_as_another_nccl_loaded
     library-mismatch class the catalogue did not know."""
     said = diagnose(read_log(DATA / "nccl-fresh-2026-12-28-b" / "scientific-computing-examples-157.log"))
     assert ids(said) == ["nccl-symbol-missing"] and "ldd" in said[0].fix
+
+
+def test_an_efa_device_named_in_nccls_own_lines_gets_efas_fix_too():
+    # the OFI plugin's line naming the provider (aws-ofi-nccl's `Selected Provider is efa`), then sockets across two
+    # hosts: the evidence is EFA's, so is the fix (the InfiniBand fix's NCCL_IB_HCA and ibv_devinfo do not apply)
+    text = ("a:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
+            "a:1:1 [0] NCCL INFO Using network Socket\n"
+            "b:2:2 [0] NCCL INFO Using network Socket\n"
+            "a:1:3 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n")
+    f = next(f for f in found(text) if f.id == "socket-fallback")
+    assert "the log names an RDMA device, efa" in f.why and "aws-ofi-nccl" in f.fix and "ibv_devinfo" not in f.fix
+    mlx = found(text.replace("Selected Provider is efa (found 4 nics)", "IB device mlx5_0 port 1 not active"))
+    assert "ibv_devinfo" in next(f for f in mlx if f.id == "socket-fallback").fix

@@ -55,3 +55,15 @@ def test_nccl_timeout_is_said_as_the_frameworks_timeout_not_as_infinibands():
     # another misspelling keeps its closest name
     typo = found("export NCCL_SOCKET_IFNAMES=eth0\nh:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
     assert any("did you mean NCCL_SOCKET_IFNAME?" in f.what for f in typo)
+
+
+def test_pytorchs_nccl_error_cut_after_its_comma_is_read_with_its_class():
+    """pytorch/pytorch#188567: `DistBackendError: NCCL error in: .../NCCLSymmetricMemory.cu:174,` over `invalid argument
+    (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7`: read whole, its class is said (it was a bare WARN)."""
+    said = diagnose(read_log(DATA / "nccl-fresh-2026-12-30-b" / "pytorch-188567.log"))
+    assert [f.id for f in said] == ["error-not-in-catalogue"] and said[0].verdict == "FAIL"
+    assert "NCCLSymmetricMemory.cu:174, invalid argument (run with NCCL_DEBUG=WARN" in said[0].what
+    assert said[0].why.startswith("ncclInvalidArgument")
+    # a line below in upper case after a comma is no part of it: the error stands alone
+    alone = found("torch.distributed.DistBackendError: NCCL error in: x.cpp:1,\nTraceback (most recent call last):\n")
+    assert alone and "Traceback" not in alone[0].what

@@ -143,6 +143,8 @@ def _join_wrapped(error, item, before, below, last_error):
         if error.kind == "memcheck":  # compute-sanitizer's margin off the lines below its report
             text = "/ " + SANITIZER_MARGIN.sub("", text)
         error.quote, error.said = f"{error.quote} {text}", f"{error.said} {plain(text)}"
+        if not error.classed:  # the class may be in the part below the cut (`..., invalid argument (run with ...`)
+            error.error_class, error.classed = class_of(error.said)
     if _opens_it(before, item):
         text = before.text.strip()
         error.quote, error.said = f"{text} {error.quote}", f"{plain(text)} {error.said}"
@@ -175,13 +177,21 @@ def _goes_on_below(error, below, last_error):
         text = nxt.text.strip()
         if error.kind == "memcheck" and SANITIZER_DETAIL.match(text):
             out.append(nxt)
-        elif not out and error.quote.rstrip().endswith(":") and text and not HEADING.search(error.quote) \
+        elif not out and text and _cut(error.quote, text) and not HEADING.search(error.quote) \
                 and _error_of(nxt, last_error) is None:
             return [nxt]
         else:
             break
         line = nxt.line
     return out
+
+
+def _cut(quote, below):
+    """Whether an error's line was cut where its message goes on in the line below: after a colon, or after a comma
+    with the line below going on in lower case (pytorch/pytorch#188567's `DistBackendError: NCCL error in:
+    .../NCCLSymmetricMemory.cu:174,` over `invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version ...`)."""
+    end = quote.rstrip()
+    return end.endswith(":") or (end.endswith(",") and below[:1].islower())
 
 
 def _groups(log):

@@ -64,6 +64,7 @@ def socket_fallback(r, c):
                       for device in RDMA_NAMED.findall(said.text)[:1]), None)
         if named:
             evidence.append(f"the log names an RDMA device, {named[1]} (line {named[0].line})")
+            fix = EFA_FIX if named[1] == "efa" or named[1].startswith("rdmap") else None  # AWS's: the OFI plugin's path
         else:
             provider = next((o for o in log.others if EFA_PROVIDER_LINE.search(o.text)), None)
             if provider is not None:
