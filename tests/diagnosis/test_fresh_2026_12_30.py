@@ -67,3 +67,17 @@ def test_pytorchs_nccl_error_cut_after_its_comma_is_read_with_its_class():
     # a line below in upper case after a comma is no part of it: the error stands alone
     alone = found("torch.distributed.DistBackendError: NCCL error in: x.cpp:1,\nTraceback (most recent call last):\n")
     assert alone and "Traceback" not in alone[0].what
+
+
+def test_a_healthy_one_host_log_without_host_prefixes_reads_healthy():
+    """NVIDIA/nccl#1190 (a blind healthy log of session 39): two processes of one host, NCCL's lines without their
+    host prefix, both bootstrapping on lo:127.0.0.1, the paste cut inside `via direct shared m`. The cut channel was
+    read as NET (the network carried data) and the job as one across hosts: FAIL address-unreachable for lo and WARN
+    libibverbs-missing on a run that worked."""
+    path = DATA / "nccl-fresh-2027-01-02" / "healthy" / "nccl-1190.log"
+    log = read_log(path)
+    assert [c.transport for c in log.channels] == ["SHM", "SHM", "SHM"]
+    assert diagnose(log) == []
+    # lo across two hosts the log shows is still the failure it is
+    two = "a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\nb:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+    assert "address-unreachable" in [f.id for f in found(two)]

@@ -228,7 +228,11 @@ def transport_of(via):
         if found.group(1) == "Socket":
             return "NET/Socket", gdrdma, device
         return "NET", gdrdma, device
-    return "NET", gdrdma, -1
+    if via.startswith(("NET", "COLLNET", "CollNet")):
+        return "NET", gdrdma, -1
+    # a via the paste cut short (NVIDIA/nccl#1190's healthy one-host log ends in `via direct shared m`): the transport
+    # its start names, never the network's (read as NET it made a one-host job's lo:127.0.0.1 one across hosts)
+    return ("SHM" if "direct shared memory".startswith(via) else via.split("/")[0] or "unknown"), gdrdma, -1
 
 
 def read_log(file):
