@@ -89,16 +89,26 @@ def _required(items):
     return max(found, key=lambda literals: min(map(len, literals)), default=None)
 
 
+def literal_gate(patterns):
+    """(an expression that finds any literal one of the compiled patterns requires (required_literals), or None where
+    none requires one; the patterns that require none, in order): a text the expression finds nothing in can match
+    only those. The catalogue's entries and the error finder's lines (errors.py) are gated by it."""
+    literals, ungated = set(), []
+    for pattern in patterns:
+        required = None if pattern.flags & re.IGNORECASE else required_literals(pattern.pattern)
+        if required:
+            literals |= required
+        else:
+            ungated.append(pattern)
+    gate = re.compile("|".join(map(re.escape, sorted(literals, key=len, reverse=True)))) if literals else None
+    return gate, ungated
+
+
 @functools.lru_cache(maxsize=8)
 def _joined(patterns):
     """The expression that finds any of the patterns' required literals, or None where one pattern has none."""
-    literals = set()
-    for pattern in patterns:
-        required = required_literals(pattern)
-        if not required:
-            return None
-        literals |= required
-    return re.compile("|".join(map(re.escape, sorted(literals, key=len, reverse=True))))
+    gate, ungated = literal_gate([re.compile(p) for p in patterns])
+    return None if ungated else gate
 
 
 def any_of(entries):

@@ -267,22 +267,10 @@ def _error_of(item, after_last_error):
     return None
 
 
-def _gate(patterns):
-    """(an expression finding any literal one of the patterns requires, the patterns that require none, in order): a
-    text the expression finds nothing in can match only the latter (catalogue.required_literals; a long job log's
-    lines, most of them no error, were each searched with every pattern: bench/MEASUREMENTS.md, session 39)."""
-    literals, ungated = set(), []
-    for pattern, kind in patterns:
-        required = None if pattern.flags & re.IGNORECASE else catalogue.required_literals(pattern.pattern)
-        if required:
-            literals |= required
-        else:
-            ungated.append((pattern, kind))
-    gate = re.compile("|".join(map(re.escape, sorted(literals, key=len, reverse=True)))) if literals else None
-    return gate, tuple(ungated)
-
-
-_GATE, _UNGATED = _gate(OTHER_ERRORS)
+# a line none of whose literals the gate finds can match only the patterns that require none (catalogue.literal_gate: a
+# long job log's lines, most of them no error, were each searched with every pattern: bench/MEASUREMENTS.md, session 39)
+_GATE, _ungated = catalogue.literal_gate([pattern for pattern, _ in OTHER_ERRORS])
+_UNGATED = tuple((pattern, kind) for pattern, kind in OTHER_ERRORS if pattern in _ungated)
 
 
 @functools.lru_cache(maxsize=None)
