@@ -376,6 +376,44 @@ def test_a_pair_below_the_floor_by_less_than_its_spread_is_no_path(tmp_path):
     assert culprits(tight) == ["path:node3-node5"]
 
 
+def ping_pong_rows(noisy):
+    """Three nodes, node1 at 55% of the ceiling, one row per node pair as ping-pong measures; node1-node2's
+    row with samples spread 40% when `noisy`."""
+    global _ROUNDS
+    _ROUNDS = iter(range(1, 1 << 30))
+    out = []
+    for a, b in ((1, 2), (0, 2), (0, 1)):
+        row = pair_row(f"node{a}/rank{a}", f"node{b}/rank{b}", CEILING * (0.55 if 1 in (a, b) else 0.96), ranks=3)
+        out.append(row.replace(",9,1\n", ",9,40\n") if noisy and (a, b) == (1, 2) else row)
+    return out
+
+
+def test_a_row_undecided_the_first_time_is_decided_by_the_second_measurement(tmp_path):
+    """The CI's failure of 2026-12-08 (vcluster.acceptance, --degrade 1=500mbit on three nodes; ping-pong
+    measures one row per node pair): node1's two pairs at 55% of the ceiling, but node1-node2's first
+    row spread wider than its shortfall (a moment of two cores carrying the run), so it was undecided,
+    not slow, and node1 had one slow pair of two: a path node0-node1 and a WARN of its own. Measured
+    again, tightly, node1-node2 was slow: the second measurement decides what the first could not,
+    and node1 is the one culprit, reproduced."""
+    _, alone = judged(tmp_path / "alone", ping_pong_rows(noisy=True))
+    assert culprits(alone) == ["path:node0-node1"]  # judged alone, the noisy row decides nothing
+    first = judged_twice(tmp_path, ping_pong_rows(noisy=True), ping_pong_rows(noisy=False))
+    assert culprits(first) == ["node:node1"], [(v.verdict, v.row.text("src"), v.row.text("dst"), v.reason) for v in first]
+    [node1] = [v for v in first if v.record]
+    assert node1.verdict == "FAIL" and node1.reason.startswith("reproduced: measured again"), node1.reason
+    assert not [v for v in first if v.item and v.verdict in ("WARN", "FAIL") and not v.record]
+
+
+def test_a_row_undecided_the_second_time_does_not_make_a_slow_pair_intermittent(tmp_path):
+    """The same run the other way round: node1-node2 slow, tightly, the first time and undecided when
+    measured again. An undecided row is no sign that its pair is fast now: node1 stays the one culprit,
+    reproduced, not a path node0-node1 and an intermittent path node1-node2."""
+    first = judged_twice(tmp_path, ping_pong_rows(noisy=False), ping_pong_rows(noisy=True))
+    assert culprits(first) == ["node:node1"], [(v.verdict, v.row.text("src"), v.row.text("dst"), v.reason) for v in first]
+    [node1] = [v for v in first if v.record]
+    assert node1.verdict == "FAIL" and node1.reason.startswith("reproduced: measured again"), node1.reason
+
+
 def judged_by_hand(tmp_path, rows):
     """As `wirebench report` reads a bare run directory of wb-net by hand: no suite, no ceiling."""
     run = tmp_path / "bare"
