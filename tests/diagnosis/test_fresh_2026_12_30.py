@@ -69,6 +69,23 @@ def test_pytorchs_nccl_error_cut_after_its_comma_is_read_with_its_class():
     assert alone and "Traceback" not in alone[0].what
 
 
+def test_the_reason_pytorch_gives_under_its_nccl_version_is_quoted_with_the_error():
+    """pytorch/pytorch#188567: c10d's C10D_NCCL_CHECK throws `NCCL error in: FILE:LINE, <NCCL's string>, NCCL version
+    X`, a newline and getNcclErrorDetailStr(): the process group's reason (`Failed to window register segment ...`),
+    which is what says what failed; it was left out of the finding. PyTorch's words for the class alone (`ncclInvalidUsage:
+    This usually reflects ...`, said by the finding's why already) and its `Last error:` (read as its own part) are not
+    taken as the reason."""
+    said = diagnose(read_log(DATA / "nccl-fresh-2026-12-30-b" / "pytorch-188567.log"))
+    assert said[0].what.endswith("NCCL version 2.29.7 / Failed to window register segment with ptr 0x..., size 20971520 "
+                                 'on rank 0"'), said[0].what
+    error = ("torch.distributed.DistBackendError: NCCL error in: ../ProcessGroupNCCL.cpp:1691, invalid usage (run with "
+             "NCCL_DEBUG=WARN for details), NCCL version 2.19.3\n")
+    classed = found(error + "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n")
+    assert classed and "This usually" not in classed[0].what, classed[0].what
+    prose = found(error.replace("2.19.3", "2.19.3'") + "When I run two scripts at once, what happens?\n")
+    assert prose and "When I run" not in prose[0].what, prose[0].what  # not PyTorch's line: the version is quoted
+
+
 def test_a_healthy_one_host_log_without_host_prefixes_reads_healthy():
     """NVIDIA/nccl#1190 (a blind healthy log of session 39): two processes of one host, NCCL's lines without their
     host prefix, both bootstrapping on lo:127.0.0.1, the paste cut inside `via direct shared m`. The cut channel was

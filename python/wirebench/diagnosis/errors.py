@@ -142,6 +142,8 @@ def _join_wrapped(error, item, before, below, last_error):
         text = nxt.text.strip()
         if error.kind == "memcheck":  # compute-sanitizer's margin off the lines below its report
             text = "/ " + SANITIZER_MARGIN.sub("", text)
+        elif PYTORCH_VERSION_END.search(error.quote):  # the reason PyTorch gives under the error: a part of its own
+            text = "/ " + text
         error.quote, error.said = f"{error.quote} {text}", f"{error.said} {plain(text)}"
         if not error.classed:  # the class may be in the part below the cut (`..., invalid argument (run with ...`)
             error.error_class, error.classed = class_of(error.said)
@@ -170,20 +172,37 @@ def _opens_it(before, item):
 
 def _goes_on_below(error, below, last_error):
     """The lines below an error (directly below, no line of NCCL's, no error themselves) that finish its message: the
-    one under a line cut after its colon (no heading), or compute-sanitizer's lines under its report that say where
-    (the kernel, the thread, the address and the allocation it missed)."""
-    out, line = [], error.line
+    one under a line cut after its colon (no heading), compute-sanitizer's lines under its report that say where
+    (the kernel, the thread, the address and the allocation it missed), and PyTorch's line under its `..., NCCL
+    version X` that says why (_says_why_below)."""
+    out, line, quote = [], error.line, error.quote
     while (nxt := below.get(line)) is not None and not hasattr(nxt, "host") and nxt.line == line + 1:
         text = nxt.text.strip()
         if error.kind == "memcheck" and SANITIZER_DETAIL.match(text):
             out.append(nxt)
-        elif not out and text and _cut(error.quote, text) and not HEADING.search(error.quote) \
-                and _error_of(nxt, last_error) is None:
-            return [nxt]
+        elif not out and text and _cut(quote, text) and not HEADING.search(quote) and _error_of(nxt, last_error) is None:
+            out.append(nxt)  # one line cut: what follows it may be the reason PyTorch gives below its version
+        elif _says_why_below(quote, text) and _error_of(nxt, last_error) is None:
+            return out + [nxt]
         else:
             break
-        line = nxt.line
+        quote, line = f"{quote} {text}", nxt.line
     return out
+
+
+# PyTorch's DistBackendError: `NCCL error in: FILE:LINE, <NCCL's error string>, NCCL version X.Y.Z`, a newline, then
+# why: the process group's failure reason, or the class in words (c10d's C10D_NCCL_CHECK, getNcclErrorDetailStr)
+PYTORCH_VERSION_END = re.compile(r"NCCL error in:.*\bNCCL version \d+(?:\.\d+)*(?:[+-][\w.]+)?\s*$")
+# ... or the class in PyTorch's words (`ncclInvalidUsage: This usually reflects ...`): the class, said already
+PYTORCH_CLASS_WORDS = re.compile(r"^(?:nccl[A-Z]\w*:|Unknown NCCL error)")
+
+
+def _says_why_below(quote, below):
+    """Whether `below` is the reason PyTorch printed under its NCCL error's `..., NCCL version X` (a sentence; not a
+    heading, a traceback's line or PyTorch's `Last error:`, read as the error's own)."""
+    return (bool(PYTORCH_VERSION_END.search(quote)) and len(below.split()) >= 3 and not HEADING.search(below)
+            and not below.startswith(("File ", "Traceback")) and not LAST_ERROR.search(below)
+            and not PYTORCH_CLASS_WORDS.match(below))
 
 
 def _cut(quote, below):
