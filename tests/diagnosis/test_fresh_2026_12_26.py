@@ -38,8 +38,9 @@ def test_too_many_open_files_is_the_ranks_open_file_limit():
 
 
 def test_a_corrupted_comm_object_names_a_second_nccl_in_the_process():
-    """jax-ml/jax#39167 (its prose quotes NCCL's WARN; the excerpt is a note whose code blocks hold no log, so it is
-    refused): NCCL's CommCheck failing on a communicator TensorFlow's copy of NCCL did not make."""
+    """jax-ml/jax#39167 (its prose quotes NCCL's WARN; the excerpt is a note whose code blocks hold no log: refused
+    until session 40, read now, test_prose_quotes.py): NCCL's CommCheck failing on a communicator TensorFlow's copy of
+    NCCL did not make."""
     line = "kaggle:41:41 [0] misc/argcheck.cc:41 NCCL WARN Error: corrupted comm object detected\n"
     said = found(line)
     assert [f.id for f in said] == ["corrupted-comm-object"]

@@ -106,6 +106,14 @@ def _find(log):
                                  Error(hit.line, "", text, said, CLASSES["unread"], True, "unread"))
             if first:
                 break
+    if not first and not log.messages and not _table_seen(log):
+        # nor there: the error lines of the note's prose, the reporter's copy of what the run said where its log was
+        # not posted (NVIDIA/caffe#492: `_Check_ failed: result == ncclSuccess (1 vs. 0)  unhandled cuda _error_`
+        # under "I get the following error:", the code block below it holding the run's version lines only)
+        for line in log.prose:
+            error = _error_of(line, False)
+            if error is not None:
+                first.setdefault(f"(the note's prose: {error.kind})", error)
     out, by_text, works, groups = [], {}, [], _groups(log)
     for rank, error in first.items():
         if not error.classed and rank in classed_later:
@@ -280,10 +288,22 @@ def _error_of(item, after_last_error):
                                         else class_of(text))
                 return Error(item.line, _rank_of(text, found), quote, text, error_class, classed, kind)
     for text in dict.fromkeys((quote, plain(quote))):
-        if _catalogued(text):  # NCCL's words without NCCL's prefix, that the catalogue reads as a failure
+        if catalogued(text):  # NCCL's words without NCCL's prefix, that the catalogue reads as a failure
             error_class, classed = class_of(text)
             return Error(item.line, _rank_of(text, None), quote, text, error_class, classed, "catalogued")
     return None
+
+
+def an_error(text):
+    """Whether the finder reads a line of no NCCL's as an error (a pattern of error_lines.OTHER_ERRORS, or a FAIL
+    entry of the catalogue): what a reader may take from a note's prose."""
+    return _error_of(_Line(0, text), False) is not None
+
+
+@dataclass
+class _Line:
+    line: int
+    text: str
 
 
 # a line none of whose literals the gate finds can match only the patterns that require none (catalogue.literal_gate: a
@@ -299,7 +319,7 @@ def _failing():
     return entries, catalogue.any_of(entries)
 
 
-def _catalogued(text):
+def catalogued(text):
     """Whether a FAIL entry of the catalogue reads a line that is no line of NCCL's: NCCL's WARN text pasted without
     its prefix (ray-project/ray#48012's code block holding `Duplicate GPU detected : rank 0 and rank 1 both on CUDA
     device 3b000` alone), an error of PyTorch's as its traceback shows the source line that raised it

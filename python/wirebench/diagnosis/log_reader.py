@@ -167,6 +167,7 @@ class NcclLog:
     cut_host: str = ""  # the host of NCCL's prefix the paste ends in, cut before the rest of its line (CUT_PREFIX)
     origins: dict = field(default_factory=dict)  # {line: node} a launcher's prefix names (Ray's ip=, pdsh's host)
     pdsh: dict = field(default_factory=dict)     # {line: host} of the lines pdsh's prefix named (a remote shell's)
+    prose: list = field(default_factory=list)    # Other: the error lines of a note's prose, read where nothing else says one
     # what several rules ask of the whole log (errors.find, log_facts.settings, fixed_in_later_nccl.versions), each
     # found once: {name: ((messages, others) sizes it was found at, the answer)}; once() reads it
     kept: dict = field(default_factory=dict, repr=False, compare=False)
@@ -263,11 +264,11 @@ def parse(text, source):
 
 def _parse(numbered, source):
     """The log of (number, line) pairs, or None where no line holds text."""
-    origins, pdsh = {}, {}
-    folded = _folded_lines(numbered, source, origins, pdsh)
+    origins, pdsh, prose = {}, {}, []
+    folded = _folded_lines(numbered, source, origins, pdsh, prose)
     if folded is None:
         return None
-    log = NcclLog(source, origins=origins, pdsh=pdsh)
+    log = NcclLog(source, origins=origins, pdsh=pdsh, prose=prose)
     after_last_error = False
     for number, line, repeats, nccl in _xla_quotes_joined(folded):
         m = _message(number, line, repeats, nccl)
@@ -422,14 +423,21 @@ def _read_topology_dump(log, m, text):
         current[m.rank] = None  # a CPU, PCI switch or NIC node: the GPU's links are behind
 
 
-def _folded_lines(numbered, source, origins=None, pdsh=None):
+def _failures_quoted(prose):
+    """The spans between backticks in a note's prose (outside its code blocks, which are read whole) that a FAIL entry
+    of the catalogue reads: NCCL's words, quoted where the note's log was not posted (jax-ml/jax#39167: "NCCL reports
+    `Error: corrupted comm object detected` on every call"). Other prose is the reporter's, not the run's."""
+    return [span.strip() for span in paste_lines.INLINE_SPAN.findall(prose) if errors.catalogued(span.strip())]
+
+
+def _folded_lines(numbered, source, origins=None, pdsh=None, prose=None):
     """(number, line, repeats, is NCCL's) of each distinct line at its first place, launchers' tags
     and terminal colours off (importer/lines.py's read()), read from (number, line) pairs as they
     come; None where no line holds text. Empty lines and Markdown fences never fold: the reader
     counts the fences to know what a code block holds; nor do the NVLink lines of NCCL's topology
     dump (`+ NVL[240.0] - NVS/0` under each GPU, the same text for each: which GPU it is under is
     their place). A control byte is an InputError naming
-    its line: the file is not text."""
+    its line: the file is not text. `prose` gets the error lines of a note's prose (Other)."""
     first, kept, numbers, repeats, text = {}, [], [], {}, False
     for number, line in numbered:
         bad = NOT_TEXT.search(line)
@@ -456,5 +464,8 @@ def _folded_lines(numbered, source, origins=None, pdsh=None):
         pdsh.update({numbers[number - 1]: host for number, host in paste.pdsh.items()})
     out = [(numbers[l.number - 1], l.text.strip(), True) for l in paste.nccl]
     out += [(numbers[l.number - 1], l.text, False) for l in paste.lines if l.text.strip()]
+    out += [(numbers[l.number - 1], span, False) for l in paste.prose for span in _failures_quoted(l.text)]
+    if prose is not None:
+        prose += [Other(numbers[l.number - 1], l.text) for l in paste.prose if errors.an_error(l.text)]
     out.sort(key=lambda item: item[0])
     return [(number, line, repeats.get(number, 1), nccl) for number, line, nccl in out]

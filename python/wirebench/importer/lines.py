@@ -10,7 +10,7 @@ refusing a file only when no table is there (`Aside.refuse`). The reading itself
 from ..contracts.input_files import InputError
 # The paste's reader lives in paste.py (one Paste that detection and parsing both read); its names
 # stay importable from here, as they were.
-from .paste import (COMMAND, FENCE, HOST_LINE, HOST_TAG, LEADING_TAG, LINE_NUMBER, NCCL_LINE,  # noqa: F401
+from .paste import (COMMAND, FENCE, HOST_LINE, HOST_TAG, INLINE_SPAN, LEADING_TAG, LINE_NUMBER, NCCL_LINE,  # noqa: F401
                     NCCL_VERSION, PROMPT, QUOTE, TAG, Line, Paste)
 from .paste import RANK_PREFIX as PREFIX  # noqa: F401
 

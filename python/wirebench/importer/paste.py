@@ -225,6 +225,7 @@ class Paste:
     prompts: list = field(default_factory=list)       # (number, host) of each shell prompt before a command
     origins: dict = field(default_factory=dict)       # {number: node} Ray's prefix names (RAY_ORIGIN's address), pdsh's
     pdsh: dict = field(default_factory=dict)          # {number: host} of the lines pdsh's prefix named (_without_pdsh)
+    prose: list = field(default_factory=list)         # a note's prose lines around its code blocks, kept apart
     raw: list = field(default_factory=list, repr=False)  # (number, text) as the file has them, for unwrapped()
     cut: bool = False                                 # the file ends without its last line break
     wrapped_at: int = 0                               # unwrapped(): the terminal's width its lines were cut at
@@ -291,6 +292,8 @@ class Paste:
                 found = COMMAND.match(line.strip().strip("`"))  # a command quoted in the note's prose
                 if found:
                     self.commands.append((number, found.group(1)))
+                elif line.strip():
+                    self.prose.append(Line(number, line.strip()))  # a reader may take what the prose quotes
                 continue
             if NCCL_LINE.search(line):
                 self.nccl.append(Line(number, line.strip()))
