@@ -52,3 +52,13 @@ def _written(text, name="note.log"):
     path = Path(tempfile.mkdtemp()) / name
     path.write_text(text)
     return path
+
+
+def test_two_bare_lines_two_entries_read_are_two_findings():
+    """NCCL's words without its prefix (a code block of WARN texts, the program's output) were folded into one error
+    of the program's output: only the first entry's cause was said. Each entry that reads one is a cause of its own."""
+    block = ("```\nDuplicate GPU detected : rank 0 and rank 1 both on CUDA device 3b000\nstep 1\n"
+             "Error: corrupted comm object detected\nDuplicate GPU detected : rank 2 and rank 3 both on CUDA device 3b000\n```\n")
+    said = found(block)
+    assert [f.id for f in said] == ["duplicate-gpu", "corrupted-comm-object"], [f.id for f in said]
+    assert '"Error: corrupted comm object detected"' in said[1].what

@@ -77,6 +77,8 @@ def _find(log):
             continue  # Open MPI's runtime noise: the job went on after it
         # a line that names no rank: the first of each kind (NCCL's, the tool's, PyTorch's, ...)
         rank = error.rank or f"(the program's output: {error.kind})"
+        if error.kind == "catalogued" and not error.rank:  # each entry's line said: two such lines may be two causes
+            rank = f"(the program's output: {error.kind} {_entry_reading(error.said)})"
         if error.kind == "last" and previous in first:
             # PyTorch's `Last error:` and, on the next line, NCCL's last WARN's text: the error above's
             first[previous].quote += f" / Last error: {error.quote}"
@@ -324,10 +326,15 @@ def catalogued(text):
     its prefix (ray-project/ray#48012's code block holding `Duplicate GPU detected : rank 0 and rank 1 both on CUDA
     device 3b000` alone), an error of PyTorch's as its traceback shows the source line that raised it
     (PlayVoice/whisper-vits-svc#97). The entry says its cause; without this the line was read as nothing."""
+    return _entry_reading(text) is not None
+
+
+def _entry_reading(text):
+    """The id of the first FAIL entry of the catalogue that reads `text`, else None."""
     entries, either = _failing()
     if either is not None and not either.search(text):
-        return False
-    return any(e.signature.search(text) for e in entries)
+        return None
+    return next((e.id for e in entries if e.signature.search(text)), None)
 
 
 def plain(text):
