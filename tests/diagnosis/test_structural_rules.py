@@ -136,3 +136,6 @@ def test_loopback_on_one_host_and_distinct_addresses_across_hosts_say_nothing():
     said = found(two.replace("172.31.5.237<0>", "172.31.12.210<0>"))
     assert ids(said) == ["address-unreachable:FAIL@2"]
     assert said[0].what == "ip-172-31-12-210 (line 1) and ip-172-31-5-237 both use 172.31.12.210 (ens3)"
+    # the loopback however NCCL prints it, on an interface not named lo (a renamed or bonded loopback): host-local
+    mapped = found(two.replace("ens3:172.31.5.237<0>", "lo0:::ffff:127.0.0.1<0>"))
+    assert ids(mapped) == ["address-unreachable:FAIL@2"] and "lo0:::ffff:127.0.0.1" in mapped[0].what

@@ -4,14 +4,13 @@ the bootstrap addresses' family) and ranks mapped onto one GPU (PyTorch's watchd
 watchdog_reports.py). Each host's first saying counts; a host that says nothing of a
 thing is not compared on it, except settings: a host whose init the log shows whole and that sets
 no NCCL_X where another sets it differs. A line without NCCL's host prefix is no host's."""
-import ipaddress
 import re
 
 from ..importer.nccl_tests import RANK as NCCL_TESTS_RANK  # nccl-tests' device lines, as its importer reads them
 from .log_reader import BRACKETED, IB_LIST, NETWORK  # the reader's own patterns: one spelling of each line
 from . import nccl_tests  # noqa: I100  (after the log reader, which imports it through errors.py)
 from .registry import rule
-from .log_facts import SETTING, jobs, old_networks, settings
+from .log_facts import SETTING, jobs, loopback, old_networks, settings
 from .sources import ENV_DOCS, TROUBLESHOOTING
 
 DRIVER = re.compile(r"^cudaDriverVersion (\d+)")
@@ -236,15 +235,6 @@ ADDRESS_LINE = re.compile(r"^(?:Bootstrap ?: Using|NET/Socket ?: Using|NET : Usi
 ADDRESS = re.compile(r"(?:\[\d+\])?([\w.-]+):([0-9a-fA-F.:]+(?:%[\w.-]+)?)<\d+>")
 
 
-def ip_of(said):
-    """The IP address of an address as NCCL and PyTorch print it (`10.0.1.75`, `fe80::1%eth0`: its scope left
-    off), or None where it is none."""
-    try:
-        return ipaddress.ip_address(said.split("%", 1)[0])
-    except ValueError:
-        return None
-
-
 # a bridge a container runtime or a hypervisor makes on each host for its own guests: Docker's default docker0 (NCCL
 # leaves out only names starting `docker` and `lo`), a Docker network's br-<12 hex digits>, libvirt's virbr0, Podman's
 # cni-podman0 / podman0 (NVIDIA/nccl-tests#217: `NET/Socket : Using [0]enp3s0f0:10.50.56.33<0> [1]br-50a6a39f12ff:...`)
@@ -254,7 +244,7 @@ HOST_BRIDGE = re.compile(r"^(?:docker\d+|br-[0-9a-f]{12}|virbr\d+|cni-podman\d+|
 def _host_local(interface, address):
     """An address no other host reaches: the loopback, a container or VM bridge of this host (docker0's 172.17.0.1 is
     on every host)."""
-    return interface == "lo" or bool(HOST_BRIDGE.match(interface)) or address.startswith("127.") or address == "::1"
+    return interface == "lo" or bool(HOST_BRIDGE.match(interface)) or loopback(address)
 
 
 @rule("address-unreachable", "FAIL", "network",

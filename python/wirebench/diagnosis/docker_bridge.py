@@ -8,7 +8,8 @@ addresses outside 172.17.0.0/16, and the target among none of them."""
 import ipaddress
 import re
 
-from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS, ip_of
+from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS
+from .log_facts import ip_of
 from .registry import rule
 
 DOCKER_BRIDGE = ipaddress.ip_network("172.17.0.0/16")  # Docker's default bridge network (docker0)

@@ -7,7 +7,8 @@ behind a tunnel, cannot connect to it (NVIDIA/nccl#529). A WARN, not a FAIL: hos
 reach each other's link-local addresses."""
 import re
 
-from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS, ip_of
+from .agreement import ADDRESS, ADDRESS_LINE, ENV_DOCS
+from .log_facts import ip_of
 from .registry import rule
 
 SOCKET_DEVICES = re.compile(r"^NET/Socket ?: Using\s+(.*)$")  # the devices of NCCL's socket transport

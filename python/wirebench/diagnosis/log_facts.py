@@ -3,6 +3,7 @@ lines, a command line, an export), the jobs a paste holds, whether a host runs s
 before 2.6 chose, the GPU models the program names. Read, not judged: the rules (network_rules.py,
 transport_rules.py, init_rules.py, agreement.py, settings.py ...) judge."""
 import bisect
+import ipaddress
 import re
 from dataclasses import dataclass
 
@@ -158,3 +159,19 @@ def gpu_models(log):
 
 
 VERSION = re.compile(r"^NCCL version (\S+)")
+
+
+def ip_of(said):
+    """The IP address of an address as NCCL and PyTorch print it (`10.0.1.75`, `fe80::1%eth0`: its scope left
+    off), or None where it is none."""
+    try:
+        return ipaddress.ip_address(said.split("%", 1)[0])
+    except ValueError:
+        return None
+
+
+def loopback(said):
+    """Whether an address as NCCL prints it (`127.0.0.1`, `::1`, `::ffff:127.0.0.1`) is the host's own loopback."""
+    ip = ip_of(said)
+    return ip is not None and (ip.is_loopback or (ip.version == 6 and ip.ipv4_mapped is not None
+                                                  and ip.ipv4_mapped.is_loopback))

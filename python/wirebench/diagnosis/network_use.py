@@ -1,6 +1,5 @@
 """Whether a job's data crossed the network, as an NCCL log shows it: what a network finding needs (issue 55:
 a network cause only where the network carried data), read by diagnose.py and by the rules that need it."""
-import ipaddress
 import re
 
 from . import log_facts, nccl_tests
@@ -49,21 +48,12 @@ def one_host_shown(log):
     if len(listed) > 1 and len(set(listed.values())) == 1 and set(hosts) <= set(listed.values()):
         return True
     addresses = {found.group(1) for m in log.messages if (found := BOOTSTRAP.search(m.text))}
-    if len(hosts) <= 1 and addresses and all(_loopback(a) for a in addresses):
+    if len(hosts) <= 1 and addresses and all(log_facts.loopback(a) for a in addresses):
         return True  # every process bootstraps on lo, which reaches no other host (NVIDIA/nccl#1190: no host prefix)
     if len(hosts) != 1 or len({m.pid for m in log.messages if m.host}) < 2:
         return False
     # machines of one hostname (`ubuntu` twice, NVIDIA/nccl-tests#166) bootstrap on different addresses
     return len(addresses) <= 1
-
-
-def _loopback(address):
-    """Whether an address as NCCL prints it (`127.0.0.1`, `::1`, `::ffff:127.0.0.1`) is the host's own loopback."""
-    try:
-        ip = ipaddress.ip_address(address.split("%")[0])
-    except ValueError:
-        return False
-    return ip.is_loopback or (ip.version == 6 and ip.ipv4_mapped is not None and ip.ipv4_mapped.is_loopback)
 
 
 def unused_networks(log, one_host):
