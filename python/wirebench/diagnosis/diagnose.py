@@ -7,7 +7,7 @@ an integrated GPU (integrated_gpu.py). The causes first: a FAIL before a WARN, e
 from . import (agreement, catalogue, class_causes, custom_allreduce, dev_shm, docker_bridge, error_classes, errors,
                fixed_in_later_nccl, init_rules, integrated_gpu, link_local, log_facts, nccl_tests, nccl_wheels,
                network_rules, pdsh_environment, plugin_load, registry, roce_gid, roce_qp_invalid, settings, socket_types,
-               transport_rules, verbs_provider, watchdog_reports, went_on)
+               transport_rules, verbs_provider, watchdog_reports, went_on, windows_host)
 from .network_use import network_carries_data, one_host_shown, unused_networks  # noqa: F401  (the package's names)
 from .registry import NETWORK_SCOPES, Context, Finding
 
@@ -16,7 +16,7 @@ from .registry import NETWORK_SCOPES, Context, Finding
 # over several ranks, the settings, and the narrower rules
 RULE_MODULES = (network_rules, transport_rules, init_rules, agreement, watchdog_reports, settings, nccl_tests, roce_gid,
                 fixed_in_later_nccl, plugin_load, socket_types, verbs_provider, link_local, docker_bridge, roce_qp_invalid,
-                dev_shm, custom_allreduce, nccl_wheels, pdsh_environment)
+                dev_shm, custom_allreduce, nccl_wheels, pdsh_environment, windows_host)
 registry.put_in_order(RULE_MODULES)
 # said with each error of a file that holds no line of NCCL's: what it says is the program's side only
 NOT_ACROSS_HOSTS = "the log shows the job on one host: no data crossed the network, so a network cause is not this job's"

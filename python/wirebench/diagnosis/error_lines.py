@@ -236,12 +236,23 @@ NO_PROVIDER = re.compile(r"(?:libibverbs: )?Warning: no userspace device-specifi
 NCCL_WHEEL = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(nvidia-nccl-cu\d+)(?:==|\s+)(\d+\.\d+\.\d+)\b")
 
 
+# A framework's distributed code on Windows, where no NCCL runs (windows_host.py's rule): PyTorch c10d's log prefix with
+# its Windows build path (`[W C:\actions-runner\...\torch\csrc\distributed\c10d\socket.cpp:601]`) or a Winsock error
+# it quotes (`system error: 10049 - The requested address is not valid in its context.`), a traceback through a
+# framework installed on a drive letter, torchelastic's `of binary: C:\...\python.exe`; a line a file may hold alone
+WINDOWS_FRAMEWORK = re.compile(r"^\[[WEI]\d* ?[A-Za-z]:\\[^\]]*\\torch\\csrc\\distributed\\|\(system error: 1\d{4} - [A-Z]|"
+                               r"\bFile \"[A-Za-z]:\\[^\"]*\\(?:site-packages|dist-packages)\\(?:torch|tensorflow\w*|"
+                               r"pytorch_lightning|lightning|accelerate|deepspeed|transformers)\\|"
+                               r"\bof binary: [A-Za-z]:\\\S*\\python\.exe\b")
+
+
 def read_alone(texts):
     """Whether lines that are neither NCCL's nor errors say something to read in a file holding nothing else:
-    libibverbs' warning, or NCCL installed as more than one Python package (one package alone judges nothing)."""
+    libibverbs' warning, a framework's distributed code on Windows, or NCCL installed as more than one Python package
+    (one package alone judges nothing)."""
     wheels = set()
     for text in texts:
-        if NO_PROVIDER.search(text):
+        if NO_PROVIDER.search(text) or WINDOWS_FRAMEWORK.search(text):
             return True
         if (found := NCCL_WHEEL.search(text)):
             wheels.add(found.group(1))
