@@ -17,10 +17,17 @@ import pytest
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded-runs" / "vcluster-clean"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(count):
+    """`count` distinct loopback ports free now: each held until all are chosen (a port chosen and closed may be the
+    kernel's next answer, and two servers on one port make one of them fail to start)."""
+    held = [socket.socket() for _ in range(count)]
+    try:
+        for s in held:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in held]
+    finally:
+        for s in held:
+            s.close()
 
 
 LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy between us and 127.0.0.1
@@ -51,7 +58,7 @@ def servers(tmp_path):
         pytest.skip("needs prometheus and prometheus-pushgateway (ci/setup installs them) and WB_BIN_DIR (ctest)")
     work = tmp_path / "prometheus"
     work.mkdir()
-    gateway_port, prometheus_port = free_port(), free_port()
+    gateway_port, prometheus_port = free_ports(2)
     (work / "prometheus.yml").write_text(
         "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n"
         f"    static_configs:\n      - targets: ['127.0.0.1:{gateway_port}']\n")
