@@ -66,4 +66,38 @@ def unused_networks(log, one_host):
     if disabled:
         return {"ib": f"NCCL_IB_DISABLE=1 (line {disabled.line}) chose sockets: InfiniBand's library and devices are "
                       "not used"}
+    if sockets_chosen(log) and not rdma_shown(log):
+        return {"ib": "the log shows NCCL on sockets and no RDMA device (no NET/IB or OFI line, no InfiniBand, RoCE or "
+                      "EFA interface, no NCCL_IB_* setting): a host without one needs no libibverbs, and sockets are "
+                      "its network"}
     return {}
+
+
+SOCKETS_CHOSEN = re.compile(r"^(?:Using network Socket\b|NET/Socket ?: Using \[)")
+
+
+def sockets_chosen(log):
+    """Whether NCCL's lines show it went on over TCP sockets (`Using network Socket`, `NET/Socket : Using [0]...`)."""
+    return any(SOCKETS_CHOSEN.match(m.said) for m in log.messages)
+
+
+# What shows an RDMA device on the hosts, or the job meant one: NCCL's IB or OFI network in use, an InfiniBand, RoCE or
+# EFA device or interface named (mlx5_0, ib0, ibp12s0, bnxt_re0, irdma0, rdmap16s27, efa), an NCCL_IB_* setting
+# (NCCL_IB_DISABLE aside), libfabric's providers. `Failed to open libibverbs` itself is none: NCCL prints it on every
+# host without rdma-core, cloud VMs without RDMA among them (aws-samples/aws-hpc-tutorials' 2 x g5 nccl-tests over
+# eth0, a healthy run, read WARN libibverbs-missing).
+RDMA_SHOWN = re.compile(r"NET/IB ?: (?:Using|\[\d)|\bNET/OFI\b|\bmlx\d_\d+|\bib(?:p\w+|s\d+|\d+)\b|\bbnxt_re\d|"
+                        r"\birdma\d|\brdmap\w+|\bEFA\b|\befa(?:_\w+|\d)?\b|\bNCCL_IB_(?!DISABLE\b)\w+|\bRoCE\b|"
+                        r"\bInfiniBand\b|\blibfabric\b|\bGPU ?Direct RDMA\b", re.I)
+
+
+def rdma_shown(log):
+    """Whether a line of the log shows an RDMA device on its hosts, or the job meant one (RDMA_SHOWN)."""
+    return any(RDMA_SHOWN.search(text) for text in _texts(log))
+
+
+def _texts(log):
+    for m in log.messages:
+        yield m.said
+    for o in log.others:
+        yield o.text
