@@ -110,3 +110,18 @@ def test_a_libibverbs_warn_is_explained_where_ib_was_not_used_and_said_where_it_
     assert [why.split(":")[0] for _, _, why in one_process.explained] == ["libibverbs-missing"]
     text = (DATA / "nccl-tests-82-sockets-ib-disabled-conda-prompt.log").read_text().replace(" -x NCCL_IB_DISABLE=1", "")
     assert ids(diagnose(parse(text, "ib-not-disabled.log"))) == ["libibverbs-missing:WARN@9"]
+
+
+def test_a_warn_nccl_went_on_from_gives_its_ranks_slot_to_the_failure_after_it():
+    """NVIDIA/nccl#573 (corpus, held-out; no entry written from it): `Failed to open libibverbs.so[.1]` as a WARN (NCCL
+    2.7.8), NCCL going on over sockets, then `Could not find real path of /sys/class/pci_bus/...` heading a `-> 2`
+    chain. The bare first WARN took its process' slot and borrowed the chain's class: the failure was never quoted and
+    the finding was libibverbs-missing. Now the failure is quoted; the libibverbs line is said, not a finding (sockets,
+    no RDMA device shown). A first WARN that is a failure (a FAIL entry's, pytorch/ci-infra#490's /dev/shm) keeps it."""
+    log = read_log(CORPUS / "nccl-573.log")
+    said = diagnose(log)
+    assert [(f.id, f.verdict, f.line) for f in said] == [("error-not-in-catalogue", "FAIL", 9)]
+    assert "Could not find real path of /sys/class/pci_bus" in said[0].what
+    assert [e[0] for e in log.explained if e[2].startswith("libibverbs-missing")] == [4]
+    shm = [f.id for f in diagnose(read_log(CORPUS / "pytorch-ci-infra-490.log"))]
+    assert shm and shm[0] == "shm-too-small", shm

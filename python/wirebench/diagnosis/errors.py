@@ -88,6 +88,12 @@ def _find(log):
         if not nccl and error.rank and rank in {k.split(":")[0] for k in first if k != rank}:
             continue  # nccl-tests' line of a host whose NCCL lines said the error first
         previous = rank
+        if rank in first and nccl and item.warn and _went_on_from(first[rank], classed_later.get(rank)) \
+                and _heads_a_chain(item, log.messages):
+            # the rank's first WARN a WARN entry reads (NCCL went on from it: no libibverbs, sockets then) and a later
+            # WARN of the rank that heads a `-> N` chain: that one is the rank's failure (NVIDIA/nccl#573's `Could not
+            # find real path of /sys/class/pci_bus/...` after `Failed to open libibverbs.so[.1]`, hidden behind it)
+            first[f"{rank} (went on from)"] = first.pop(rank)
         if rank not in first:
             first[rank] = error
         elif first[rank].kind != "catalogued" and not first[rank].classed and error.classed and rank not in classed_later:
@@ -221,6 +227,24 @@ def _cut(quote, below):
     .../NCCLSymmetricMemory.cu:174,` over `invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version ...`)."""
     end = quote.rstrip()
     return end.endswith(":") or (end.endswith(",") and below[:1].islower())
+
+
+def _went_on_from(error, class_said_later):
+    """Whether a rank's first error is a bare WARN of NCCL's (no class of its own, none said after it yet) that a WARN
+    entry of the catalogue reads: a degradation NCCL goes on from, not a failure."""
+    return (error.kind == "nccl" and not error.classed and class_said_later is None
+            and any(e.signature.search(error.said) for e in _warning_entries()))
+
+
+@functools.lru_cache(maxsize=None)
+def _warning_entries():
+    return [e for e in catalogue.read() if e.verdict == "WARN"]
+
+
+def _heads_a_chain(item, messages):
+    """Whether the next line of NCCL's from the same process after `item` is an error chain's (`file.cc:N -> 2`)."""
+    after = [m for m in messages if m.line > item.line and m.host == item.host and m.pid == item.pid]
+    return bool(after) and bool(CHAIN.match(min(after, key=lambda m: m.line).text))
 
 
 def _groups(log):
