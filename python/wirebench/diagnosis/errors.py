@@ -53,6 +53,7 @@ def _find(log):
     first, classed_later, last_error, previous, unit = {}, {}, False, None, None
     before = None  # the line above, where it was no error
     below = {item.line: nxt for (_, item), (_, nxt) in zip(lines, lines[1:])}
+    heads = _chain_heads(log.messages)
     for _, item in lines:
         nccl = hasattr(item, "host")
         error = _error_of(item, last_error)
@@ -89,7 +90,7 @@ def _find(log):
             continue  # nccl-tests' line of a host whose NCCL lines said the error first
         previous = rank
         if rank in first and nccl and item.warn and _went_on_from(first[rank], classed_later.get(rank)) \
-                and _heads_a_chain(item, log.messages):
+                and item.line in heads:
             # the rank's first WARN a WARN entry reads (NCCL went on from it: no libibverbs, sockets then) and a later
             # WARN of the rank that heads a `-> N` chain: that one is the rank's failure (NVIDIA/nccl#573's `Could not
             # find real path of /sys/class/pci_bus/...` after `Failed to open libibverbs.so[.1]`, hidden behind it)
@@ -241,10 +242,15 @@ def _warning_entries():
     return [e for e in catalogue.read() if e.verdict == "WARN"]
 
 
-def _heads_a_chain(item, messages):
-    """Whether the next line of NCCL's from the same process after `item` is an error chain's (`file.cc:N -> 2`)."""
-    after = [m for m in messages if m.line > item.line and m.host == item.host and m.pid == item.pid]
-    return bool(after) and bool(CHAIN.match(min(after, key=lambda m: m.line).text))
+def _chain_heads(messages):
+    """The lines of NCCL's WARNs whose process' next line of NCCL's is an error chain's (`file.cc:N -> 2`)."""
+    heads, last = set(), {}
+    for m in sorted(messages, key=lambda m: m.line):
+        before = last.get((m.host, m.pid))
+        if before is not None and before.warn and CHAIN.match(m.text):
+            heads.add(before.line)
+        last[(m.host, m.pid)] = m
+    return heads
 
 
 def _groups(log):
