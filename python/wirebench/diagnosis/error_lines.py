@@ -220,7 +220,9 @@ UNIT = re.compile(r"^[\u25cf\u00d7*x]?\s*([\w@.:-]+\.(?:service|socket|mount|tar
 # for reading the line; the quote keeps it as the file has it
 # Markdown's emphasis: ** and __, a line's outer * and `, and _ around a word (`_Check_ failed: ... unhandled cuda
 # _error_`, NVIDIA/caffe#492's paste), never an _ inside a name (NCCL_IB_HCA)
-EMPHASIS = re.compile(r"\*\*|__|^[*`]+|[*`]+$|(?<![\w/.])_(?=[^\W_])|(?<=[^\W_])_(?![\w/.])")
+# (each alternative opens with its literal, so the search skips to the next `*`, `` ` `` or `_`: a long log's every line
+# is read without emphasis once)
+EMPHASIS = re.compile(r"\*\*|__|^[*`]+|[*`]+$|_(?:(?<![\w/.]_)(?=[^\W_])|(?<=[^\W_]_)(?![\w/.]))")
 GLOG = re.compile(r"\[[EWIF]\d{3,4} [\d:.]+ [\w.]+:\d+\]")  # PyTorch's c10 log prefix: [E321 02:07:08.408 File.cpp:607]
 LAST_ERROR = re.compile(r"(?:^|\]:)\s*Last error:\s*$")
 

@@ -91,9 +91,14 @@ RDMA_SHOWN = re.compile(r"NET/IB ?: (?:Using|\[\d)|\bNET/OFI\b|\bmlx\d_\d+|\bib(
                         r"\bInfiniBand\b|\blibfabric\b|\bGPU ?Direct RDMA\b", re.I)
 
 
+# what a line RDMA_SHOWN reads holds, in one spelling or another: a long job log's lines are searched only where one is
+RDMA_LITERALS = ("IB", "ib", "mlx", "bnxt", "rdma", "RDMA", "EFA", "efa", "OFI", "RoCE", "InfiniBand", "fabric",
+                 "Direct")
+
+
 def rdma_shown(log):
     """Whether a line of the log shows an RDMA device on its hosts, or the job meant one (RDMA_SHOWN)."""
-    return any(RDMA_SHOWN.search(text) for text in _texts(log))
+    return any(RDMA_SHOWN.search(text) for text in _texts(log) if any(literal in text for literal in RDMA_LITERALS))
 
 
 def _texts(log):
