@@ -39,6 +39,7 @@ FROM_THREADS = {
     "ofi-peer-queue-pair-gone", "trtllm-custom-allreduce-no-peer-access", "nccl-unknown-result-code",
     "ucx-shm-fifo-failed", "efa-provider-enomem", "scalar-allreduce-timeout", "open-files-limit",
     "corrupted-comm-object", "nccl-peer-access-unsupported", "nic-without-pci-busid", "nccl-symbol-missing",
+    "window-deregistered-as-buffer",
 }
 # What std::regex's ECMAScript grammar lacks or reads otherwise than Python's re.
 NOT_ECMASCRIPT = re.compile(r"\(\?<[=!]|\(\?P?<\w|\(\?P=|\(\?>|[*+?}][+]|\(\?[aiLmsux]|\\[AZzG]|\(\?#")

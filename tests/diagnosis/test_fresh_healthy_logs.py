@@ -20,6 +20,7 @@ WRITTEN_FROM_MISSES = {
     "rdma-asked-none-found", "scalar-allreduce-timeout", "pdsh-worker-environment",                 # session 38
     "nccl-peer-access-unsupported", "nic-without-pci-busid", "rendezvous-port-in-use",              # session 39
     "pytorch-built-without-nccl", "socket-fallback", "nccl-symbol-missing", "algo-forced-unavailable",
+    "windows-host", "window-deregistered-as-buffer", "corrupted-comm-object",                        # session 40
 }
 # Not held quiet here: nccl-tests-stopped-on-one-node, the one-node reading of nccl-tests-stopped-before-first-size.
 # Like it, it reads nccl-tests' header with no row after it as a test that stopped, which a collector's copy of a
