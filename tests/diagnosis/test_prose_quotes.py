@@ -22,11 +22,13 @@ def test_nccls_words_quoted_inline_in_a_notes_prose_are_read_by_the_catalogue():
     assert said[0].line == 18
 
 
-def test_an_inline_span_no_fail_entry_reads_and_prose_beside_a_log_are_not_read():
+def test_an_inline_span_no_fail_entry_reads_and_prose_beside_a_log_are_not_read(tmp_path):
     note = ("With `NCCL_DEBUG=INFO` I see `unhandled system error` sometimes.\n\n```\n"
             "h1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n```\n")
     with pytest.raises(InputError):  # NCCL_DEBUG=INFO and a bare class name: no entry's words
-        diagnose(read_log(_written(note.replace("h1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n", "x = 1\n"))))
+        written = tmp_path / "note.log"
+        written.write_text(note.replace("h1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n", "x = 1\n"))
+        diagnose(read_log(written))
     assert found(note) == []  # the code block is the run's log: the prose's words are not
     beside = "Before the fix I got:\nRuntimeError: NCCL error in: x.cpp:1, unhandled system error, NCCL version 2.7.8\n"
     assert found(beside + note.split("\n\n", 1)[1]) == []  # an error line in prose beside a log is the reporter's
@@ -45,13 +47,6 @@ def test_the_prose_error_line_is_read_where_the_code_blocks_say_nothing():
 def test_markdowns_underscores_around_a_word_go_but_not_those_inside_a_name():
     assert plain("_Check_ failed: unhandled cuda _error_") == "Check failed: unhandled cuda error"
     assert plain("NCCL_IB_HCA=mlx5_0 set in /etc/nccl_conf/_x") == "NCCL_IB_HCA=mlx5_0 set in /etc/nccl_conf/_x"
-
-
-def _written(text, name="note.log"):
-    import tempfile
-    path = Path(tempfile.mkdtemp()) / name
-    path.write_text(text)
-    return path
 
 
 def test_two_bare_lines_two_entries_read_are_two_findings():

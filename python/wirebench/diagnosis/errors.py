@@ -326,16 +326,10 @@ def _error_of(item, after_last_error):
     return None
 
 
-def an_error(text):
-    """Whether the finder reads a line of no NCCL's as an error (a pattern of error_lines.OTHER_ERRORS, or a FAIL
-    entry of the catalogue): what a reader may take from a note's prose."""
-    return _error_of(_Line(0, text), False) is not None
-
-
-@dataclass
-class _Line:
-    line: int
-    text: str
+def an_error(item):
+    """Whether the finder reads a line of no NCCL's (an item with .line and .text) as an error (a pattern of
+    error_lines.OTHER_ERRORS, or a FAIL entry of the catalogue): what a reader may take from a note's prose."""
+    return _error_of(item, False) is not None
 
 
 # a line none of whose literals the gate finds can match only the patterns that require none (catalogue.literal_gate: a

@@ -466,6 +466,6 @@ def _folded_lines(numbered, source, origins=None, pdsh=None, prose=None):
     out += [(numbers[l.number - 1], l.text, False) for l in paste.lines if l.text.strip()]
     out += [(numbers[l.number - 1], span, False) for l in paste.prose for span in _failures_quoted(l.text)]
     if prose is not None:
-        prose += [Other(numbers[l.number - 1], l.text) for l in paste.prose if errors.an_error(l.text)]
+        prose += [o for l in paste.prose if errors.an_error(o := Other(numbers[l.number - 1], l.text))]
     out.sort(key=lambda item: item[0])
     return [(number, line, repeats.get(number, 1), nccl) for number, line, nccl in out]

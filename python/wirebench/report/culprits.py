@@ -78,14 +78,9 @@ def slow_members(members):
     return slow, reference, unit
 
 
-def undecided_members(members):
-    """The rows below the fleet or the healthy fraction by less than their own spread: neither slow nor
-    healthy; a second measurement may decide them."""
-    return _read_fleet(members)[3]
-
-
 def _read_fleet(members):
-    """slow_members() and, fourth, undecided_members(), read against the same reference."""
+    """slow_members() and, fourth, the rows below the fleet or the healthy fraction by less than their own spread
+    (undecided: neither slow nor healthy; a second measurement may decide them), read against the same reference."""
     score, unit = _score(members)
 
     def decided(m, below):
@@ -127,23 +122,19 @@ def _slow_pairs(rows_of_pair, slow_ids):
             if sum(id(m) in slow_ids for m in rows) >= NODE_SHARE * len(rows) and any(id(m) in slow_ids for m in rows)}
 
 
-def split_by_second_measurement(slow, again):
+def split_by_second_measurement(slow, undecided, again):
     """(steady, passing): the slow rows whose node pair is slow again in the second measurement of
     the same fleet (`again`, its verdicts; a pair it did not measure counts as steady), and those
     whose pair was fast then. A row of the second measurement below its bound by less than its own
-    spread (undecided) says nothing of being gone: it counts with the slow."""
+    spread (undecided) says nothing of being gone: it counts with the slow. A row `undecided` the
+    first time whose pair the second measurement found slow, decidedly, is steady too: a moment of a
+    busy host widened its samples then, not its link's rate."""
     slow_there, _, _, undecided_there = _read_fleet(again)
-    rows_of_pair, slow_pairs = _pairs_of(again, slow_there + undecided_there)
-    steady = [m for m in slow if _node_pair(m) not in rows_of_pair or _node_pair(m) in slow_pairs]
-    return steady, [m for m in slow if _node_pair(m) in rows_of_pair and _node_pair(m) not in slow_pairs]
-
-
-def decided_by_second_measurement(undecided_rows, again):
-    """The rows undecided the first time (undecided_members) whose node pair the second measurement
-    found slow, decidedly: a moment of a busy host widened their samples then, not their link's
-    rate."""
-    rows_of_pair, slow_pairs = _pairs_of(again, slow_members(again)[0])
-    return [m for m in undecided_rows if _node_pair(m) in slow_pairs]
+    rows_of_pair, slow_or_undecided_pairs = _pairs_of(again, slow_there + undecided_there)
+    _, slow_pairs = _pairs_of(again, slow_there)
+    steady = [m for m in slow if _node_pair(m) not in rows_of_pair or _node_pair(m) in slow_or_undecided_pairs]
+    steady += [m for m in undecided if _node_pair(m) in slow_pairs]
+    return steady, [m for m in slow if _node_pair(m) in rows_of_pair and _node_pair(m) not in slow_or_undecided_pairs]
 
 
 def _pairs_of(verdicts, slow):
@@ -259,7 +250,7 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
     found = []
     second = _candidates(again) if again else {}
     for key, members in _candidates(verdicts).items():
-        slow, healthy, unit = slow_members(members)
+        slow, healthy, unit, undecided = _read_fleet(members)
         before = len(found)
         if key not in second:
             found += [_culprit(key[5], members, unit, kind, name, rows, make_verdict, healthy)
@@ -272,11 +263,10 @@ def apply(verdicts, make_verdict, leaf_of=None, again=None):
         # (two cores carrying eight ranks on the virtual cluster; a burst on a shared fabric) then
         # neither makes a node of it nor hides a path behind a node; what was slow the first time
         # only is localised on its own, an intermittent WARN per culprit.
-        steady, passing = split_by_second_measurement(slow, second[key])
         # A row whose own spread covered its shortfall the first time decided nothing then (the CI's
         # failure of 2026-12-08: node1-node2's one ping-pong row, so node1 read as a path); the second
         # measurement decides it.
-        steady += decided_by_second_measurement(undecided_members(members), second[key])
+        steady, passing = split_by_second_measurement(slow, undecided, second[key])
         located = localise(members, steady)
         if _the_fabric(localise(members, slow)) and not _the_fabric(localise(second[key])):
             # The first pass slow as a whole (a moment of the whole fabric; --inject-fault slow) says
